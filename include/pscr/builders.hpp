@@ -1,0 +1,39 @@
+// Ready-made factor pencils from mesh coordinates (DESIGN.md section 3).
+#pragma once
+#include <complex>
+#include <vector>
+
+#include "pscr/problem.hpp"
+
+namespace pscr {
+
+// Poisson, Dirichlet, mass-lumped linear elements. `x` holds the mesh points
+// including both boundary points: x[0] < x[1] < ... < x[n+1] gives n unknowns.
+// A = tridiag{-1/h_l, 1/h_l + 1/h_{l+1}, -1/h_{l+1}}, M = diag{(h_l + h_{l+1})/2}.
+Factor<double> poisson_factor(const std::vector<double>& x);
+
+// Helmholtz with the second-order absorbing boundary condition, bilinear
+// (trilinear) elements, article (3.16)-(3.18). `x` holds all n mesh points,
+// boundary points included (they are unknowns). Use c = -omega^2.
+Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega);
+
+// Finite-difference Laplacian -d²/dx² on n uniform pixels of width h (what
+// image clients use): A = tridiag{-1, 2, -1}/h², with the end diagonal entry 1/h²
+// on a Neumann side (zero-flux ghost) and 2/h² on a Dirichlet side; M = I.
+enum class Boundary { Dirichlet, Neumann };
+Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right);
+
+// Uniform and graded meshes for tests and drivers: n+2 points on [0, L] whose
+// steps grow geometrically by `ratio` (ratio = 1 gives a uniform mesh).
+std::vector<double> graded_mesh(int points, double length, double ratio);
+
+// Whole problems.
+Problem<double> poisson2d(const std::vector<double>& x1, const std::vector<double>& x2);
+Problem<double> poisson3d(const std::vector<double>& x1, const std::vector<double>& x2,
+                          const std::vector<double>& x3);
+Problem<std::complex<double>> helmholtz2d(const std::vector<double>& x1, const std::vector<double>& x2,
+                                          double omega);
+Problem<std::complex<double>> helmholtz3d(const std::vector<double>& x1, const std::vector<double>& x2,
+                                          const std::vector<double>& x3, double omega);
+
+}  // namespace pscr

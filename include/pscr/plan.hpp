@@ -1,0 +1,54 @@
+// A plan: the eigenpairs and layout of a problem, built once, that solves
+// any number of right-hand sides (FFTW-style plan/execute split).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "pscr/options.hpp"
+#include "pscr/problem.hpp"
+
+namespace pscr {
+
+struct PlanInfo {
+  double init_seconds = 0;      // planner time (layout + eigenpairs)
+  std::size_t eigen_problems = 0;  // distinct sub-pencils solved (identical ones shared)
+  std::size_t host_bytes = 0;   // memory held by the plan on the host
+  std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
+  bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
+  std::string backend;          // "reference" or the OpenCL device name
+};
+
+struct SolveStats {
+  double seconds = 0;           // wall time of the solve
+  double transfer_seconds = 0;  // host<->device copies (OpenCL backend)
+  // Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
+  // projection of f onto the range of A, i.e. f minus its mean) is what was solved.
+  double incompatible_part = 0;
+};
+
+template <class T> class Plan {
+ public:
+  Plan(const Problem<T>& problem, const Options& options = {});
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+
+  // Solves A u = f. f and u have problem.unknowns() entries; u == f (in place)
+  // is allowed. For the pure-Neumann case (c = 0, every A_d with zero row sums:
+  // constants span the null space) the compatible part of f is solved and the
+  // returned u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
+  SolveStats solve(const T* f, T* u) const;
+  // `count` right-hand sides stored one after another.
+  SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
+
+  const PlanInfo& info() const;
+  const Problem<T>& problem() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pscr

@@ -1,0 +1,32 @@
+// Symmetric tridiagonal matrix (complex symmetric for complex T: no conjugation).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace pscr {
+
+template <class T> struct Tridiagonal {
+  std::vector<T> diag;  // n entries
+  std::vector<T> off;   // n-1 entries: off[i] couples rows i and i+1
+
+  Tridiagonal() = default;
+  Tridiagonal(std::vector<T> d, std::vector<T> o) : diag(std::move(d)), off(std::move(o)) {}
+  std::size_t size() const { return diag.size(); }
+
+  // y = this * x (length n); no aliasing of x and y.
+  void multiply(const T* x, T* y) const {
+    const std::size_t n = diag.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      T s = diag[i] * x[i];
+      if (i > 0) s += off[i - 1] * x[i - 1];
+      if (i + 1 < n) s += off[i] * x[i + 1];
+      y[i] = s;
+    }
+  }
+  template <class U> Tridiagonal<U> cast() const {
+    return Tridiagonal<U>(std::vector<U>(diag.begin(), diag.end()),
+                          std::vector<U>(off.begin(), off.end()));
+  }
+};
+
+}  // namespace pscr

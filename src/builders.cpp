@@ -1,0 +1,119 @@
+#include "pscr/builders.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "pscr/errors.hpp"
+
+namespace pscr {
+namespace {
+
+void check_mesh(const std::vector<double>& x, std::size_t min_points, const char* who) {
+  if (x.size() < min_points) {
+    std::ostringstream os;
+    os << who << ": needs at least " << min_points << " mesh points, got " << x.size();
+    throw InvalidArgument(os.str());
+  }
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i])) throw NonFiniteInput(std::string(who) + ": non-finite mesh point at " + std::to_string(i));
+  for (std::size_t i = 1; i < x.size(); ++i)
+    if (!(x[i] - x[i - 1] > 0)) {
+      std::ostringstream os;
+      os << who << ": non-positive mesh step h = " << x[i] - x[i - 1] << " between points " << i - 1 << " and " << i;
+      throw InvalidArgument(os.str());
+    }
+}
+
+}  // namespace
+
+Factor<double> poisson_factor(const std::vector<double>& x) {
+  check_mesh(x, 3, "poisson_factor");
+  const std::size_t n = x.size() - 2;
+  Factor<double> f;
+  f.A.diag.resize(n);
+  f.A.off.resize(n - 1);
+  f.M.diag.resize(n);
+  f.M.off.assign(n - 1, 0.0);
+  for (std::size_t l = 1; l <= n; ++l) {
+    const double hl = x[l] - x[l - 1], hr = x[l + 1] - x[l];
+    f.A.diag[l - 1] = 1 / hl + 1 / hr;
+    f.M.diag[l - 1] = (hl + hr) / 2;
+    if (l < n) f.A.off[l - 1] = -1 / hr;
+  }
+  return f;
+}
+
+Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega) {
+  check_mesh(x, 2, "helmholtz_factor");
+  if (!std::isfinite(omega) || !(omega > 0)) throw InvalidArgument("helmholtz_factor: wave number omega must be > 0");
+  using C = std::complex<double>;
+  const std::size_t n = x.size();
+  const C I(0, 1);
+  Factor<C> f;
+  f.A.diag.assign(n, 0.0);
+  f.A.off.resize(n - 1);
+  f.M.diag.assign(n, 0.0);
+  f.M.off.resize(n - 1);
+  // Element l spans [x_l, x_{l+1}] with h_l: stiffness 1/h [1 -1; -1 1], mass h/6 [2 1; 1 2].
+  for (std::size_t l = 0; l + 1 < n; ++l) {
+    const double h = x[l + 1] - x[l];
+    f.A.diag[l] += 1 / h;
+    f.A.diag[l + 1] += 1 / h;
+    f.A.off[l] = -1 / h;
+    f.M.diag[l] += h / 3;
+    f.M.diag[l + 1] += h / 3;
+    f.M.off[l] = h / 6;
+  }
+  // Second-order absorbing boundary terms at both ends, (3.18).
+  for (std::size_t e : {std::size_t(0), n - 1}) {
+    f.A.diag[e] += -I * omega / 2.0;
+    f.M.diag[e] += I / (2 * omega);
+  }
+  return f;
+}
+
+Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right) {
+  if (n < 1) throw InvalidArgument("laplacian_factor: size n = " + std::to_string(n) + " (needs n >= 1)");
+  if (!std::isfinite(h) || !(h > 0)) throw InvalidArgument("laplacian_factor: non-positive mesh step h");
+  const double s = 1 / (h * h);
+  Factor<double> f;
+  f.A.diag.assign(n, 2 * s);
+  f.A.off.assign(n - 1, -s);
+  f.M.diag.assign(n, 1.0);
+  f.M.off.assign(n - 1, 0.0);
+  if (left == Boundary::Neumann) f.A.diag[0] -= s;
+  if (right == Boundary::Neumann) f.A.diag[n - 1] -= s;
+  return f;
+}
+
+std::vector<double> graded_mesh(int points, double length, double ratio) {
+  if (points < 2) throw InvalidArgument("graded_mesh: needs at least 2 points");
+  if (!(length > 0) || !(ratio > 0)) throw InvalidArgument("graded_mesh: length and ratio must be > 0");
+  std::vector<double> x(points, 0.0);
+  double h = 1, total = 0;
+  std::vector<double> steps(points - 1);
+  for (auto& s : steps) { s = h; total += h; h *= ratio; }
+  for (int i = 1; i < points; ++i) x[i] = x[i - 1] + steps[i - 1] * length / total;
+  x[points - 1] = length;
+  return x;
+}
+
+Problem<double> poisson2d(const std::vector<double>& x1, const std::vector<double>& x2) {
+  return Problem<double>::make2d(poisson_factor(x1), poisson_factor(x2), 0.0);
+}
+Problem<double> poisson3d(const std::vector<double>& x1, const std::vector<double>& x2,
+                          const std::vector<double>& x3) {
+  return Problem<double>::make3d(poisson_factor(x1), poisson_factor(x2), poisson_factor(x3), 0.0);
+}
+Problem<std::complex<double>> helmholtz2d(const std::vector<double>& x1, const std::vector<double>& x2,
+                                          double omega) {
+  return Problem<std::complex<double>>::make2d(helmholtz_factor(x1, omega), helmholtz_factor(x2, omega),
+                                               -omega * omega);
+}
+Problem<std::complex<double>> helmholtz3d(const std::vector<double>& x1, const std::vector<double>& x2,
+                                          const std::vector<double>& x3, double omega) {
+  return Problem<std::complex<double>>::make3d(helmholtz_factor(x1, omega), helmholtz_factor(x2, omega),
+                                               helmholtz_factor(x3, omega), -omega * omega);
+}
+
+}  // namespace pscr

@@ -1,0 +1,131 @@
+#include "pscr/plan.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstring>
+
+#include "planner/plan_data.hpp"
+#include "pscr/errors.hpp"
+#include "reference/executor.hpp"
+
+namespace pscr {
+
+
+template <class T> struct Plan<T>::Impl {
+  explicit Impl(const Problem<T>& p, const Options& o) : options(o), data(planner::make_plan_data(p, o.radix)) {}
+  Options options;
+  planner::PlanData<T> data;
+  std::unique_ptr<Executor<T>> exec;
+  PlanInfo info;
+};
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+template <class T> void check_finite(const T* x, std::size_t n, const char* what) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!is_finite(x[i])) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
+}
+
+// Weights of the M-weighted mean: (M1 1)⊗(M2 1)[⊗(M3 1)].
+template <class T> std::vector<double> mass_weights(const Problem<T>& p) {
+  std::vector<double> w{1.0};
+  for (auto& f : p.factors()) {
+    const std::size_t n = f.size();
+    std::vector<double> row(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double s = std::real(f.M.diag[i]);
+      if (i > 0) s += std::real(f.M.off[i - 1]);
+      if (i + 1 < n) s += std::real(f.M.off[i]);
+      row[i] = s;
+    }
+    std::vector<double> next;
+    next.reserve(w.size() * n);
+    for (double a : w)
+      for (double b : row) next.push_back(a * b);
+    w.swap(next);
+  }
+  return w;
+}
+
+}  // namespace
+
+template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
+  if (options.radix < 2) throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2)");
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
+  const auto t0 = clock_type::now();
+  impl_ = std::make_unique<Impl>(problem, options);
+  switch (options.backend) {
+    case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
+    case Backend::opencl: throw InvalidArgument("the OpenCL backend is not available in this build");
+  }
+  impl_->info.init_seconds = seconds_since(t0);
+  impl_->info.eigen_problems = impl_->data.eigen_problems;
+  impl_->info.host_bytes = impl_->data.bytes();
+  impl_->info.device_bytes = impl_->exec->device_bytes();
+  impl_->info.pure_neumann = impl_->data.pure_neumann;
+  impl_->info.backend = impl_->exec->name();
+}
+
+template <class T> Plan<T>::~Plan() = default;
+template <class T> Plan<T>::Plan(Plan&&) noexcept = default;
+template <class T> Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
+
+template <class T> const PlanInfo& Plan<T>::info() const { return impl_->info; }
+template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->data.problem; }
+
+template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
+
+template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
+  if (!f || !u) throw InvalidArgument("solve: null array");
+  const auto t0 = clock_type::now();
+  const std::size_t N = impl_->data.problem.unknowns();
+  check_finite(f, N * count, "right-hand side");
+  if (u != f) std::memmove(u, f, N * count * sizeof(T));
+  SolveStats st;
+  std::vector<double> w;
+  if (impl_->data.pure_neumann) {
+    // Solve the compatible part: remove the component along the null vector 1.
+    w = mass_weights(impl_->data.problem);
+    for (std::size_t c = 0; c < count; ++c) {
+      T* x = u + c * N;
+      T sum = 0;
+      double norm2 = 0;
+      for (std::size_t i = 0; i < N; ++i) { sum += x[i]; norm2 += std::norm(x[i]); }
+      const T mean = sum / T(real_t<T>(N));
+      for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+      const double removed = std::abs(mean) * std::sqrt(double(N));
+      st.incompatible_part = std::max(st.incompatible_part, norm2 > 0 ? removed / std::sqrt(norm2) : 0.0);
+    }
+  }
+  st.transfer_seconds = impl_->exec->solve_in_place(u, count);
+  if (impl_->data.pure_neumann) {
+    double wsum = 0;
+    for (double v : w) wsum += v;
+    for (std::size_t c = 0; c < count; ++c) {
+      T* x = u + c * N;
+      T s = 0;
+      for (std::size_t i = 0; i < N; ++i) s += T(real_t<T>(w[i])) * x[i];
+      const T mean = s / T(real_t<T>(wsum));
+      for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+    }
+  }
+  for (std::size_t i = 0; i < N * count; ++i)
+    if (!is_finite(u[i]))
+      throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
+                               " (zero pivot in a tridiagonal solve or overflow)");
+  st.seconds = seconds_since(t0);
+  return st;
+}
+
+template class Plan<float>;
+template class Plan<double>;
+template class Plan<std::complex<float>>;
+template class Plan<std::complex<double>>;
+
+}  // namespace pscr

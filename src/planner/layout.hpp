@@ -1,0 +1,30 @@
+// Level/group layout of radix-q PSCR for arbitrary n (DESIGN.md section 2).
+// Rows are 0-based here: row r is the paper's row r+1.
+#pragma once
+#include <vector>
+
+namespace pscr::planner {
+
+struct Group {
+  int start = 0;             // first row s
+  int end = 0;               // last row e (inclusive)
+  std::vector<int> sources;  // S = G ∩ J(i-1): rows whose right-hand sides feed the partial solutions
+  int size() const { return end - start + 1; }
+};
+
+struct Level {
+  int index = 0;                  // i = 1..k
+  std::vector<Group> groups;      // maximal runs of rows not in J_i
+  std::vector<int> survivors;     // J_i: rows updated by the reduction at this level
+};
+
+struct Layout {
+  int n = 0;
+  int radix = 4;
+  int k = 0;                   // number of levels, floor(log_q n) + 1
+  std::vector<Level> levels;   // levels[i-1] is level i
+};
+
+Layout make_layout(int n, int radix);
+
+}  // namespace pscr::planner

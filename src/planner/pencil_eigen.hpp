@@ -1,0 +1,32 @@
+// Generalized eigenpairs of one symmetric tridiagonal pencil (A, M):
+// A w = λ M w with Wᵀ M W = I (plain transpose, also for complex symmetric
+// pencils). Computed in double precision; C is double or std::complex<double>.
+#pragma once
+#include <vector>
+
+#include "pscr/tridiagonal.hpp"
+
+namespace pscr::planner {
+
+enum class EigenMethod {
+  automatic,  // MRRR for real pencils with diagonal M, else Crawford + QL + inverse iteration
+  mrrr,       // real symmetric, diagonal positive M: LAPACK dstemr on D^-1/2 A D^-1/2
+  crawford,   // any: Crawford reduction, implicit QL, inverse iteration on the pencil (O(m²))
+  dense,      // any: LAPACK dsygv / zggev (O(m³), small pencils and fallback)
+};
+
+template <class C> struct PencilEigen {
+  std::vector<C> lambda;  // m eigenvalues
+  std::vector<C> rows;    // keep.size() × m, rows[t*m + l] = W[keep[t], l]
+};
+
+// Eigenpairs keeping only the eigenvector rows listed in `keep` (0-based).
+// Throws SingularPencil if M cannot be factored or the pencil is defective.
+template <class C>
+PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, const std::vector<int>& keep,
+                            EigenMethod method = EigenMethod::automatic);
+
+// Eigenvalues only (O(m²)), used to check that the operator is regular.
+template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M);
+
+}  // namespace pscr::planner

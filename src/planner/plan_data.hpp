@@ -1,0 +1,53 @@
+// What the planner produces and every backend executes: the group layout and
+// the shared eigenpairs of each PSCR dimension (no OpenCL here).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "layout.hpp"
+#include "pscr/problem.hpp"
+
+namespace pscr::planner {
+
+// Eigenpairs of one distinct group sub-pencil, shared by identical groups.
+template <class T> struct GroupEigen {
+  int m = 0;
+  std::vector<T> lambda;  // m eigenvalues
+  std::vector<int> rows;  // kept rows (relative to the group start), sorted
+  std::vector<T> coeff;   // rows.size() × m: coeff[t*m + l] = W[rows[t], l]
+};
+
+// A group of the layout with the positions of its rows within the kept rows.
+struct GroupRef {
+  int eigen = -1;               // index into DimensionPlan::eigen
+  std::vector<int> source_pos;  // kept-row position of each source row
+  int start_pos = 0;            // kept-row position of s
+  int end_pos = 0;              // kept-row position of e
+};
+
+template <class T> struct DimensionPlan {
+  Layout layout;
+  std::vector<std::vector<GroupRef>> groups;  // groups[i-1][g] parallel to layout.levels[i-1].groups[g]
+  std::vector<GroupEigen<T>> eigen;
+  int zero_mode = -1;  // pure Neumann: the top-level mode whose eigenvalue is exactly 0
+};
+
+template <class T> struct PlanData {
+  explicit PlanData(const Problem<T>& p) : problem(p) {}
+  Problem<T> problem;
+  // One per PSCR dimension d = 0..D-2; the last dimension is the tridiagonal solve.
+  std::vector<DimensionPlan<T>> dims;
+  bool pure_neumann = false;
+  std::size_t eigen_problems = 0;
+  std::size_t bytes() const;
+};
+
+// Builds the layout and eigenpairs. Throws SingularPencil for a singular
+// operator other than the pure-Neumann case, InvalidArgument for a bad radix.
+template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix);
+
+// Pure Neumann: c = 0, real entries, every A_d has zero row sums (constants
+// are the null space) and every M_d is positive on the diagonal.
+template <class T> bool is_pure_neumann(const Problem<T>& problem);
+
+}  // namespace pscr::planner

@@ -1,0 +1,230 @@
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+
+#include "pencil_eigen.hpp"
+#include "plan_data.hpp"
+#include "pscr/errors.hpp"
+
+namespace pscr::planner {
+namespace {
+
+template <class T> using W = wide_t<T>;
+
+template <class C> Tridiagonal<C> sub_pencil(const Tridiagonal<C>& t, int s, int e) {
+  return Tridiagonal<C>(std::vector<C>(t.diag.begin() + s, t.diag.begin() + e + 1),
+                        std::vector<C>(t.off.begin() + s, t.off.begin() + e));
+}
+
+template <class C> void append_bytes(std::string& key, const std::vector<C>& v) {
+  key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(C));
+}
+
+template <class T> double abs_max(const std::vector<T>& v) {
+  double b = 0;
+  for (auto& x : v) b = std::max(b, double(std::abs(x)));
+  return b;
+}
+
+template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, std::size_t& count) {
+  DimensionPlan<T> dp;
+  dp.layout = make_layout(static_cast<int>(f.size()), radix);
+  struct Job { int s, e; std::vector<int> rows; };
+  std::vector<Job> jobs;
+  std::unordered_map<std::string, int> seen;
+  for (auto& lv : dp.layout.levels) {
+    std::vector<GroupRef> refs;
+    for (auto& g : lv.groups) {
+      std::vector<int> rows;
+      for (int r : g.sources) rows.push_back(r - g.start);
+      rows.push_back(0);
+      rows.push_back(g.size() - 1);
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      // Identical sub-pencils with identical kept rows share their eigenpairs.
+      std::string key;
+      append_bytes(key, rows);
+      for (auto* t : {&f.A, &f.M}) {
+        append_bytes(key, std::vector<W<T>>(t->diag.begin() + g.start, t->diag.begin() + g.end + 1));
+        append_bytes(key, std::vector<W<T>>(t->off.begin() + g.start, t->off.begin() + g.end));
+      }
+      auto it = seen.find(key);
+      int idx;
+      if (it == seen.end()) {
+        idx = static_cast<int>(jobs.size());
+        seen.emplace(std::move(key), idx);
+        jobs.push_back({g.start, g.end, rows});
+      } else {
+        idx = it->second;
+      }
+      GroupRef ref;
+      ref.eigen = idx;
+      auto pos = [&](int r) { return int(std::lower_bound(rows.begin(), rows.end(), r - g.start) - rows.begin()); };
+      for (int r : g.sources) ref.source_pos.push_back(pos(r));
+      ref.start_pos = pos(g.start);
+      ref.end_pos = pos(g.end);
+      refs.push_back(std::move(ref));
+    }
+    dp.groups.push_back(std::move(refs));
+  }
+  dp.eigen.resize(jobs.size());
+  count += jobs.size();
+  std::vector<std::string> errors(jobs.size());
+  // Largest pencils first so the threads finish together.
+  std::vector<int> order(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = int(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return jobs[a].e - jobs[a].s > jobs[b].e - jobs[b].s; });
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t o = 0; o < order.size(); ++o) {
+    const Job& j = jobs[order[o]];
+    try {
+      auto pe = pencil_eigen(sub_pencil(f.A, j.s, j.e), sub_pencil(f.M, j.s, j.e), j.rows);
+      GroupEigen<T>& ge = dp.eigen[order[o]];
+      ge.m = j.e - j.s + 1;
+      ge.rows = j.rows;
+      for (auto& v : pe.lambda) ge.lambda.push_back(static_cast<T>(v));
+      for (auto& v : pe.rows) ge.coeff.push_back(static_cast<T>(v));
+    } catch (const SingularPencil& ex) {
+      errors[order[o]] = std::string("S|") + ex.what();
+    } catch (const std::exception& ex) {
+      errors[order[o]] = std::string("B|") + ex.what();
+    }
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!errors[i].empty()) {
+      std::ostringstream os;
+      os << "group sub-pencil on rows " << jobs[i].s << ".." << jobs[i].e << ": " << errors[i].substr(2);
+      if (errors[i][0] == 'S') throw SingularPencil(os.str());
+      throw NumericalBreakdown(os.str());
+    }
+  if (neumann) {
+    // The top-level pencil (A_d, M_d) of a pure-Neumann factor has eigenvalue 0.
+    auto& top = dp.eigen[dp.groups.back()[0].eigen];
+    int best = 0;
+    for (int l = 1; l < top.m; ++l)
+      if (std::abs(top.lambda[l]) < std::abs(top.lambda[best])) best = l;
+    dp.zero_mode = best;
+    top.lambda[best] = T(0);
+  }
+  return dp;
+}
+
+template <class C> bool less_re(const C& a, const C& b) {
+  if constexpr (is_complex_v<C>) return a.real() < b.real();
+  else return a < b;
+}
+template <class C> double re(const C& a) {
+  if constexpr (is_complex_v<C>) return a.real();
+  else return a;
+}
+
+// Every tridiagonal system the method solves is (A_D + σ M_D) with σ = c + Σ λ_d
+// over group eigenvalues of the PSCR dimensions; it (and A itself) is singular
+// exactly when -σ is an eigenvalue ν of the last pencil. Refuse such plans,
+// except the null space of the pure-Neumann case (all λ = 0 and ν = 0).
+template <class T> void check_regular(const PlanData<T>& pd, const Factor<W<T>>& last, W<T> c) {
+  using C = W<T>;
+  std::vector<C> nu = pencil_eigenvalues(last.A, last.M);
+  std::sort(nu.begin(), nu.end(), less_re<C>);
+  // Distinct eigenvalue sums of the PSCR dimensions, with a flag "all top-level zero modes".
+  std::vector<std::pair<C, bool>> sums{{c, true}};
+  double scale = std::abs(c) + abs_max(nu);
+  for (auto& dp : pd.dims) {
+    std::vector<std::pair<C, bool>> vals;
+    const int top = dp.groups.back()[0].eigen;
+    for (std::size_t e = 0; e < dp.eigen.size(); ++e)
+      for (int l = 0; l < dp.eigen[e].m; ++l)
+        vals.push_back({C(dp.eigen[e].lambda[l]), int(e) == top && l == dp.zero_mode});
+    double big = 0;
+    for (auto& v : vals) big = std::max(big, double(std::abs(v.first)));
+    scale += big;
+    std::sort(vals.begin(), vals.end(), [](auto& a, auto& b) {
+      if (re(a.first) != re(b.first)) return re(a.first) < re(b.first);
+      return a.second < b.second;
+    });
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    std::vector<std::pair<C, bool>> next;
+    next.reserve(sums.size() * vals.size());
+    for (auto& s : sums)
+      for (auto& v : vals) next.push_back({s.first + v.first, s.second && v.second});
+    sums.swap(next);
+  }
+  const double tol = 1e-12 * scale;
+  for (auto& s : sums) {
+    const C target = -s.first;
+    auto it = std::lower_bound(nu.begin(), nu.end(), target, less_re<C>);
+    auto check = [&](const C& v) {
+      if (std::abs(v - target) > tol) return;
+      if (pd.pure_neumann && s.second && std::abs(v) <= tol) return;  // the documented null space
+      std::ostringstream os;
+      os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
+         << "plus c cancels the eigenvalue " << v << " of the last pencil (A" << pd.dims.size() + 1 << ", M"
+         << pd.dims.size() + 1 << "); only the pure-Neumann case (c = 0, constant null space) is supported";
+      throw SingularPencil(os.str());
+    };
+    for (auto j = it; j != nu.end() && re(*j) - re(target) <= tol; ++j) check(*j);
+    for (auto j = it; j != nu.begin();) {
+      --j;
+      if (re(target) - re(*j) > tol) break;
+      check(*j);
+    }
+  }
+}
+
+}  // namespace
+
+template <class T> bool is_pure_neumann(const Problem<T>& p) {
+  if (p.c() != T(0)) return false;
+  for (auto& f : p.factors()) {
+    if constexpr (is_complex_v<T>) {
+      for (auto* t : {&f.A, &f.M}) {
+        for (auto& v : t->diag) if (v.imag() != 0) return false;
+        for (auto& v : t->off) if (v.imag() != 0) return false;
+      }
+    }
+    const std::size_t n = f.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      double sum = std::real(f.A.diag[i]), mag = std::abs(f.A.diag[i]);
+      if (i > 0) { sum += std::real(f.A.off[i - 1]); mag += std::abs(f.A.off[i - 1]); }
+      if (i + 1 < n) { sum += std::real(f.A.off[i]); mag += std::abs(f.A.off[i]); }
+      if (std::abs(sum) > 1e-12 * mag) return false;
+      if (!(std::real(f.M.diag[i]) > 0)) return false;
+    }
+  }
+  return true;
+}
+
+template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix) {
+  if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
+  PlanData<T> pd(problem);
+  pd.pure_neumann = is_pure_neumann(problem);
+  const int D = problem.dims();
+  for (int d = 0; d + 1 < D; ++d)
+    pd.dims.push_back(plan_dimension<T>(problem.factor(d).template cast<W<T>>(), radix, pd.pure_neumann,
+                                        pd.eigen_problems));
+  check_regular(pd, problem.factor(D - 1).template cast<W<T>>(), W<T>(problem.c()));
+  return pd;
+}
+
+template <class T> std::size_t PlanData<T>::bytes() const {
+  std::size_t b = 0;
+  for (auto& d : dims)
+    for (auto& e : d.eigen) b += (e.lambda.size() + e.coeff.size()) * sizeof(T) + e.rows.size() * sizeof(int);
+  return b;
+}
+
+#define PSCR_INSTANTIATE(T)                                              \
+  template PlanData<T> make_plan_data(const Problem<T>&, int);           \
+  template bool is_pure_neumann(const Problem<T>&);                      \
+  template std::size_t PlanData<T>::bytes() const;
+PSCR_INSTANTIATE(float)
+PSCR_INSTANTIATE(double)
+PSCR_INSTANTIATE(std::complex<float>)
+PSCR_INSTANTIATE(std::complex<double>)
+
+}  // namespace pscr::planner
