@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../kron.hpp"
+#include "partial_solution_batch.hpp"
 #include "thomas.hpp"
 
 namespace pscr {
@@ -23,7 +24,7 @@ template <class T> void axpy(std::size_t n, T a, const T* x, T* y) {
 }
 
 // Systems per interleaved Thomas batch.
-template <class T> constexpr int batch_width() { return is_complex_v<T> ? 4 : 8; }
+template <class T> constexpr int batch_width() { return is_complex_v<T> ? 4 : 4; }
 
 template <class T> class ReferenceExecutor final : public Executor<T> {
  public:
@@ -87,29 +88,24 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         }
         return;
       }
-      // Interleaved batch of B modes (padded with a repeated shift and zero rhs).
-      T sig[B], w[B];
-      for (int b = 0; b < B; ++b) sig[b] = sigma + ge.lambda[l0 + std::min(b, cnt - 1)];
-      std::fill(rhs, rhs + R * B, T(0));
-      auto gather = [&](const T* src, int pos, T sign) {
-        for (int b = 0; b < B; ++b) w[b] = b < cnt ? T(sign * W(pos, l0 + b)) : T(0);
-        for (std::size_t i = 0; i < R; ++i)
-          for (int b = 0; b < B; ++b) rhs[i * B + b] += w[b] * src[i];
+      // Interleaved batch of B modes (padded with a repeated shift and zero weights).
+      reference::ModeBatch<B, T> mb;
+      for (int b = 0; b < B; ++b) mb.sigma[b] = sigma + ge.lambda[l0 + std::min(b, cnt - 1)];
+      auto add_source = [&](const T* src, int pos, T sign) {
+        const int p = mb.nsrc++;
+        mb.src[p] = src;
+        for (int b = 0; b < B; ++b) mb.wsrc[p][b] = b < cnt ? T(sign * W(pos, l0 + b)) : T(0);
       };
       for (std::size_t p = 0; p < g.sources.size(); ++p)
-        gather(F + std::size_t(g.sources[p]) * R, ref.source_pos[p], T(1));
-      if (bl) gather(bl, ref.start_pos, T(-1));
-      if (br) gather(br, ref.end_pos, T(-1));
-      reference::thomas_batch<B>(factor(D_ - 1), sig, rhs, cp);
+        add_source(F + std::size_t(g.sources[p]) * R, ref.source_pos[p], T(1));
+      if (bl) add_source(bl, ref.start_pos, T(-1));
+      if (br) add_source(br, ref.end_pos, T(-1));
       for (std::size_t t = 0; t < outpos.size(); ++t) {
-        for (int b = 0; b < B; ++b) w[b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
-        T* o = acc + t * R;
-        for (std::size_t i = 0; i < R; ++i) {
-          T s = 0;
-          for (int b = 0; b < B; ++b) s += w[b] * rhs[i * B + b];
-          o[i] += s;
-        }
+        mb.out[mb.nout] = acc + t * R;
+        for (int b = 0; b < B; ++b) mb.wout[mb.nout][b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
+        ++mb.nout;
       }
+      reference::partial_solution_batch<B>(factor(D_ - 1), mb, rhs, cp);
     };
 
     const std::size_t scratch = R * B;

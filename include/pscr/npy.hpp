@@ -1,0 +1,29 @@
+// Minimal NumPy .npy reader/writer (format versions 1.0-3.0, little-endian,
+// C order) for float32/float64/complex64/complex128 arrays.
+#pragma once
+#include <complex>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace pscr::npy {
+
+enum class DType { float32, float64, complex64, complex128 };
+
+struct Array {
+  DType dtype = DType::float64;
+  std::vector<std::size_t> shape;
+  std::vector<unsigned char> bytes;  // raw data, C order
+  std::size_t size() const;          // number of elements
+  // Converts to T; real -> complex is allowed, complex -> real is not.
+  template <class T> std::vector<T> as() const;
+};
+
+const char* dtype_name(DType t);
+std::size_t dtype_size(DType t);
+
+// Throws FileFormatError naming the file and the problem.
+Array load(const std::string& path);
+template <class T> void save(const std::string& path, const std::vector<std::size_t>& shape, const T* data);
+
+}  // namespace pscr::npy

@@ -1,0 +1,81 @@
+// Fused partial-solution kernel of the reference executor (internal): for B
+// modes at once, forms the right-hand sides Σ_p w[p][b]·src_p during the
+// forward Thomas sweep and accumulates Σ_b v[t][b]·y_b into the outputs
+// during the backward sweep, so each pass touches memory once.
+#pragma once
+#include <cstddef>
+
+#include "pscr/problem.hpp"
+
+namespace pscr::reference {
+
+template <int B, class T> struct ModeBatch {
+  T sigma[B];              // shifts σ + λ_l
+  int nsrc = 0;
+  const T* src[8];         // source rows (F_r, and the boundary products bl, br)
+  T wsrc[8][B];            // their weights per mode (W[r,l], or −W[s,l], −W[e,l])
+  int nout = 0;
+  T* out[8];               // accumulated outputs
+  T wout[8][B];            // W[r,l] of each output row per mode
+};
+
+template <int B, class T>
+void partial_solution_batch(const Factor<T>& f, const ModeBatch<B, T>& mb, T* __restrict y, T* __restrict cp) {
+  const std::size_t n = f.size();
+  const T* Ad = f.A.diag.data();
+  const T* Md = f.M.diag.data();
+  const T* Ao = f.A.off.data();
+  const T* Mo = f.M.off.data();
+  const int ns = mb.nsrc, no = mb.nout;
+  // Forward sweep with the right-hand side formed on the fly.
+  for (std::size_t i = 0; i < n; ++i) {
+    const T ad = Ad[i], md = Md[i];
+    const T alo = i > 0 ? Ao[i - 1] : T(0), mlo = i > 0 ? Mo[i - 1] : T(0);
+    const T aup = i + 1 < n ? Ao[i] : T(0), mup = i + 1 < n ? Mo[i] : T(0);
+    T g[B];
+#pragma omp simd
+    for (int b = 0; b < B; ++b) g[b] = T(0);
+    for (int p = 0; p < ns; ++p) {
+      const T v = mb.src[p][i];
+#pragma omp simd
+      for (int b = 0; b < B; ++b) g[b] += mb.wsrc[p][b] * v;
+    }
+    T* __restrict yi = y + i * B;
+    T* __restrict ci = cp + i * B;
+    if (i == 0) {
+#pragma omp simd
+      for (int b = 0; b < B; ++b) {
+        const T inv = T(1) / (ad + mb.sigma[b] * md);
+        ci[b] = (aup + mb.sigma[b] * mup) * inv;
+        yi[b] = g[b] * inv;
+      }
+    } else {
+      const T* __restrict yp = yi - B;
+      const T* __restrict cq = ci - B;
+#pragma omp simd
+      for (int b = 0; b < B; ++b) {
+        const T lo = alo + mb.sigma[b] * mlo;
+        const T inv = T(1) / (ad + mb.sigma[b] * md - lo * cq[b]);
+        ci[b] = (aup + mb.sigma[b] * mup) * inv;
+        yi[b] = (g[b] - lo * yp[b]) * inv;
+      }
+    }
+  }
+  // Backward sweep with the outputs accumulated on the fly.
+  for (std::size_t i = n; i-- > 0;) {
+    T* __restrict yi = y + i * B;
+    if (i + 1 < n) {
+      const T* __restrict yn = yi + B;
+      const T* __restrict ci = cp + i * B;
+#pragma omp simd
+      for (int b = 0; b < B; ++b) yi[b] -= ci[b] * yn[b];
+    }
+    for (int t = 0; t < no; ++t) {
+      T s = 0;
+      for (int b = 0; b < B; ++b) s += mb.wout[t][b] * yi[b];
+      mb.out[t][i] += s;
+    }
+  }
+}
+
+}  // namespace pscr::reference
