@@ -114,14 +114,18 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
       for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), cp.data(), out);
       return;
     }
+    // Static chunk assignment and an ordered sum of the per-thread partial
+    // outputs keep results bitwise reproducible for a given thread count.
+    std::vector<std::vector<T>> partial(threads_);
 #pragma omp parallel num_threads(threads_)
     {
       std::vector<T> rhs(scratch), cp(scratch), acc(outpos.size() * R, T(0));
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static, 1)
       for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), cp.data(), acc.data());
-#pragma omp critical
-      axpy(acc.size(), T(1), acc.data(), out);
+      partial[omp_get_thread_num()] = std::move(acc);
     }
+    for (auto& acc : partial)
+      if (!acc.empty()) axpy(acc.size(), T(1), acc.data(), out);
   }
 
   // Solves (A_d⊗M_r + M_d⊗(A_r + σ M_r)) x = x in place by radix-q PSCR over

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and builds a consumer through
+# find_package(pscr) and through pkg-config.
+set -euo pipefail
+build="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+cmake -S "$src/tests/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib/x86_64-linux-gnu" "$tmp/consumer/consumer"
+pcdir="$(dirname "$(find "$tmp/prefix" -name pscr.pc | head -1)")"
+flags="$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs pscr)"
+g++ "$src/tests/consumer/main.cpp" $flags -o "$tmp/pc_consumer"
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir pscr)" "$tmp/pc_consumer"
+echo "install check passed"

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Independent check of pscr-solve: random separable systems (real and complex
+symmetric, non-uniform, awkward sizes) against scipy's sparse direct solve, and
+bad input (malformed files, wrong shapes, mixed dtypes) -> exit status 2."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+EXE = sys.argv[1]
+rng = np.random.default_rng(2026)
+failures = 0
+passed = 0
+
+
+def factor(n, dtype, complex_sym):
+    a = np.zeros((2, n), dtype=dtype)
+    m = np.zeros((2, n), dtype=dtype)
+    a[0] = 2.0 + rng.uniform(0.5, 1.5, n)
+    a[1, : n - 1] = -0.9 * rng.uniform(0.5, 1.5, n - 1)
+    m[0] = 1.0 + 0.5 * rng.uniform(0.5, 1.5, n)
+    m[1, : n - 1] = 0.2 * rng.uniform(0.5, 1.5, n - 1)
+    if complex_sym:
+        a[0, 0] += -0.7j
+        a[0, -1] += -0.5j
+        m[0, 0] += 0.3j
+    return a, m
+
+
+def tri(x):
+    n = x.shape[1]
+    return sp.diags([x[1, : n - 1], x[0], x[1, : n - 1]], [-1, 0, 1], format="csr")
+
+
+def assemble(factors, c):
+    As = [tri(a) for a, _ in factors]
+    Ms = [tri(m) for _, m in factors]
+
+    def kron_all(ms):
+        out = ms[0]
+        for x in ms[1:]:
+            out = sp.kron(out, x, format="csr")
+        return out
+
+    total = c * kron_all(Ms)
+    for d in range(len(factors)):
+        total = total + kron_all([As[e] if e == d else Ms[e] for e in range(len(factors))])
+    return total.tocsc()
+
+
+def run(args):
+    return subprocess.run([EXE] + args, capture_output=True, text=True)
+
+
+def check(name, ok, detail=""):
+    global failures, passed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failures += 1
+        print(f"FAIL {name} {detail}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    P = lambda s: os.path.join(tmp, s)
+    cases = [
+        ("2d f64", [17, 5], np.float64, 0.3, 1, 1e-11),
+        ("2d f64 q2", [31, 12], np.float64, -0.2, 1, 1e-11),
+        ("2d f64 1x7", [1, 7], np.float64, 0.0, 1, 1e-11),
+        ("3d f64", [13, 6, 9], np.float64, 0.1, 1, 1e-11),
+        ("2d c128", [29, 8], np.complex128, -0.3 + 0.1j, 1, 1e-9),
+        ("3d c128", [9, 17, 4], np.complex128, -0.5, 1, 1e-9),
+        ("2d f32", [21, 10], np.float32, 0.2, 1, 1e-4),
+        ("2d c64", [16, 11], np.complex64, 0.2 - 0.1j, 1, 1e-4),
+        ("2d f64 batch", [18, 7], np.float64, 0.4, 3, 1e-11),
+        ("3d c128 batch", [5, 4, 3], np.complex128, 0.4j, 2, 1e-9),
+    ]
+    for name, ns, dtype, c, batch, tol in cases:
+        cplx = np.issubdtype(dtype, np.complexfloating)
+        fs = [factor(n, dtype, cplx) for n in ns]
+        args = []
+        for d, (a, m) in enumerate(fs, 1):
+            np.save(P(f"A{d}.npy"), a)
+            np.save(P(f"M{d}.npy"), m)
+            args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
+        shape = ([batch] if batch > 1 else []) + ns
+        f = rng.uniform(-1, 1, shape).astype(dtype)
+        if cplx:
+            f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
+        np.save(P("f.npy"), f)
+        cstr = f"({np.real(c)},{np.imag(c)})" if cplx else str(c)
+        radix = "2" if "q2" in name else "4"
+        r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix])
+        if r.returncode != 0:
+            check(name, False, r.stderr)
+            continue
+        u = np.load(P("u.npy"))
+        A = assemble([(a.astype(np.complex128 if cplx else np.float64), m.astype(np.complex128 if cplx else np.float64)) for a, m in fs], c)
+        fb = f.reshape(batch, -1).astype(np.complex128 if cplx else np.float64)
+        ub = u.reshape(batch, -1)
+        err = max(np.abs(ub[b] - spla.spsolve(A, fb[b])).max() / np.abs(spla.spsolve(A, fb[b])).max() for b in range(batch))
+        check(f"{name} dtype/shape", u.dtype == f.dtype and u.shape == f.shape)
+        check(f"{name} error {err:.1e}", err <= tol, r.stdout)
+        check(f"{name} prints times and residual", "init time" in r.stdout and "relative residual" in r.stdout)
+
+    # Bad input: each must exit with status 2 and a message naming the problem.
+    a, m = factor(6, np.float64, False)
+    np.save(P("A.npy"), a)
+    np.save(P("M.npy"), m)
+    base = ["--A1", P("A.npy"), "--M1", P("M.npy"), "--A2", P("A.npy"), "--M2", P("M.npy"), "--out", P("u.npy")]
+    np.save(P("good.npy"), np.ones((6, 6)))
+    with open(P("garbage.npy"), "wb") as fh:
+        fh.write(b"this is not numpy")
+    raw = open(P("good.npy"), "rb").read()
+    with open(P("trunc.npy"), "wb") as fh:
+        fh.write(raw[:-40])
+    np.save(P("shape.npy"), np.ones((6, 5)))
+    np.save(P("f32.npy"), np.ones((6, 6), dtype=np.float32))
+    np.save(P("nan.npy"), np.full((6, 6), np.nan))
+    np.save(P("int.npy"), np.ones((6, 6), dtype=np.int32))
+    np.save(P("bad_factor.npy"), np.ones((3, 6)))
+    bad = [
+        ("malformed file", base + ["--rhs", P("garbage.npy")], "bad magic"),
+        ("truncated file", base + ["--rhs", P("trunc.npy")], "truncated"),
+        ("missing file", base + ["--rhs", P("nope.npy")], "cannot open"),
+        ("wrong rhs shape", base + ["--rhs", P("shape.npy")], "does not match"),
+        ("mixed dtypes", base + ["--rhs", P("f32.npy")], "dtype"),
+        ("unsupported dtype", base + ["--rhs", P("int.npy")], "unsupported dtype"),
+        ("NaN in rhs", base + ["--rhs", P("nan.npy")], "non-finite"),
+        ("complex c for real data", base + ["--rhs", P("good.npy"), "--c", "1+2j"], "complex"),
+        ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
+        ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
+        ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
+    ]
+    for name, args, needle in bad:
+        r = run(args)
+        check(f"bad input: {name}", r.returncode == 2 and needle in r.stderr, f"rc={r.returncode} stderr={r.stderr!r}")
+
+print(f"{passed} passed, {failures} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,108 @@
+// Generalized eigenpairs of tridiagonal pencils: Wᵀ M W = I and Wᵀ A W = Λ
+// for every method, and agreement of the O(m²) methods with the dense one.
+#define BOOST_TEST_MODULE eigen
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "planner/pencil_eigen.hpp"
+#include "pscr/builders.hpp"
+#include "support.hpp"
+
+using pscr::planner::EigenMethod;
+using pscr::planner::pencil_eigen;
+using Z = std::complex<double>;
+
+namespace {
+
+// max |Wᵀ M W − I| and max |Wᵀ A W − Λ| over the full eigenvector matrix.
+template <class C> std::pair<double, double> orthogonality(const pscr::Factor<C>& f, EigenMethod method) {
+  const int m = int(f.size());
+  std::vector<int> all(m);
+  std::iota(all.begin(), all.end(), 0);
+  const auto pe = pencil_eigen(f.A, f.M, all, method);
+  std::vector<C> col(m), mc(m), ac(m);
+  double eo = 0, ea = 0, scale = 0;
+  for (auto& l : pe.lambda) scale = std::max(scale, std::abs(l));
+  for (int j = 0; j < m; ++j) {
+    for (int i = 0; i < m; ++i) col[i] = pe.rows[std::size_t(i) * m + j];
+    f.M.multiply(col.data(), mc.data());
+    f.A.multiply(col.data(), ac.data());
+    for (int l = 0; l < m; ++l) {
+      C sm = 0, sa = 0;
+      for (int i = 0; i < m; ++i) { sm += pe.rows[std::size_t(i) * m + l] * mc[i]; sa += pe.rows[std::size_t(i) * m + l] * ac[i]; }
+      eo = std::max(eo, std::abs(sm - C(l == j ? 1.0 : 0.0)));
+      ea = std::max(ea, std::abs(sa - (l == j ? pe.lambda[j] : C(0))) / scale);
+    }
+  }
+  return {eo, ea};
+}
+
+template <class C> std::vector<C> sorted_eigs(const pscr::Factor<C>& f, EigenMethod method) {
+  auto v = pencil_eigen(f.A, f.M, {0}, method).lambda;
+  std::sort(v.begin(), v.end(), [](C a, C b) { return std::real(a) < std::real(b); });
+  return v;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(real_methods) {
+  for (int m : {1, 2, 3, 7, 50, 200}) {
+    auto diag = test::random_factor<double>(m, 10 + m, true);
+    auto tri = test::random_factor<double>(m, 20 + m, false);
+    for (auto [f, method] : {std::pair{diag, EigenMethod::mrrr}, {diag, EigenMethod::crawford}, {tri, EigenMethod::crawford},
+                             {tri, EigenMethod::dense}}) {
+      auto [eo, ea] = orthogonality(f, method);
+      BOOST_TEST_CONTEXT("m=" << m << " method=" << int(method)) {
+        BOOST_TEST(eo < 1e-11);
+        BOOST_TEST(ea < 1e-11);
+      }
+    }
+    const auto a = sorted_eigs(tri, EigenMethod::crawford), b = sorted_eigs(tri, EigenMethod::dense);
+    for (int i = 0; i < m; ++i) BOOST_TEST(std::abs(a[i] - b[i]) <= 1e-11 * std::abs(b.back()));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(complex_symmetric_methods) {
+  for (int m : {1, 2, 3, 7, 50, 200}) {
+    const auto x = pscr::graded_mesh(m + 1, 1.0, 1.01);
+    std::vector<pscr::Factor<Z>> cases{test::random_factor<Z>(m, 30 + m, false)};
+    if (m >= 1) cases.push_back(pscr::helmholtz_factor(pscr::graded_mesh(m + 1, 1.0, 1.01), 15.0));
+    for (auto& f : cases) {
+      for (auto method : {EigenMethod::crawford, EigenMethod::dense}) {
+        auto [eo, ea] = orthogonality(f, method);
+        BOOST_TEST_CONTEXT("m=" << f.size() << " method=" << int(method)) {
+          BOOST_TEST(eo < 1e-9);
+          BOOST_TEST(ea < 1e-9);
+        }
+      }
+      const auto a = sorted_eigs(f, EigenMethod::crawford), b = sorted_eigs(f, EigenMethod::dense);
+      double scale = 0;
+      for (auto& v : b) scale = std::max(scale, std::abs(v));
+      // Match every Crawford eigenvalue to a distinct dense one.
+      std::vector<bool> used(b.size(), false);
+      for (auto& v : a) {
+        int best = -1;
+        for (std::size_t j = 0; j < b.size(); ++j)
+          if (!used[j] && (best < 0 || std::abs(b[j] - v) < std::abs(b[best] - v))) best = int(j);
+        used[best] = true;
+        BOOST_TEST(std::abs(b[best] - v) <= 1e-10 * scale);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(identical_sub_pencils_are_shared) {
+  const auto u = pscr::graded_mesh(257, 1.0, 1.0), g = pscr::graded_mesh(257, 1.0, 1.01);
+  pscr::Plan<double> uniform(pscr::poisson2d(u, u)), graded(pscr::poisson2d(g, g));
+  // 255 = 4^4 - 1: uniform mesh has one distinct pencil per level.
+  BOOST_TEST(uniform.info().eigen_problems == 4u);
+  BOOST_TEST(graded.info().eigen_problems == 64u + 16u + 4u + 1u);
+}
+
+BOOST_AUTO_TEST_CASE(singular_mass_is_refused) {
+  pscr::Tridiagonal<double> A({2, 2, 2}, {-1, -1}), M({1, 0, 1}, {0, 0});
+  BOOST_CHECK_THROW(pencil_eigen(A, M, {0}, EigenMethod::mrrr), pscr::SingularPencil);
+  BOOST_CHECK_THROW(pencil_eigen(A, M, {0}, EigenMethod::crawford), pscr::SingularPencil);
+}

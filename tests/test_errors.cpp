@@ -1,0 +1,99 @@
+// Every class of bad input gets its named exception (never a crash or NaN).
+#define BOOST_TEST_MODULE errors
+#include <boost/test/unit_test.hpp>
+
+#include <limits>
+
+#include "support.hpp"
+
+using pscr::Factor;
+using pscr::Problem;
+
+namespace {
+Factor<double> good(int n) { return test::random_factor<double>(n, n, true); }
+bool mentions(const std::exception& e, const char* what) { return std::string(e.what()).find(what) != std::string::npos; }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(size_mismatch) {
+  auto f = good(5);
+  f.A.off.pop_back();
+  BOOST_CHECK_EXCEPTION(Problem<double>::make2d(f, good(4), 0.0), pscr::SizeMismatch,
+                        [](auto& e) { return mentions(e, "A1"); });
+  auto g = good(5);
+  g.M.diag.push_back(1.0);
+  g.M.off.push_back(0.0);
+  BOOST_CHECK_EXCEPTION(Problem<double>::make2d(good(3), g, 0.0), pscr::SizeMismatch,
+                        [](auto& e) { return mentions(e, "M2"); });
+}
+
+BOOST_AUTO_TEST_CASE(zero_size) {
+  Factor<double> empty;
+  BOOST_CHECK_EXCEPTION(Problem<double>::make2d(good(3), empty, 0.0), pscr::InvalidArgument,
+                        [](auto& e) { return mentions(e, "n = 0"); });
+  BOOST_CHECK_THROW(pscr::laplacian_factor(0, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann), pscr::InvalidArgument);
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_input) {
+  auto f = good(4);
+  f.A.diag[2] = std::numeric_limits<double>::quiet_NaN();
+  BOOST_CHECK_THROW(Problem<double>::make2d(f, good(3), 0.0), pscr::NonFiniteInput);
+  auto g = good(4);
+  g.M.off[1] = std::numeric_limits<double>::infinity();
+  BOOST_CHECK_THROW(Problem<double>::make2d(good(3), g, 0.0), pscr::NonFiniteInput);
+  BOOST_CHECK_THROW(Problem<double>::make2d(good(3), good(3), std::numeric_limits<double>::infinity()), pscr::NonFiniteInput);
+  const auto p = Problem<double>::make2d(good(3), good(4), 0.5);
+  pscr::Plan<double> plan(p);
+  std::vector<double> rhs(p.unknowns(), 1.0), u(rhs.size());
+  rhs[7] = std::numeric_limits<double>::quiet_NaN();
+  BOOST_CHECK_EXCEPTION(plan.solve(rhs.data(), u.data()), pscr::NonFiniteInput,
+                        [](auto& e) { return mentions(e, "right-hand side") && mentions(e, "index 7"); });
+  BOOST_CHECK_THROW(pscr::poisson_factor({0.0, 0.5, std::nan(""), 1.0}), pscr::NonFiniteInput);
+}
+
+BOOST_AUTO_TEST_CASE(singular_operator_other_than_pure_neumann) {
+  // Dirichlet Poisson shifted by minus the sum of the two smallest eigenvalues.
+  const int n1 = 12, n2 = 9;
+  const auto a = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const auto b = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const double l1 = 2 - 2 * std::cos(M_PI / (n1 + 1)), l2 = 2 - 2 * std::cos(M_PI / (n2 + 1));
+  for (int q : {2, 4}) {
+    pscr::Options o;
+    o.radix = q;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(Problem<double>::make2d(a, b, -(l1 + l2)), o), pscr::SingularPencil,
+                          [](auto& e) { return mentions(e, "singular operator"); });
+    // 3D: λ1 + λ2 + λ3 + c = 0.
+    BOOST_CHECK_THROW(pscr::Plan<double>(Problem<double>::make3d(a, b, a, -(2 * l1 + l2)), o), pscr::SingularPencil);
+    // Neumann in all directions with c ≠ 0 making another mode singular.
+    const auto nn = pscr::laplacian_factor(8, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+    const double mu = 2 - 2 * std::cos(M_PI / 8);
+    BOOST_CHECK_THROW(pscr::Plan<double>(Problem<double>::make2d(nn, nn, -mu), o), pscr::SingularPencil);
+  }
+  // Singular mass matrix.
+  auto m = good(5);
+  m.M.diag[2] = 0;
+  BOOST_CHECK_THROW(pscr::Plan<double>(Problem<double>::make2d(m, good(4), 0.0)), pscr::SingularPencil);
+}
+
+BOOST_AUTO_TEST_CASE(non_positive_mesh_steps) {
+  BOOST_CHECK_EXCEPTION(pscr::poisson_factor({0.0, 0.5, 0.5, 1.0}), pscr::InvalidArgument,
+                        [](auto& e) { return mentions(e, "non-positive mesh step"); });
+  BOOST_CHECK_THROW(pscr::helmholtz_factor({0.0, 0.7, 0.3}, 1.0), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::helmholtz_factor({0.0, 0.5, 1.0}, 0.0), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::laplacian_factor(4, -1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann), pscr::InvalidArgument);
+}
+
+BOOST_AUTO_TEST_CASE(bad_options) {
+  const auto p = Problem<double>::make2d(good(3), good(4), 0.5);
+  pscr::Options o;
+  o.radix = 1;
+  BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::InvalidArgument);
+  o.radix = 4;
+  o.threads = -2;
+  BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::InvalidArgument);
+  pscr::Plan<double> plan(p);
+  BOOST_CHECK_THROW(plan.solve(nullptr, nullptr), pscr::InvalidArgument);
+}
+
+BOOST_AUTO_TEST_CASE(wrong_dimension_count) {
+  BOOST_CHECK_THROW(Problem<double>({good(3)}, 0.0), pscr::InvalidArgument);
+}
