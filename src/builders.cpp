@@ -43,29 +43,42 @@ Factor<double> poisson_factor(const std::vector<double>& x) {
   return f;
 }
 
-Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega) {
-  check_mesh(x, 2, "helmholtz_factor");
-  if (!std::isfinite(omega) || !(omega > 0)) throw InvalidArgument("helmholtz_factor: wave number omega must be > 0");
-  using C = std::complex<double>;
+namespace {
+// Linear elements on all points of x (boundary points are unknowns):
+// stiffness 1/h [1 -1; -1 1], mass h/6 [2 1; 1 2] (or lumped h/2 [1 0; 0 1]).
+Factor<double> linear_elements(const std::vector<double>& x, bool lumped) {
   const std::size_t n = x.size();
-  const C I(0, 1);
-  Factor<C> f;
+  Factor<double> f;
   f.A.diag.assign(n, 0.0);
-  f.A.off.resize(n - 1);
+  f.A.off.assign(n - 1, 0.0);
   f.M.diag.assign(n, 0.0);
-  f.M.off.resize(n - 1);
-  // Element l spans [x_l, x_{l+1}] with h_l: stiffness 1/h [1 -1; -1 1], mass h/6 [2 1; 1 2].
+  f.M.off.assign(n - 1, 0.0);
   for (std::size_t l = 0; l + 1 < n; ++l) {
     const double h = x[l + 1] - x[l];
     f.A.diag[l] += 1 / h;
     f.A.diag[l + 1] += 1 / h;
     f.A.off[l] = -1 / h;
-    f.M.diag[l] += h / 3;
-    f.M.diag[l + 1] += h / 3;
-    f.M.off[l] = h / 6;
+    f.M.diag[l] += lumped ? h / 2 : h / 3;
+    f.M.diag[l + 1] += lumped ? h / 2 : h / 3;
+    f.M.off[l] = lumped ? 0.0 : h / 6;
   }
+  return f;
+}
+}  // namespace
+
+Factor<double> poisson_neumann_factor(const std::vector<double>& x) {
+  check_mesh(x, 2, "poisson_neumann_factor");
+  return linear_elements(x, true);
+}
+
+Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega) {
+  check_mesh(x, 2, "helmholtz_factor");
+  if (!std::isfinite(omega) || !(omega > 0)) throw InvalidArgument("helmholtz_factor: wave number omega must be > 0");
+  using C = std::complex<double>;
+  Factor<C> f = linear_elements(x, false).cast<C>();
   // Second-order absorbing boundary terms at both ends, (3.18).
-  for (std::size_t e : {std::size_t(0), n - 1}) {
+  const C I(0, 1);
+  for (std::size_t e : {std::size_t(0), x.size() - 1}) {
     f.A.diag[e] += -I * omega / 2.0;
     f.M.diag[e] += I / (2 * omega);
   }

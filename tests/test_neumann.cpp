@@ -11,24 +11,7 @@ using pscr::Boundary;
 
 namespace {
 
-// FE Neumann stiffness on a non-uniform mesh with lumped mass.
-pscr::Factor<double> neumann_fe(const std::vector<double>& x) {
-  const std::size_t n = x.size();
-  pscr::Factor<double> f;
-  f.A.diag.assign(n, 0);
-  f.A.off.assign(n - 1, 0);
-  f.M.diag.assign(n, 0);
-  f.M.off.assign(n - 1, 0);
-  for (std::size_t l = 0; l + 1 < n; ++l) {
-    const double h = x[l + 1] - x[l];
-    f.A.diag[l] += 1 / h;
-    f.A.diag[l + 1] += 1 / h;
-    f.A.off[l] = -1 / h;
-    f.M.diag[l] += h / 2;
-    f.M.diag[l + 1] += h / 2;
-  }
-  return f;
-}
+pscr::Factor<double> neumann_fe(const std::vector<double>& x) { return pscr::poisson_neumann_factor(x); }
 
 void check(const pscr::Problem<double>& p, int radix) {
   pscr::Options o;

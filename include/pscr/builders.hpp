@@ -12,6 +12,10 @@ namespace pscr {
 // A = tridiag{-1/h_l, 1/h_l + 1/h_{l+1}, -1/h_{l+1}}, M = diag{(h_l + h_{l+1})/2}.
 Factor<double> poisson_factor(const std::vector<double>& x);
 
+// Poisson with Neumann boundaries, mass-lumped linear elements on all n mesh
+// points of `x` (boundary points are unknowns): A 1 = 0, M diagonal.
+Factor<double> poisson_neumann_factor(const std::vector<double>& x);
+
 // Helmholtz with the second-order absorbing boundary condition, bilinear
 // (trilinear) elements, article (3.16)-(3.18). `x` holds all n mesh points,
 // boundary points included (they are unknowns). Use c = -omega^2.
