@@ -7,6 +7,7 @@
 
 #include "planner/plan_data.hpp"
 #include "pscr/errors.hpp"
+#include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
 
 namespace pscr {
@@ -62,7 +63,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_ = std::make_unique<Impl>(problem, options);
   switch (options.backend) {
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
-    case Backend::opencl: throw InvalidArgument("the OpenCL backend is not available in this build");
+    case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options.device); break;
   }
   impl_->info.init_seconds = seconds_since(t0);
   impl_->info.eigen_problems = impl_->data.eigen_problems;

@@ -1,0 +1,103 @@
+#include "device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <vector>
+
+namespace pscr::ocl {
+namespace {
+
+std::string info_string(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  clGetDeviceInfo(d, what, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+std::string platform_name(cl_platform_id p) {
+  size_t n = 0;
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+Device select_device(const std::string& selector_in) {
+  std::string selector = selector_in;
+  if (selector.empty())
+    if (const char* env = std::getenv("PSCR_DEVICE")) selector = env;
+  cl_uint np = 0;
+  const cl_int st = clGetPlatformIDs(0, nullptr, &np);
+  if (st != CL_SUCCESS || np == 0) throw BackendError("no OpenCL platform found (is an ICD such as PoCL installed?)");
+  std::vector<cl_platform_id> plats(np);
+  check(clGetPlatformIDs(np, plats.data(), nullptr), "clGetPlatformIDs");
+  struct Cand { cl_platform_id p; cl_device_id d; unsigned pi, di; std::string label; bool gpu; };
+  std::vector<Cand> all;
+  for (unsigned pi = 0; pi < np; ++pi) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
+    std::vector<cl_device_id> devs(nd);
+    check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, nd, devs.data(), nullptr), "clGetDeviceIDs");
+    for (unsigned di = 0; di < nd; ++di) {
+      cl_device_type t;
+      clGetDeviceInfo(devs[di], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
+      all.push_back({plats[pi], devs[di], pi, di, platform_name(plats[pi]) + " / " + info_string(devs[di], CL_DEVICE_NAME),
+                     (t & CL_DEVICE_TYPE_GPU) != 0});
+    }
+  }
+  if (all.empty()) throw BackendError("no OpenCL device found");
+  const Cand* pick = nullptr;
+  if (selector.empty()) {
+    auto it = std::find_if(all.begin(), all.end(), [](const Cand& c) { return c.gpu; });
+    pick = it != all.end() ? &*it : &all.front();
+  } else {
+    unsigned a, b;
+    char tail;
+    if (std::sscanf(selector.c_str(), "%u:%u%c", &a, &b, &tail) == 2) {
+      for (auto& c : all) if (c.pi == a && c.di == b) pick = &c;
+    } else {
+      for (auto& c : all) if (!pick && lower(c.label).find(lower(selector)) != std::string::npos) pick = &c;
+    }
+    if (!pick) {
+      std::string list;
+      for (auto& c : all) list += "\n  " + std::to_string(c.pi) + ":" + std::to_string(c.di) + "  " + c.label;
+      throw BackendError("no OpenCL device matches '" + selector + "'; available:" + list);
+    }
+  }
+  Device d;
+  d.platform = pick->p;
+  d.device = pick->d;
+  d.name = pick->label;
+  d.fp64 = info_string(d.device, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+  clGetDeviceInfo(d.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
+  clGetDeviceInfo(d.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);
+  return d;
+}
+
+cl_program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options) {
+  cl_int st;
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, nullptr, &st);
+  check(st, "clCreateProgramWithSource");
+  st = clBuildProgram(prog, 1, &dev.device, options.c_str(), nullptr, nullptr);
+  if (st != CL_SUCCESS) {
+    size_t n = 0;
+    clGetProgramBuildInfo(prog, dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    clGetProgramBuildInfo(prog, dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    clReleaseProgram(prog);
+    throw KernelBuildError("OpenCL program build failed on " + dev.name + " (" + status_name(st) +
+                           ") with options '" + options + "'; compiler log:\n" + log);
+  }
+  return prog;
+}
+
+}  // namespace pscr::ocl

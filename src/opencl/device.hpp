@@ -1,0 +1,26 @@
+// OpenCL platform/device selection and program building (internal).
+#pragma once
+#include <string>
+
+#include "cl_check.hpp"
+
+namespace pscr::ocl {
+
+struct Device {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  std::string name;
+  bool fp64 = false;
+  cl_ulong max_alloc = 0;
+  cl_ulong global_mem = 0;
+};
+
+// selector: "P:D" (platform and device indices), or a case-insensitive
+// substring of "platform name / device name"; empty = $PSCR_DEVICE, else the
+// first GPU, else the first device. Throws BackendError naming what exists.
+Device select_device(const std::string& selector);
+
+// Builds `source` with `options`; KernelBuildError carries the compiler log.
+cl_program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
+
+}  // namespace pscr::ocl
