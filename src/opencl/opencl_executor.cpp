@@ -202,10 +202,22 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cl_kernel kern = kernels_[k];
     cl_uint idx = 0;
     (ocl::check(clSetKernelArg(kern, idx++, sizeof(A), &args), "clSetKernelArg"), ...);
-    std::size_t g[3] = {1, 1, 1};
+    // Work-group sizes are powers of two (at most 64 items), globals rounded up
+    // to them: few distinct shapes, so compilers that specialise per shape
+    // (PoCL) build few variants. Kernels check their bounds.
+    std::size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1};
     int dim = 0;
-    for (auto v : global) g[dim++] = std::max<std::size_t>(v, 1);
-    ocl::check(clEnqueueNDRangeKernel(queue_, kern, cl_uint(dim), nullptr, g, nullptr, 0, nullptr, nullptr),
+    std::size_t budget = 64;
+    for (auto v : global) {
+      const std::size_t want = std::max<std::size_t>(v, 1);
+      std::size_t w = 1;
+      while (w < want && w * 2 <= budget) w *= 2;
+      budget /= w;
+      l[dim] = w;
+      g[dim] = (want + w - 1) / w * w;
+      ++dim;
+    }
+    ocl::check(clEnqueueNDRangeKernel(queue_, kern, cl_uint(dim), nullptr, g, l, 0, nullptr, nullptr),
                "clEnqueueNDRangeKernel");
   }
   enum { FORM_RHS, THOMAS, ACCUMULATE, UPDATE, BOUNDARY, SHIFTS };
