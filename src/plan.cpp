@@ -19,6 +19,8 @@ template <class T> struct Plan<T>::Impl {
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;
   PlanInfo info;
+  std::vector<double> neumann_weights;  // pure Neumann: (M1 1)⊗(M2 1)[⊗(M3 1)]
+  double neumann_weight_sum = 0;
 };
 
 namespace {
@@ -65,6 +67,10 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
     case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options.device); break;
   }
+  if (impl_->data.pure_neumann) {
+    impl_->neumann_weights = mass_weights(impl_->data.problem);
+    for (double v : impl_->neumann_weights) impl_->neumann_weight_sum += v;
+  }
   impl_->info.init_seconds = seconds_since(t0);
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
@@ -89,10 +95,8 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   check_finite(f, N * count, "right-hand side");
   if (u != f) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
-  std::vector<double> w;
   if (impl_->data.pure_neumann) {
     // Solve the compatible part: remove the component along the null vector 1.
-    w = mass_weights(impl_->data.problem);
     for (std::size_t c = 0; c < count; ++c) {
       T* x = u + c * N;
       T sum = 0;
@@ -106,8 +110,8 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   }
   st.transfer_seconds = impl_->exec->solve_in_place(u, count);
   if (impl_->data.pure_neumann) {
-    double wsum = 0;
-    for (double v : w) wsum += v;
+    const std::vector<double>& w = impl_->neumann_weights;
+    const double wsum = impl_->neumann_weight_sum;
     for (std::size_t c = 0; c < count; ++c) {
       T* x = u + c * N;
       T s = 0;

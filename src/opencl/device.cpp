@@ -8,22 +8,17 @@
 namespace pscr::ocl {
 namespace {
 
-std::string info_string(cl_device_id d, cl_device_info what) {
+// A string property through an OpenCL getter (clGetDeviceInfo / clGetPlatformInfo).
+template <class Handle, class Info, class Getter> std::string info_text(Getter get, Handle h, Info what) {
   size_t n = 0;
-  clGetDeviceInfo(d, what, 0, nullptr, &n);
+  get(h, what, 0, nullptr, &n);
   std::string s(n, '\0');
-  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  get(h, what, n, s.data(), nullptr);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-std::string platform_name(cl_platform_id p) {
-  size_t n = 0;
-  clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n);
-  std::string s(n, '\0');
-  clGetPlatformInfo(p, CL_PLATFORM_NAME, n, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
+std::string info_string(cl_device_id d, cl_device_info what) { return info_text(clGetDeviceInfo, d, what); }
+std::string platform_name(cl_platform_id p) { return info_text(clGetPlatformInfo, p, cl_platform_info(CL_PLATFORM_NAME)); }
 std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
