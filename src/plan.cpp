@@ -65,7 +65,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_ = std::make_unique<Impl>(problem, options);
   switch (options.backend) {
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
-    case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options.device); break;
+    case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options); break;
   }
   if (impl_->data.pure_neumann) {
     impl_->neumann_weights = mass_weights(impl_->data.problem);
@@ -77,6 +77,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_->info.device_bytes = impl_->exec->device_bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
   impl_->info.backend = impl_->exec->name();
+  impl_->info.parameters = impl_->exec->parameters();
+  impl_->info.parameters_source = impl_->exec->parameters_source();
 }
 
 template <class T> Plan<T>::~Plan() = default;
@@ -84,6 +86,7 @@ template <class T> Plan<T>::Plan(Plan&&) noexcept = default;
 template <class T> Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 template <class T> const PlanInfo& Plan<T>::info() const { return impl_->info; }
+template <class T> std::vector<KernelTime> Plan<T>::kernel_times() const { return impl_->exec->kernel_times(); }
 template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->data.problem; }
 
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }

@@ -1,6 +1,9 @@
 // Options of a plan: which backend executes it and how.
 #pragma once
+#include <optional>
 #include <string>
+
+#include "pscr/parameters.hpp"
 
 namespace pscr {
 
@@ -17,7 +20,14 @@ struct Options {
   // device name; empty = PSCR_DEVICE environment variable, else the first GPU,
   // else the first device.
   std::string device;
-  std::string tuning_file;  // tuned parameters (JSON); empty = shipped database/defaults
+  // OpenCL kernel parameters, in this order of precedence: `parameters` when
+  // set; else the entry of `tuning_file` (JSON, see pscr/tuning.hpp) matching
+  // the device and problem class; else the shipped tuning database; else the
+  // defaults of KernelParameters. PlanInfo::parameters tells which was used.
+  std::optional<KernelParameters> parameters;
+  std::string tuning_file;
+  // Record per-kernel device times (OpenCL profiling events): Plan::kernel_times().
+  bool profile = false;
 };
 
 }  // namespace pscr

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pscr/options.hpp"
 #include "pscr/problem.hpp"
@@ -17,6 +18,15 @@ struct PlanInfo {
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
   bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
   std::string backend;          // "reference" or the OpenCL device name
+  KernelParameters parameters;  // OpenCL backend: the kernel parameters in use
+  std::string parameters_source;  // "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
+};
+
+// Device time of one kernel, summed over launches (Options::profile).
+struct KernelTime {
+  std::string kernel;
+  double seconds = 0;
+  std::size_t launches = 0;
 };
 
 struct SolveStats {
@@ -43,6 +53,9 @@ template <class T> class Plan {
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
 
   const PlanInfo& info() const;
+  // Per-kernel device times summed over all solves so far (OpenCL backend
+  // with Options::profile; empty otherwise).
+  std::vector<KernelTime> kernel_times() const;
   const Problem<T>& problem() const;
 
   struct Impl;

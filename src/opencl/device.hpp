@@ -9,8 +9,11 @@ namespace pscr::ocl {
 struct Device {
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
-  std::string name;
+  std::string name;         // "platform / device", for messages
+  std::string device_name;  // CL_DEVICE_NAME, the key of tuning entries
   bool fp64 = false;
+  std::size_t max_work_group = 1;
+  cl_ulong local_mem = 0;
   cl_ulong max_alloc = 0;
   cl_ulong global_mem = 0;
 };

@@ -3,6 +3,9 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "pscr/plan.hpp"
 
 #include "../planner/plan_data.hpp"
 
@@ -16,6 +19,16 @@ template <class T> class Executor {
   // on return the solutions. Returns the seconds spent on host-device copies.
   virtual double solve_in_place(T* x, std::size_t count) const = 0;
   virtual std::size_t device_bytes() const { return 0; }
+  // Per-kernel device times (profiling backends only).
+  virtual std::vector<KernelTime> kernel_times() const { return {}; }
+  // OpenCL backend: its context and queue (cl_context, cl_command_queue) and
+  // in-place solves on a buffer (cl_mem) of that context; null elsewhere.
+  virtual void* opencl_context() const { return nullptr; }
+  virtual void* opencl_queue() const { return nullptr; }
+  virtual void solve_device(void* /*buffer*/, std::size_t /*count*/) const {}
+  // The kernel parameters in use and where they came from (OpenCL backend).
+  virtual KernelParameters parameters() const { return {}; }
+  virtual std::string parameters_source() const { return ""; }
   virtual std::string name() const = 0;
 };
 

@@ -1,34 +1,5 @@
-// libpscr OpenCL kernels: one PSCR level pass over arrays laid out
-// [row][rest][batch] with the batch (independent problems) fastest, so that
-// consecutive work-items touch consecutive addresses.
-// Compile-time definitions: SCALAR_DOUBLE or not, SCALAR_COMPLEX or not,
-// KEPT (q+1: eigenvector rows kept per group), NSRC (q-1). One rest dimension
-// is passed as n3 = 0.
-#ifdef SCALAR_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-typedef double2 real2;
-#else
-typedef float real;
-typedef float2 real2;
-#endif
-
-#ifdef SCALAR_COMPLEX
-typedef real2 scalar;
-inline scalar smul(scalar a, scalar b) { return (scalar)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
-inline scalar sdiv(scalar a, scalar b) {
-  const real d = b.x * b.x + b.y * b.y;
-  return (scalar)((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);
-}
-#define ZERO ((scalar)(0, 0))
-#define FROM_REAL(v) ((scalar)((v), 0))
-#else
-typedef real scalar;
-#define smul(a, b) ((a) * (b))
-#define sdiv(a, b) ((a) / (b))
-#define ZERO ((scalar)0)
-#define FROM_REAL(v) ((scalar)(v))
-#endif
+// One PSCR level pass: right-hand sides of the partial solutions, their
+// weighted sums, the survivor update and the back-substitution boundary terms.
 
 // A group of one level. Rows are absolute in the PSCR dimension.
 typedef struct {
@@ -93,70 +64,72 @@ __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global co
   Y[((size_t)r * modes + mode) * batch + b] = s;
 }
 
-// Thomas solves of (A + σ M) y = g along the row index for every line, with
-// per-line shifts. `pinned` lines are the pure-Neumann null mode: least-squares
-// solve with y[n-1] = 0.
-__kernel void thomas(__global scalar* Y, __global scalar* CP, __global const scalar* A, __global const scalar* M,
-                     int n, __global const scalar* sigma, __global const int* pinned, int lines) {
-  const int line = get_global_id(0);
-  if (line >= lines) return;
-  const scalar sg = sigma[line];
-  int ne = n;
-  if (pinned[line]) {
-    scalar mean = ZERO;
-    for (int i = 0; i < n; ++i) mean += Y[(size_t)i * lines + line];
-    mean = mean / (real)n;
-    for (int i = 0; i < n; ++i) Y[(size_t)i * lines + line] -= mean;
-    Y[(size_t)(n - 1) * lines + line] = ZERO;
-    ne = n - 1;
-  }
-  __global const scalar* Ad = A;
-  __global const scalar* Ao = A + n;
-  __global const scalar* Md = M;
-  __global const scalar* Mo = M + n;
-  scalar cprev = ZERO, yprev = ZERO;
-  for (int i = 0; i < ne; ++i) {
-    const scalar lo = i > 0 ? Ao[i - 1] + smul(sg, Mo[i - 1]) : ZERO;
-    const scalar up = i + 1 < ne ? Ao[i] + smul(sg, Mo[i]) : ZERO;
-    const scalar den = Ad[i] + smul(sg, Md[i]) - smul(lo, cprev);
-    const size_t o = (size_t)i * lines + line;
-    cprev = sdiv(up, den);
-    yprev = sdiv(Y[o] - smul(lo, yprev), den);
-    CP[o] = cprev;
-    Y[o] = yprev;
-  }
-  for (int i = ne - 2; i >= 0; --i) {
-    const size_t o = (size_t)i * lines + line;
-    yprev = Y[o] - smul(CP[o], yprev);
-    Y[o] = yprev;
+// Partial-solution outputs (the weighted vector sums):
+//   out[g][t][r][b] = Σ_l W[pos_t, l] Y[r][mode0+l][b]
+// for the kept positions t of group g, all read in one pass over Y; written to
+// V (reduction: start and end rows) or straight into the source rows of X
+// (back substitution). Global size (batch, T, R*groups): the T work-items of
+// one sum each add every T-th term (accumulate: T = 1; accumulate_tree: T > 1,
+// partial sums reduced as a tree in local memory).
+inline void partial_sums(__global const scalar* Y, __global const group_t* groups, __global const scalar* W, int R,
+                         int batch, int modes, int ngroups, int nout, int to_sources, int lane, int T,
+                         scalar acc[KEPT]) {
+  const int b = get_global_id(0), rg = get_global_id(2);
+  for (int t = 0; t < KEPT; ++t) acc[t] = ZERO;
+  if (b >= batch || rg >= R * ngroups) return;
+  const int r = rg % R;
+  const group_t g = groups[rg / R];
+  int pos[KEPT];
+  for (int t = 0; t < KEPT; ++t) pos[t] = 0;
+  if (to_sources) for (int t = 0; t < NSRC; ++t) pos[t] = g.src_pos[t];
+  else { pos[0] = g.start_pos; pos[1] = g.end_pos; }
+  for (int l = lane; l < g.m; l += T) {
+    const scalar y = Y[((size_t)r * modes + g.mode0 + l) * batch + b];
+    __global const scalar* w = W + (size_t)(g.mode0 + l) * KEPT;
+    for (int t = 0; t < nout; ++t) acc[t] += smul(w[pos[t]], y);
   }
 }
 
-// Partial-solution outputs: out[g][t][r][b] = Σ_l W[pos_t, l] Y[r][mode0+l][b],
-// for the kept positions listed in outpos[g][t]; written to OUT (reduction:
-// buffer V, NOUT = 2) or straight into the source rows of X (back substitution).
-// Global size (batch, R, groups*NOUT).
+inline void store_sums(__global const group_t* groups, __global scalar* V, __global scalar* X, int R, int batch,
+                       int ngroups, int to_sources, const scalar acc[KEPT]) {
+  const int b = get_global_id(0), rg = get_global_id(2);
+  if (b >= batch || rg >= R * ngroups) return;
+  const int r = rg % R, gi = rg / R;
+  if (to_sources) {
+    const group_t g = groups[gi];
+    for (int t = 0; t < g.nsrc; ++t) X[((size_t)g.src_row[t] * R + r) * batch + b] = acc[t];
+  } else {
+    for (int t = 0; t < 2; ++t) V[(((size_t)gi * 2 + t) * R + r) * batch + b] = acc[t];
+  }
+}
+
 __kernel void accumulate(__global const scalar* Y, __global const group_t* groups, __global const scalar* W,
                          __global scalar* V, __global scalar* X, int R, int batch, int modes, int ngroups,
                          int to_sources) {
-  const int b = get_global_id(0), r = get_global_id(1), gt = get_global_id(2);
+  scalar acc[KEPT];
+  partial_sums(Y, groups, W, R, batch, modes, ngroups, to_sources ? NSRC : 2, to_sources, 0, 1, acc);
+  store_sums(groups, V, X, R, batch, ngroups, to_sources, acc);
+}
+
+__kernel void accumulate_tree(__global const scalar* Y, __global const group_t* groups, __global const scalar* W,
+                              __global scalar* V, __global scalar* X, int R, int batch, int modes, int ngroups,
+                              int to_sources, __local scalar* part) {
+  const int lane = get_local_id(1), T = get_local_size(1), wb = get_local_size(0);
   const int nout = to_sources ? NSRC : 2;
-  if (b >= batch || r >= R || gt >= ngroups * nout) return;
-  const int gi = gt / nout, t = gt % nout;
-  const group_t g = groups[gi];
-  int pos, row = -1;
-  if (to_sources) {
-    if (t >= g.nsrc) return;
-    pos = g.src_pos[t];
-    row = g.src_row[t];
-  } else {
-    pos = t == 0 ? g.start_pos : g.end_pos;
+  scalar acc[KEPT];
+  partial_sums(Y, groups, W, R, batch, modes, ngroups, nout, to_sources, lane, T, acc);
+  const int p = (get_local_id(2) * T + lane) * wb + get_local_id(0);
+  for (int t = 0; t < nout; ++t) {
+    part[p] = acc[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = T / 2; s > 0; s >>= 1) {
+      if (lane < s) part[p] += part[p + s * wb];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    acc[t] = part[p];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  scalar s = ZERO;
-  for (int l = 0; l < g.m; ++l)
-    s += smul(W[(size_t)(g.mode0 + l) * KEPT + pos], Y[((size_t)r * modes + g.mode0 + l) * batch + b]);
-  if (to_sources) X[((size_t)row * R + r) * batch + b] = s;
-  else V[(((size_t)gi * 2 + t) * R + r) * batch + b] = s;
+  if (lane == 0) store_sums(groups, V, X, R, batch, ngroups, to_sources, acc);
 }
 
 // Block products with the rest operator at shift sigma[b]:

@@ -1,0 +1,55 @@
+// The tunable values of the OpenCL pipeline, in one struct shared by the
+// library, the tuner (tuning/pscr-tune) and the JSON tuning files. A new
+// parameter is one member here plus one row in parameter_table().
+#pragma once
+#include <string>
+#include <vector>
+
+namespace pscr {
+
+struct KernelParameters {
+  // Work-items per work-group of the element-wise kernels (right-hand sides of
+  // the partial solutions, survivor update, back-substitution boundary terms).
+  int work_group = 64;
+  // Work-items per work-group of the weighted vector sums (accumulation of the
+  // partial solutions); long sums are split into partial sums reduced as a tree.
+  int sum_work_group = 128;
+  // Terms each work-item adds before a sum is split further.
+  int sum_terms = 16;
+  // Lines (independent tridiagonal systems) per work-group in the CR stages.
+  int cr_work_group = 64;
+  // CR steps in global memory continue while a system is longer than this;
+  // the remaining system is solved in local memory.
+  int local_size = 32;
+  // Lines per work-group of the local-memory stage.
+  int local_lines = 8;
+  // PCR steps in local memory before Thomas solves the 2^pcr_steps
+  // independent subsystems (one work-item each).
+  int pcr_steps = 2;
+  // 1: reciprocals by Newton–Raphson (scaled into [1/2, 1), initial guess
+  // 48/17 − 32/17·D, four iterations in double, three in float); 0: native division.
+  int newton_raphson = 0;
+};
+
+struct ParameterInfo {
+  const char* name;  // JSON key
+  int KernelParameters::*member;
+  int min, max;
+  bool power_of_two;
+  const char* description;
+};
+
+// Every parameter with its range; the tuner searches exactly these.
+const std::vector<ParameterInfo>& parameter_table();
+
+// Throws InvalidArgument naming the parameter (prefixed by `where`) when a
+// value is outside its range or not a power of two where one is required.
+void validate(const KernelParameters& p, const std::string& where = "parameters");
+
+bool operator==(const KernelParameters& a, const KernelParameters& b);
+inline bool operator!=(const KernelParameters& a, const KernelParameters& b) { return !(a == b); }
+
+// "key=value key=value ..." for logs and reports.
+std::string to_string(const KernelParameters& p);
+
+}  // namespace pscr

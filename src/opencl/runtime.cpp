@@ -1,0 +1,110 @@
+#include "runtime.hpp"
+
+#include <sstream>
+
+namespace pscr::ocl {
+
+Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile)
+    : dev_(dev), profile_(profile) {
+  cl_int st;
+  ctx_ = clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st);
+  check(st, "clCreateContext");
+  queue_ = clCreateCommandQueue(ctx_, dev_.device, profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st);
+  check(st, "clCreateCommandQueue");
+  prog_ = build_program(ctx_, dev_, source, build_options);
+  cl_uint n = 0;
+  check(clCreateKernelsInProgram(prog_, 0, nullptr, &n), "clCreateKernelsInProgram");
+  std::vector<cl_kernel> ks(n);
+  check(clCreateKernelsInProgram(prog_, n, ks.data(), nullptr), "clCreateKernelsInProgram");
+  for (cl_kernel k : ks) {
+    std::size_t len = 0;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &len);
+    std::string name(len, '\0');
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, len, name.data(), nullptr);
+    while (!name.empty() && name.back() == '\0') name.pop_back();
+    kernels_[name] = k;
+  }
+}
+
+Runtime::~Runtime() {
+  for (auto& p : pending_) clReleaseEvent(p.second);
+  for (auto& k : kernels_) clReleaseKernel(k.second);
+  if (prog_) clReleaseProgram(prog_);
+  if (queue_) clReleaseCommandQueue(queue_);
+  if (ctx_) clReleaseContext(ctx_);
+}
+
+Mem Runtime::alloc(std::size_t bytes, const char* what) {
+  bytes = std::max<std::size_t>(bytes, 16);
+  if (bytes > dev_.max_alloc) {
+    std::ostringstream os;
+    os << what << " needs " << bytes << " bytes but the largest allocation on " << dev_.name << " is "
+       << dev_.max_alloc << " bytes";
+    throw AllocationTooLarge(os.str());
+  }
+  if (bytes_ + bytes > dev_.global_mem) {
+    std::ostringstream os;
+    os << "plan needs more than " << bytes_ + bytes << " bytes of device memory (" << what << ": " << bytes
+       << "); " << dev_.name << " has " << dev_.global_mem;
+    throw AllocationTooLarge(os.str());
+  }
+  cl_int st;
+  Mem m;
+  m.m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  check(st, "clCreateBuffer");
+  bytes_ += bytes;
+  return m;
+}
+
+void Runtime::write(cl_mem m, const void* src, std::size_t bytes) const {
+  check(clEnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+}
+void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
+  check(clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+}
+
+cl_kernel Runtime::kernel(const char* name) const {
+  auto it = kernels_.find(name);
+  if (it == kernels_.end()) throw BackendError(std::string("kernel '") + name + "' is missing from the program");
+  return it->second;
+}
+
+void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
+                      const std::array<std::size_t, 3>& local) const {
+  cl_event ev = nullptr;
+  const cl_int st = clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, global.data(), local.data(), 0, nullptr,
+                                           profile_ ? &ev : nullptr);
+  if (st != CL_SUCCESS) {
+    std::ostringstream os;
+    os << "clEnqueueNDRangeKernel(" << name << ", global";
+    for (int d = 0; d < dims; ++d) os << (d ? "x" : " ") << global[d];
+    os << ", local";
+    for (int d = 0; d < dims; ++d) os << (d ? "x" : " ") << local[d];
+    os << ")";
+    check(st, os.str().c_str());
+  }
+  if (ev) pending_.emplace_back(name, ev);
+}
+
+void Runtime::finish() const {
+  check(clFinish(queue_), "clFinish");
+  for (auto& [name, ev] : pending_) {
+    cl_ulong t0 = 0, t1 = 0;
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
+    clReleaseEvent(ev);
+    KernelTime& kt = times_[name];
+    kt.kernel = name;
+    kt.seconds += 1e-9 * double(t1 - t0);
+    ++kt.launches;
+  }
+  pending_.clear();
+}
+
+std::vector<KernelTime> Runtime::kernel_times() const {
+  std::vector<KernelTime> out;
+  for (auto& kv : times_) out.push_back(kv.second);
+  return out;
+}
+
+}  // namespace pscr::ocl

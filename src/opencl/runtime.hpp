@@ -1,0 +1,112 @@
+// An OpenCL context, queue and built program for one plan, with checked
+// allocation and kernel launches (internal). Kernels are created once, when
+// the program is built, and looked up by name.
+#pragma once
+#include <array>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "pscr/plan.hpp"
+
+namespace pscr::ocl {
+
+// Owning cl_mem handle.
+struct Mem {
+  cl_mem m = nullptr;
+  Mem() = default;
+  Mem(const Mem&) = delete;
+  Mem& operator=(const Mem&) = delete;
+  Mem(Mem&& o) noexcept : m(o.m) { o.m = nullptr; }
+  Mem& operator=(Mem&& o) noexcept {
+    std::swap(m, o.m);
+    return *this;
+  }
+  ~Mem() { if (m) clReleaseMemObject(m); }
+};
+
+// A __local kernel argument of this many bytes.
+struct LocalBytes {
+  std::size_t bytes;
+};
+
+class Runtime {
+ public:
+  // profile: per-kernel device times from profiling events (kernel_times()).
+  Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const Device& device() const { return dev_; }
+  cl_context context() const { return ctx_; }
+  cl_command_queue queue() const { return queue_; }
+
+  // Device buffer; AllocationTooLarge (with the sizes) before anything is
+  // allocated past the device's largest allocation or its global memory.
+  Mem alloc(std::size_t bytes, const char* what);
+  template <class V> Mem upload(const std::vector<V>& v, const char* what) {
+    Mem m = alloc(v.size() * sizeof(V), what);
+    if (!v.empty()) write(m.m, v.data(), v.size() * sizeof(V));
+    return m;
+  }
+  void write(cl_mem m, const void* src, std::size_t bytes) const;
+  void read(cl_mem m, void* dst, std::size_t bytes) const;
+  std::size_t bytes() const { return bytes_; }
+
+  // Launch with explicit global and local sizes (dims = 1..3).
+  template <class... A>
+  void launch(const char* name, int dims, std::array<std::size_t, 3> global, std::array<std::size_t, 3> local,
+              const A&... args) const {
+    cl_kernel k = kernel(name);
+    cl_uint idx = 0;
+    (set_arg(k, idx++, args), ...);
+    enqueue(name, k, dims, global, local);
+  }
+  // Launch with a power-of-two work-group shape of at most `budget` items,
+  // filled from the first dimension; globals are rounded up to it (kernels
+  // check their bounds). Few distinct shapes keep per-shape compilers (PoCL)
+  // from building many variants.
+  template <class... A>
+  void run(const char* name, std::size_t budget, std::initializer_list<std::size_t> global, const A&... args) const {
+    std::array<std::size_t, 3> g{1, 1, 1}, l{1, 1, 1};
+    int dim = 0;
+    for (auto v : global) {
+      const std::size_t want = std::max<std::size_t>(v, 1);
+      std::size_t w = 1;
+      while (w < want && w * 2 <= budget) w *= 2;
+      budget /= w;
+      l[dim] = w;
+      g[dim] = (want + w - 1) / w * w;
+      ++dim;
+    }
+    launch(name, dim, g, l, args...);
+  }
+  void finish() const;  // waits, then books profiling events
+  std::vector<KernelTime> kernel_times() const;
+
+ private:
+  cl_kernel kernel(const char* name) const;
+  template <class A> static void set_arg(cl_kernel k, cl_uint idx, const A& a) {
+    check(clSetKernelArg(k, idx, sizeof(A), &a), "clSetKernelArg");
+  }
+  static void set_arg(cl_kernel k, cl_uint idx, const LocalBytes& a) {
+    check(clSetKernelArg(k, idx, a.bytes, nullptr), "clSetKernelArg (local memory)");
+  }
+  void enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
+               const std::array<std::size_t, 3>& local) const;
+
+  Device dev_;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_program prog_ = nullptr;
+  std::map<std::string, cl_kernel> kernels_;
+  std::size_t bytes_ = 0;
+  bool profile_ = false;
+  mutable std::vector<std::pair<const char*, cl_event>> pending_;
+  mutable std::map<std::string, KernelTime> times_;
+};
+
+}  // namespace pscr::ocl

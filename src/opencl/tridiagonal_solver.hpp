@@ -1,0 +1,33 @@
+// The level-3 tridiagonal solver on the device (internal): lines of
+// (A + σ M) y = g stored [row][line], by global CR steps, then PCR and Thomas
+// in local memory, then global CR back substitution (kernels/tridiagonal.cl).
+#pragma once
+#include <vector>
+
+#include "pscr/parameters.hpp"
+#include "runtime.hpp"
+
+namespace pscr::ocl {
+
+class TridiagonalSolver {
+ public:
+  // n: line length; A, M: the factor (diag|off) on the device; up to
+  // max_lines lines per solve. Throws InvalidArgument when the parameters
+  // exceed the device's work-group or local-memory limits.
+  TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines, std::size_t scalar_bytes,
+                    cl_mem A, cl_mem M, bool may_pin);
+  // Solves in place: Y[row][line] for `lines` lines with per-line shifts and
+  // null-mode flags.
+  void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
+
+ private:
+  Runtime& rt_;
+  KernelParameters p_;
+  std::vector<int> rows_;  // system length per CR level; the last is solved in local memory
+  std::size_t scalar_bytes_;
+  cl_mem A_, M_;
+  bool may_pin_;
+  Mem levels_;  // planes a | c | d of every reduced level
+};
+
+}  // namespace pscr::ocl

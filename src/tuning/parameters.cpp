@@ -1,0 +1,48 @@
+#include "pscr/parameters.hpp"
+
+#include <sstream>
+
+#include "pscr/errors.hpp"
+
+namespace pscr {
+
+const std::vector<ParameterInfo>& parameter_table() {
+  using P = KernelParameters;
+  static const std::vector<ParameterInfo> table = {
+      {"work_group", &P::work_group, 1, 1024, true, "work-items per group, element-wise kernels"},
+      {"sum_work_group", &P::sum_work_group, 1, 1024, true, "work-items per group, weighted vector sums"},
+      {"sum_terms", &P::sum_terms, 1, 4096, true, "terms per work-item before a sum is split"},
+      {"cr_work_group", &P::cr_work_group, 1, 1024, true, "lines per group, global CR stages"},
+      {"local_size", &P::local_size, 4, 1024, true, "longest system solved in local memory"},
+      {"local_lines", &P::local_lines, 1, 256, true, "lines per group, local-memory stage"},
+      {"pcr_steps", &P::pcr_steps, 0, 8, false, "PCR steps before Thomas in local memory"},
+      {"newton_raphson", &P::newton_raphson, 0, 1, false, "Newton-Raphson reciprocal instead of division"},
+  };
+  return table;
+}
+
+void validate(const KernelParameters& p, const std::string& where) {
+  for (const auto& e : parameter_table()) {
+    const int v = p.*(e.member);
+    if (v < e.min || v > e.max || (e.power_of_two && (v & (v - 1)) != 0)) {
+      std::ostringstream os;
+      os << where << ": " << e.name << " = " << v << " is out of range (" << e.min << " .. " << e.max
+         << (e.power_of_two ? ", a power of two" : "") << ")";
+      throw InvalidArgument(os.str());
+    }
+  }
+}
+
+bool operator==(const KernelParameters& a, const KernelParameters& b) {
+  for (const auto& e : parameter_table())
+    if (a.*(e.member) != b.*(e.member)) return false;
+  return true;
+}
+
+std::string to_string(const KernelParameters& p) {
+  std::ostringstream os;
+  for (const auto& e : parameter_table()) os << (&e == &parameter_table().front() ? "" : " ") << e.name << '=' << p.*(e.member);
+  return os.str();
+}
+
+}  // namespace pscr
