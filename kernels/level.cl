@@ -182,3 +182,15 @@ __kernel void child_shifts(__global const scalar* sigma, __global const scalar* 
   child_sigma[mode * batch + b] = sigma[b] + lambda[mode];
   child_pinned[mode * batch + b] = pinned[b] && zero_mode_flag[mode];
 }
+
+// Sets *flag when any of the n values of X is NaN or infinite.
+__kernel void find_nonfinite(__global const scalar* X, ulong n, __global int* flag) {
+  for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+#ifdef SCALAR_COMPLEX
+    const int bad = !isfinite(X[i].x) || !isfinite(X[i].y);
+#else
+    const int bad = !isfinite(X[i]);
+#endif
+    if (bad) *flag = 1;
+  }
+}

@@ -5,7 +5,7 @@
 #include <complex>
 #include <cstring>
 
-#include "planner/plan_data.hpp"
+#include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
@@ -13,15 +13,6 @@
 namespace pscr {
 
 
-template <class T> struct Plan<T>::Impl {
-  explicit Impl(const Problem<T>& p, const Options& o) : options(o), data(planner::make_plan_data(p, o.radix)) {}
-  Options options;
-  planner::PlanData<T> data;
-  std::unique_ptr<Executor<T>> exec;
-  PlanInfo info;
-  std::vector<double> neumann_weights;  // pure Neumann: (M1 1)⊗(M2 1)[⊗(M3 1)]
-  double neumann_weight_sum = 0;
-};
 
 namespace {
 
@@ -87,6 +78,7 @@ template <class T> Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 template <class T> const PlanInfo& Plan<T>::info() const { return impl_->info; }
 template <class T> std::vector<KernelTime> Plan<T>::kernel_times() const { return impl_->exec->kernel_times(); }
+template <class T> void Plan<T>::set_profiling(bool on) { impl_->exec->set_profiling(on); }
 template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->data.problem; }
 
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }

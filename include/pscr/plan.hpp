@@ -58,7 +58,12 @@ template <class T> class Plan {
   std::vector<KernelTime> kernel_times() const;
   const Problem<T>& problem() const;
 
+  // Turns collection of per-kernel device times on or off (Options::profile
+  // sets the initial state); collection adds a little host work per launch.
+  void set_profiling(bool on);
+
   struct Impl;
+  const Impl& impl() const { return *impl_; }  // for the backend-specific APIs
 
  private:
   std::unique_ptr<Impl> impl_;

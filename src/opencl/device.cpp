@@ -75,6 +75,7 @@ Device select_device(const std::string& selector_in) {
   d.device_name = info_string(d.device, CL_DEVICE_NAME);
   clGetDeviceInfo(d.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d.max_work_group, &d.max_work_group, nullptr);
   clGetDeviceInfo(d.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d.local_mem, &d.local_mem, nullptr);
+  clGetDeviceInfo(d.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr);
   d.fp64 = info_string(d.device, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
   clGetDeviceInfo(d.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
   clGetDeviceInfo(d.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);

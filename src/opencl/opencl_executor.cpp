@@ -83,9 +83,19 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         x = view.m;
       }
       solve_dim(0, x, 1, sigma0_.m, pinned0_.m);
-      rt_->finish();
     }
+    // One pass over the solutions instead of a silent NaN.
+    const int zero = 0;
+    int flag = 0;
+    rt_->write(flag_.m, &zero, sizeof zero);
+    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.m);
+    rt_->read(flag_.m, &flag, sizeof flag);
+    rt_->finish();
+    if (flag)
+      throw NumericalBreakdown(
+          "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
   }
+  void set_profiling(bool on) override { rt_->set_profiling(on); }
 
   std::size_t device_bytes() const override { return rt_->bytes(); }
   std::string name() const override { return "opencl: " + rt_->device().name; }
@@ -125,6 +135,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
+    flag_ = rt.alloc(sizeof(int), "flags");
     int batch = 1;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[d];
@@ -178,7 +189,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_sigma = rt.alloc(lanes * sizeof(T), "shift buffer");
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
-        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, int(pd_.problem.size(D_ - 1)), db.R * lanes, sizeof(T),
+        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, int(pd_.problem.size(D_ - 1)), lanes, sizeof(T),
                                                         afac_[D_ - 1].m, mfac_[D_ - 1].m, pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
@@ -206,9 +217,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   // of the level needs for sum_terms terms each.
   void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources) const {
     const std::size_t cap = std::size_t(p_.sum_work_group), R = db.R, sums = R * std::size_t(lb.ngroups);
-    const std::size_t wb = fit(std::size_t(batch), cap);
-    const std::size_t lanes = fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, cap / wb);
-    const std::size_t wr = fit(sums, cap / (wb * lanes));
+    const auto& items = rt_->device().max_items;
+    const std::size_t wb = fit(std::size_t(batch), std::min(cap, items[0]));
+    const std::size_t lanes = fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, std::min(cap / wb, items[1]));
+    const std::size_t wr = fit(sums, std::min(cap / (wb * lanes), items[2]));
     const std::array<std::size_t, 3> global{round_up(std::size_t(batch), wb), lanes, round_up(sums, wr)},
         local{wb, lanes, wr};
     if (lanes == 1)
@@ -270,7 +282,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::vector<Mem> afac_, mfac_;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
-  Mem x_, sigma0_, pinned0_;
+  Mem x_, sigma0_, pinned0_, flag_;
 };
 
 }  // namespace

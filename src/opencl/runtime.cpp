@@ -9,7 +9,7 @@ Runtime::Runtime(const Device& dev, const char* source, const std::string& build
   cl_int st;
   ctx_ = clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st);
   check(st, "clCreateContext");
-  queue_ = clCreateCommandQueue(ctx_, dev_.device, profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st);
+  queue_ = clCreateCommandQueue(ctx_, dev_.device, CL_QUEUE_PROFILING_ENABLE, &st);
   check(st, "clCreateCommandQueue");
   prog_ = build_program(ctx_, dev_, source, build_options);
   cl_uint n = 0;
@@ -80,7 +80,9 @@ void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<
     for (int d = 0; d < dims; ++d) os << (d ? "x" : " ") << global[d];
     os << ", local";
     for (int d = 0; d < dims; ++d) os << (d ? "x" : " ") << local[d];
-    os << ")";
+    cl_uint nargs = 0;
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr);
+    os << ", " << nargs << " arguments)";
     check(st, os.str().c_str());
   }
   if (ev) pending_.emplace_back(name, ev);

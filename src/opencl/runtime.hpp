@@ -34,7 +34,8 @@ struct LocalBytes {
 
 class Runtime {
  public:
-  // profile: per-kernel device times from profiling events (kernel_times()).
+  // profile: collect per-kernel device times from profiling events
+  // (kernel_times()); the queue always allows it, so it can be turned on later.
   Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -76,7 +77,7 @@ class Runtime {
     for (auto v : global) {
       const std::size_t want = std::max<std::size_t>(v, 1);
       std::size_t w = 1;
-      while (w < want && w * 2 <= budget) w *= 2;
+      while (w < want && w * 2 <= budget && w * 2 <= dev_.max_items[dim]) w *= 2;
       budget /= w;
       l[dim] = w;
       g[dim] = (want + w - 1) / w * w;
@@ -85,6 +86,7 @@ class Runtime {
     launch(name, dim, g, l, args...);
   }
   void finish() const;  // waits, then books profiling events
+  void set_profiling(bool on) { profile_ = on; }
   std::vector<KernelTime> kernel_times() const;
 
  private:

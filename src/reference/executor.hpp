@@ -26,6 +26,7 @@ template <class T> class Executor {
   virtual void* opencl_context() const { return nullptr; }
   virtual void* opencl_queue() const { return nullptr; }
   virtual void solve_device(void* /*buffer*/, std::size_t /*count*/) const {}
+  virtual void set_profiling(bool /*on*/) {}
   // The kernel parameters in use and where they came from (OpenCL backend).
   virtual KernelParameters parameters() const { return {}; }
   virtual std::string parameters_source() const { return ""; }

@@ -1,0 +1,31 @@
+// Device-resident solves with the OpenCL backend: the data stays on the
+// device between solves. Include this header only where OpenCL is wanted;
+// pscr/pscr.hpp does not pull OpenCL in.
+#pragma once
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstddef>
+
+#include "pscr/plan.hpp"
+
+namespace pscr::opencl {
+
+// The context and in-order queue of an OpenCL plan (InvalidArgument for other
+// backends). Create buffers in this context; enqueue work on this queue (or
+// synchronise with it) to order it with the solves.
+template <class T> cl_context context(const Plan<T>& plan);
+template <class T> cl_command_queue queue(const Plan<T>& plan);
+
+// Solves A u = f in place: `x` holds `count` right-hand sides of
+// problem.unknowns() entries each, one after another, and receives the
+// solutions. Returns when the solve has finished. The solutions are checked
+// on the device; a non-finite value throws NumericalBreakdown.
+// Errors: InvalidArgument (not an OpenCL plan, buffer of another context,
+// pure-Neumann problem: use Plan::solve on host arrays), SizeMismatch (buffer
+// smaller than count right-hand sides).
+template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
+
+}  // namespace pscr::opencl

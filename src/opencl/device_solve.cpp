@@ -1,0 +1,57 @@
+// pscr/opencl.hpp: device-resident solves.
+#include <chrono>
+#include <complex>
+
+#include "../plan_impl.hpp"
+#include "cl_check.hpp"
+#include "pscr/opencl.hpp"
+
+namespace pscr::opencl {
+namespace {
+
+template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
+  const Executor<T>& e = *plan.impl().exec;
+  if (!e.opencl_context()) throw InvalidArgument("plan uses the " + e.name() + " backend, not OpenCL");
+  return e;
+}
+
+}  // namespace
+
+template <class T> cl_context context(const Plan<T>& plan) {
+  return static_cast<cl_context>(opencl_executor(plan).opencl_context());
+}
+template <class T> cl_command_queue queue(const Plan<T>& plan) {
+  return static_cast<cl_command_queue>(opencl_executor(plan).opencl_queue());
+}
+
+template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Executor<T>& e = opencl_executor(plan);
+  if (!x) throw InvalidArgument("opencl::solve: null buffer");
+  if (plan.impl().data.pure_neumann)
+    throw InvalidArgument("opencl::solve: pure-Neumann problems need the projection of Plan::solve (host arrays)");
+  cl_context ctx = nullptr;
+  ocl::check(clGetMemObjectInfo(x, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetMemObjectInfo(CL_MEM_CONTEXT)");
+  if (ctx != e.opencl_context()) throw InvalidArgument("opencl::solve: the buffer belongs to another OpenCL context");
+  std::size_t bytes = 0;
+  ocl::check(clGetMemObjectInfo(x, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
+  const std::size_t need = count * plan.problem().unknowns() * sizeof(T);
+  if (bytes < need)
+    throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
+                       " right-hand sides need " + std::to_string(need));
+  e.solve_device(x, count);
+  SolveStats st;
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+#define PSCR_INSTANTIATE(T)                                    \
+  template cl_context context(const Plan<T>&);                 \
+  template cl_command_queue queue(const Plan<T>&);             \
+  template SolveStats solve(const Plan<T>&, cl_mem, std::size_t);
+PSCR_INSTANTIATE(float)
+PSCR_INSTANTIATE(double)
+PSCR_INSTANTIATE(std::complex<float>)
+PSCR_INSTANTIATE(std::complex<double>)
+
+}  // namespace pscr::opencl
