@@ -68,6 +68,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_->info.device_bytes = impl_->exec->device_bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
   impl_->info.backend = impl_->exec->name();
+  impl_->info.device = impl_->exec->device_name();
   impl_->info.parameters = impl_->exec->parameters();
   impl_->info.parameters_source = impl_->exec->parameters_source();
 }

@@ -4,6 +4,11 @@
 #include <boost/test/unit_test.hpp>
 #include <boost/mpl/list.hpp>
 
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "pscr/opencl.hpp"
 #include "support.hpp"
 
 using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<double>>;
@@ -63,4 +68,168 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
                         [](auto& e) { return std::string(e.what()).find("available:") != std::string::npos; });
   o.device = "99:99";
   BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::BackendError);
+}
+
+// Every stage combination: global CR down to 4 rows, PCR depths 0..3, one and
+// many lines per local group, tree sums of single terms, Newton–Raphson.
+BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
+  std::vector<pscr::KernelParameters> sets(4);
+  sets[0].local_size = 4;
+  sets[0].pcr_steps = 0;
+  sets[1].local_size = 8;
+  sets[1].pcr_steps = 3;
+  sets[1].local_lines = 2;
+  sets[1].newton_raphson = 1;
+  sets[2].sum_terms = 1;
+  sets[2].sum_work_group = 64;
+  sets[2].cr_work_group = 16;
+  sets[2].work_group = 16;
+  sets[2].pcr_steps = 1;
+  sets[3].local_size = 128;
+  sets[3].local_lines = 1;
+  sets[3].newton_raphson = 1;
+  std::uint64_t seed = 40;
+  for (const auto& kp : sets) {
+    for (auto n : std::vector<std::vector<int>>{{37, 100}, {6, 33}, {17, 5, 19}}) {
+      std::vector<pscr::Factor<T>> fs;
+      for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
+      T c = T(0.25);
+      if constexpr (pscr::is_complex_v<T>) c = T(-0.3, 0.1);
+      const pscr::Problem<T> p(fs, c);
+      pscr::Options o;
+      pscr::Plan<T> ref(p, o);
+      o.backend = pscr::Backend::opencl;
+      o.parameters = kp;
+      pscr::Plan<T> ocl(p, o);
+      BOOST_TEST(ocl.info().parameters == kp);
+      BOOST_TEST(ocl.info().parameters_source == "options");
+      const auto f = test::random_vector<T>(p.unknowns(), ++seed);
+      std::vector<T> u(f.size()), v(f.size());
+      ref.solve(f.data(), u.data());
+      ocl.solve(f.data(), v.data());
+      const double tol = std::is_same_v<pscr::real_t<T>, double> ? 1e-12 : 1e-4;
+      BOOST_TEST_CONTEXT("T=" << pscr::scalar_name<T>() << " N=" << p.unknowns() << " " << pscr::to_string(kp)) {
+        BOOST_TEST(test::rel_error(v, u) <= tol);
+      }
+    }
+  }
+  // Pure Neumann (pinned null mode) through the global CR stages.
+  pscr::KernelParameters kp;
+  kp.local_size = 4;
+  const auto nn = [](int n) { return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann); };
+  const auto p = pscr::Problem<double>::make2d(nn(21), nn(40), 0.0);
+  pscr::Options o;
+  pscr::Plan<double> ref(p, o);
+  o.backend = pscr::Backend::opencl;
+  o.parameters = kp;
+  pscr::Plan<double> ocl(p, o);
+  const auto f = test::random_vector<double>(p.unknowns(), 99);
+  std::vector<double> u(f.size()), v(f.size());
+  ref.solve(f.data(), u.data());
+  ocl.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(parameters_out_of_range_or_beyond_the_device) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(7, 1.0, 1.0));
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  pscr::KernelParameters kp;
+  kp.work_group = 3;
+  o.parameters = kp;
+  auto names = [](const char* key) {
+    return [key](const pscr::InvalidArgument& e) { return std::string(e.what()).find(key) != std::string::npos; };
+  };
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, names("work_group = 3"));
+  kp = {};
+  kp.local_lines = 256;
+  kp.pcr_steps = 8;  // 65536 work-items per group: no device allows that
+  o.parameters = kp;
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, names("work-group limit"));
+  kp = {};
+  kp.local_size = 1024;
+  kp.local_lines = 256;  // 6·1024·256·8 bytes of local memory
+  o.parameters = kp;
+  const auto big = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(1100, 1.0, 1.0));
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(big, o), pscr::InvalidArgument, names("local memory"));
+}
+
+BOOST_AUTO_TEST_CASE(tuning_file_is_loaded_and_checked) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(40, 1.0, 1.0), pscr::graded_mesh(30, 1.0, 1.0));
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const std::string device = pscr::Plan<double>(p, o).info().device;
+  const std::string path = "test_opencl_tuning.json";
+  std::remove(path.c_str());
+  pscr::TuningEntry e;
+  e.device = device;
+  e.problem_class = "2d-real-double";
+  e.min_n = 16;
+  e.max_n = 64;
+  e.parameters.local_size = 8;
+  e.parameters.newton_raphson = 1;
+  pscr::write_tuning(path, {e});
+  o.tuning_file = path;
+  pscr::Plan<double> tuned(p, o);
+  BOOST_TEST(tuned.info().parameters == e.parameters);
+  BOOST_TEST(tuned.info().parameters_source.find(path) != std::string::npos);
+  pscr::Plan<double> ref(p);
+  const auto f = test::random_vector<double>(p.unknowns(), 5);
+  std::vector<double> u(f.size()), v(f.size());
+  ref.solve(f.data(), u.data());
+  tuned.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+  // Outside the entry's size range, or another class: not used.
+  const auto small = pscr::poisson2d(pscr::graded_mesh(10, 1.0, 1.0), pscr::graded_mesh(9, 1.0, 1.0));
+  BOOST_TEST(pscr::Plan<double>(small, o).info().parameters_source.find(path) == std::string::npos);
+  BOOST_TEST(pscr::Plan<float>(p.cast<float>(), o).info().parameters_source.find(path) == std::string::npos);
+  // An out-of-range value in the file stops the plan, naming file and key.
+  {
+    std::ofstream out(path);
+    out << R"({"format": "libpscr-tuning", "version": 1, "entries": [{"device": ")" << device
+        << R"(", "class": "2d-real-double", "parameters": {"pcr_steps": 99}}]})";
+  }
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, [&](const pscr::InvalidArgument& err) {
+    const std::string m = err.what();
+    return m.find(path) != std::string::npos && m.find("pcr_steps") != std::string::npos;
+  });
+  std::remove(path.c_str());
+  BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::FileFormatError);  // named file is missing
+}
+
+BOOST_AUTO_TEST_CASE(device_resident_solves) {
+  const auto a = pscr::graded_mesh(35, 1.0, 1.02), b = pscr::graded_mesh(50, 1.0, 0.99);
+  const auto p = pscr::poisson2d(a, b);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  pscr::Plan<double> plan(p, o);
+  const std::size_t N = p.unknowns();
+  const auto f = test::random_vector<double>(2 * N, 11);
+  std::vector<double> u(2 * N), v(2 * N);
+  plan.solve_batch(f.data(), u.data(), 2);
+  cl_int st;
+  cl_context ctx = pscr::opencl::context(plan);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 2 * N * sizeof(double), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), f.data(), 0, nullptr, nullptr);
+  pscr::opencl::solve(plan, buf, 1);  // first right-hand side only
+  clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), v.data(), 0, nullptr, nullptr);
+  BOOST_TEST(test::rel_error(std::vector<double>(v.begin(), v.begin() + N), std::vector<double>(u.begin(), u.begin() + N)) <= 1e-12);
+  BOOST_TEST(test::rel_error(std::vector<double>(v.begin() + N, v.end()), std::vector<double>(f.begin() + N, f.end())) == 0.0);
+  // Errors: too small for two right-hand sides, a reference plan, a NaN.
+  cl_mem small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(double), nullptr, &st);
+  BOOST_CHECK_THROW(pscr::opencl::solve(plan, small, 2), pscr::SizeMismatch);
+  BOOST_CHECK_THROW(pscr::opencl::context(pscr::Plan<double>(p)), pscr::InvalidArgument);
+  std::vector<double> bad(N, 1.0);
+  bad[N / 2] = std::nan("");
+  clEnqueueWriteBuffer(q, small, CL_TRUE, 0, N * sizeof(double), bad.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_THROW(pscr::opencl::solve(plan, small, 1), pscr::NumericalBreakdown);
+  clReleaseMemObject(small);
+  clReleaseMemObject(buf);
+  const auto nn = pscr::laplacian_factor(9, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+  pscr::Plan<double> neumann(pscr::Problem<double>::make2d(nn, nn, 0.0), o);
+  cl_mem nb = clCreateBuffer(pscr::opencl::context(neumann), CL_MEM_READ_WRITE, 81 * sizeof(double), nullptr, &st);
+  BOOST_CHECK_THROW(pscr::opencl::solve(neumann, nb, 1), pscr::InvalidArgument);
+  clReleaseMemObject(nb);
 }

@@ -2,6 +2,7 @@
 // library, the tuner (tuning/pscr-tune) and the JSON tuning files. A new
 // parameter is one member here plus one row in parameter_table().
 #pragma once
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,6 @@ inline bool operator!=(const KernelParameters& a, const KernelParameters& b) { r
 
 // "key=value key=value ..." for logs and reports.
 std::string to_string(const KernelParameters& p);
+std::ostream& operator<<(std::ostream& os, const KernelParameters& p);
 
 }  // namespace pscr

@@ -17,7 +17,8 @@ struct PlanInfo {
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
   bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
-  std::string backend;          // "reference" or the OpenCL device name
+  std::string backend;          // "reference" or "opencl: <platform> / <device>"
+  std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use
   std::string parameters_source;  // "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
 };

@@ -104,6 +104,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   void* opencl_queue() const override { return rt_->queue(); }
   KernelParameters parameters() const override { return p_; }
   std::string parameters_source() const override { return source_; }
+  std::string device_name() const override { return rt_->device().device_name; }
 
  private:
   struct LevelBufs {
@@ -244,19 +245,25 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     rest_factors(d, A2, M2, n2, A3, M3, n3);
     cl_mem Fd = factors_[d].m;
     const bool leaf = d + 2 == D_;
-    auto children = [&](const LevelBufs& lb) {
+    // The partial solutions of one level: right-hand sides from the source rows
+    // of X (and the boundary terms BL, BR in back substitution), solved by the
+    // tridiagonal solver (which forms them itself) or by PSCR over dimension d+1.
+    auto partial_solutions = [&](const LevelBufs& lb, int use_boundary) {
       const int lines = lb.modes * batch;
       rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.m, pinned, lb.zero_flag.m,
              db.child_sigma.m, db.child_pinned.m, batch, lb.modes);
-      if (leaf) tri_->solve(db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
-      else solve_dim(d + 1, db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
+      if (leaf) {
+        const ocl::RhsSource src{X, lb.groups.m, lb.mode_group.m, lb.W.m, db.BL.m, db.BR.m, batch, use_boundary};
+        tri_->solve(db.Y.m, lines, db.child_sigma.m, db.child_pinned.m, src);
+      } else {
+        rt.run("form_rhs", wg, {B, std::size_t(lb.modes), RR}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
+               db.BL.m, db.BR.m, R, batch, lb.modes, use_boundary);
+        solve_dim(d + 1, db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
+      }
     };
-    const cl_mem none = db.BL.m;
     for (int i = 1; i < k; ++i) {
       const LevelBufs& lb = db.levels[i - 1];
-      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), RR}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m, none,
-             none, R, batch, lb.modes, 0);
-      children(lb);
+      partial_solutions(lb, 0);
       accumulate(db, lb, X, batch, 0);
       if (lb.nsurv > 0)
         rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.m, lb.survivors.m, lb.nsurv,
@@ -266,9 +273,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       const LevelBufs& lb = db.levels[i - 1];
       rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.m, db.BR.m, lb.groups.m, lb.ngroups,
              Fd, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
-      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), RR}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
-             db.BL.m, db.BR.m, R, batch, lb.modes, 1);
-      children(lb);
+      partial_solutions(lb, 1);
       accumulate(db, lb, X, batch, 1);
     }
   }

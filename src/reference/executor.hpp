@@ -30,6 +30,7 @@ template <class T> class Executor {
   // The kernel parameters in use and where they came from (OpenCL backend).
   virtual KernelParameters parameters() const { return {}; }
   virtual std::string parameters_source() const { return ""; }
+  virtual std::string device_name() const { return ""; }
   virtual std::string name() const = 0;
 };
 

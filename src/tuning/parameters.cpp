@@ -45,4 +45,6 @@ std::string to_string(const KernelParameters& p) {
   return os.str();
 }
 
+std::ostream& operator<<(std::ostream& os, const KernelParameters& p) { return os << to_string(p); }
+
 }  // namespace pscr

@@ -1,0 +1,106 @@
+// The parameter table and the JSON tuning files: round trip, merging, look-up,
+// and errors that name the file and the key.
+#define BOOST_TEST_MODULE tuning
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "pscr/pscr.hpp"
+
+namespace {
+
+const std::string path = "test_tuning.json";
+
+void write_text(const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+template <class E> bool error_names(const std::string& text, std::vector<std::string> parts) {
+  write_text(text);
+  try {
+    pscr::read_tuning(path);
+  } catch (const E& e) {
+    const std::string m = e.what();
+    for (auto& p : parts)
+      if (m.find(p) == std::string::npos) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(defaults_are_valid_and_every_parameter_is_checked) {
+  pscr::validate(pscr::KernelParameters{});
+  for (const auto& e : pscr::parameter_table()) {
+    pscr::KernelParameters p;
+    p.*(e.member) = e.max + 1;
+    BOOST_CHECK_EXCEPTION(pscr::validate(p), pscr::InvalidArgument, [&](auto& err) {
+      return std::string(err.what()).find(e.name) != std::string::npos;
+    });
+    if (e.power_of_two && e.max > 2) {
+      p = {};
+      p.*(e.member) = 3;
+      if (3 >= e.min) BOOST_CHECK_THROW(pscr::validate(p), pscr::InvalidArgument);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(write_merge_and_find) {
+  std::remove(path.c_str());
+  pscr::TuningEntry a;
+  a.device = "dev A";
+  a.problem_class = pscr::problem_class(2, false, true);
+  BOOST_TEST(a.problem_class == "2d-real-double");
+  a.min_n = 0;
+  a.max_n = 1000;
+  a.parameters.pcr_steps = 3;
+  pscr::TuningEntry b = a;
+  b.min_n = 100;
+  b.max_n = 200;
+  b.parameters.local_size = 64;
+  pscr::write_tuning(path, {a, b});
+  a.parameters.pcr_steps = 1;  // replaces the stored entry with the same key
+  pscr::write_tuning(path, {a});
+  const auto all = pscr::read_tuning(path);
+  BOOST_TEST(all.size() == 2u);
+  const auto* hit = pscr::find_tuning(all, "dev A", "2d-real-double", 150);
+  BOOST_REQUIRE(hit);
+  BOOST_TEST(hit->parameters == b.parameters);  // the narrowest range
+  hit = pscr::find_tuning(all, "dev A", "2d-real-double", 500);
+  BOOST_REQUIRE(hit);
+  BOOST_TEST(hit->parameters.pcr_steps == 1);
+  BOOST_TEST(!pscr::find_tuning(all, "dev A", "2d-real-double", 5000));
+  BOOST_TEST(!pscr::find_tuning(all, "dev B", "2d-real-double", 150));
+  BOOST_TEST(!pscr::find_tuning(all, "dev A", "3d-real-double", 150));
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(shipped_database_parses) {
+  for (const auto& e : pscr::shipped_tuning()) pscr::validate(e.parameters, e.device);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
+  const std::string head = R"({"format": "libpscr-tuning", "version": 1, "entries": [)";
+  BOOST_TEST(error_names<pscr::FileFormatError>("{not json", {path, "malformed"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(R"({"format": "other", "version": 1, "entries": []})", {path, "format"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(R"({"format": "libpscr-tuning", "version": 7, "entries": []})",
+                                                {path, "version"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(head + R"({"class": "2d-real-double", "parameters": {}}]})",
+                                                {path, "entries[0].device", "missing"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "parameters": {"work_grop": 64}}]})",
+      {path, "work_grop", "unknown"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "parameters": {"work_group": "64"}}]})",
+      {path, "work_group", "integer"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": 5, "class": "2d-real-double", "parameters": {}}]})", {path, "device", "type"}));
+  BOOST_TEST(error_names<pscr::InvalidArgument>(
+      head + R"({"device": "d", "class": "2d-real-double", "parameters": {"local_size": 3}}]})",
+      {path, "entries[0].parameters", "local_size = 3"}));
+  std::remove(path.c_str());
+  BOOST_CHECK_THROW(pscr::read_tuning(path), pscr::FileFormatError);
+}
