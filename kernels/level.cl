@@ -44,66 +44,33 @@ inline scalar apply_rest(__global const scalar* x, int r, int batch, int b, scal
   return s;
 }
 
-// The right-hand side of one partial solution (line = mode·batch + b) at any
-// rest index r:  Σ_p W[src_p, mode] X[src_p][r][b]
-//                − W[s, mode] BL[g][r][b] − W[e, mode] BR[g][r][b]
-// (boundary terms in back substitution only). Formed where it is used, so the
-// tridiagonal solver never reads a stored right-hand side.
-typedef struct {
-  __global const scalar* X;
-  __global const scalar* BL;
-  __global const scalar* BR;
-  int R, batch, b, gi, nsrc, use_boundary;
-  int src_row[NSRC];
-  scalar w_src[NSRC];
-  scalar w_start, w_end;
-} rhs_t;
-
-inline rhs_t line_rhs(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
-                      __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int R,
-                      int batch, int use_boundary, int line) {
-  rhs_t s;
-  const int mode = line / batch;
-  s.X = X;
-  s.BL = BL;
-  s.BR = BR;
-  s.R = R;
-  s.batch = batch;
-  s.b = line % batch;
-  s.gi = mode_group[mode];
-  s.use_boundary = use_boundary;
-  const group_t g = groups[s.gi];
-  __global const scalar* w = W + (size_t)mode * KEPT;
-  s.nsrc = g.nsrc;
-  for (int p = 0; p < NSRC; ++p) {
-    s.src_row[p] = g.src_row[p];
-    s.w_src[p] = p < g.nsrc ? w[g.src_pos[p]] : ZERO;
-  }
-  s.w_start = w[g.start_pos];
-  s.w_end = w[g.end_pos];
-  return s;
-}
-
-inline scalar rhs_at(const rhs_t* s, int r) {
-  scalar v = ZERO;
-  for (int p = 0; p < s->nsrc; ++p) v += smul(s->w_src[p], s->X[((size_t)s->src_row[p] * s->R + r) * s->batch + s->b]);
-  if (s->use_boundary) {
-    const size_t o = ((size_t)s->gi * s->R + r) * s->batch + s->b;
-    v -= smul(s->w_start, s->BL[o]) + smul(s->w_end, s->BR[o]);
-  }
-  return v;
-}
-
-// Stored right-hand sides, Y[r][mode][b], for dimensions whose partial
-// solutions are themselves PSCR solves (3D). Global size (batch, modes, R).
+// Right-hand sides of the partial solutions: Y[r][mode][b] =
+//   Σ_p W[src_p, l] X[src_p][r][b] − W[s, l] BL[g][r][b] − W[e, l] BR[g][r][b].
+// Each work-item forms RHS_ROWS consecutive rows of one line, so the group
+// and eigenvector look-ups are made once per RHS_ROWS outputs.
+// Global size (batch, modes, ceil(R / RHS_ROWS)).
+#define RHS_ROWS 16
 __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
                        __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
                        __global const scalar* BR, int R, int batch, int modes, int use_boundary) {
-  const int b = get_global_id(0), mode = get_global_id(1), r = get_global_id(2);
-  if (b >= batch || mode >= modes || r >= R) return;
-  const int line = mode * batch + b;
-  const rhs_t s = line_rhs(X, groups, mode_group, W, BL, BR, R, batch, use_boundary, line);
-  Y[(size_t)r * modes * batch + line] = rhs_at(&s, r);
+  const int b = get_global_id(0), mode = get_global_id(1), r0 = get_global_id(2) * RHS_ROWS;
+  if (b >= batch || mode >= modes || r0 >= R) return;
+  const int gi = mode_group[mode];
+  const group_t g = groups[gi];
+  __global const scalar* w = W + (size_t)mode * KEPT;
+  scalar ws[NSRC];
+  for (int p = 0; p < NSRC; ++p) ws[p] = p < g.nsrc ? w[g.src_pos[p]] : ZERO;
+  const scalar wl = w[g.start_pos], wr = w[g.end_pos];
+  const int r1 = min(r0 + RHS_ROWS, R);
+  for (int r = r0; r < r1; ++r) {
+    scalar s = ZERO;
+    for (int p = 0; p < g.nsrc; ++p) s += smul(ws[p], X[((size_t)g.src_row[p] * R + r) * batch + b]);
+    if (use_boundary) {
+      const size_t o = ((size_t)gi * R + r) * batch + b;
+      s -= smul(wl, BL[o]) + smul(wr, BR[o]);
+    }
+    Y[((size_t)r * modes + mode) * batch + b] = s;
+  }
 }
 
 // Partial-solution outputs (the weighted vector sums):

@@ -3,39 +3,57 @@
 // The coefficients of the original system are generated from the factor A, M
 // (diag|off) and the line's shift σ, never stored. Stages:
 //   cr_reduce  one CR step in global memory (odd rows kept; reduced systems
-//              stored normalised to unit diagonal as a, c, d planes),
+//              normalised to unit diagonal; see `mode` below for storage),
 //   cr_local   the remaining short system in local memory: PCR steps, then
 //              Thomas on the 2^steps independent subsystems,
 //   cr_back    one CR back-substitution step in global memory.
-// The level-0 right-hand side is formed on the fly (rhs_t, level.cl); the
-// solution is written to Y[row][line]. Pinned lines (pure-Neumann null mode)
-// are solved in the least-squares sense: right-hand side minus its mean
-// (center_pinned), last unknown fixed at zero.
-// RHS_ARGS: the arguments that locate the right-hand sides.
-#define RHS_PARAMS                                                                                                  \
-  __global const scalar *X, __global const group_t *groups, __global const int *mode_group, __global const scalar *W, \
-      __global const scalar *BL, __global const scalar *BR, int batch, int use_boundary, __global const scalar *means
-#define LINE_RHS(n, line) line_rhs(X, groups, mode_group, W, BL, BR, (n), batch, use_boundary, (line))
+// Pinned lines (pure-Neumann null mode) are solved in the least-squares sense
+// with their last unknown fixed at zero, after center_pinned.
 
 typedef struct { scalar a, c, d; } row_t;  // a x_{i-1} + x_i + c x_{i+1} = d
 
-// Row i of a line, normalised. Level 0 (generated): from A, M, σ and the
-// right-hand side S[i][line]; stored levels: planes a | c | d of n rows.
-inline row_t get_row(int generated, __global const scalar* S, int n, int L, int line, int i,
-                     __global const scalar* A, __global const scalar* M, scalar sg, int pin, const rhs_t* rs,
-                     scalar mean) {
+// How a CR level is stored (`mode`):
+//   1  level 0: coefficients generated from A, M, σ; d = S[i][line];
+//   2  level 1: coefficients generated from three level-0 rows; only the d
+//      plane is stored (saves writing and reading two planes of n/2 rows);
+//   0  deeper levels: planes a | c | d of n rows.
+// n0 is the length of level 0.
+
+// Row i of level 0 without its right-hand side, normalised to unit diagonal;
+// the returned d is 1/diagonal.
+inline row_t level0_coef(__global const scalar* A, __global const scalar* M, int n0, int i, scalar sg, int pin) {
+  scalar lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
+  scalar up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
+  scalar di = A[i] + smul(sg, M[i]);
+  if (pin && i == n0 - 1) { lo = ZERO; di = FROM_REAL(1); }
+  if (pin && i == n0 - 2) up = ZERO;
   row_t o;
-  if (generated) {
-    scalar lo = i > 0 ? A[n + i - 1] + smul(sg, M[n + i - 1]) : ZERO;
-    scalar up = i + 1 < n ? A[n + i] + smul(sg, M[n + i]) : ZERO;
-    scalar di = A[i] + smul(sg, M[i]);
-    if (pin && i == n - 1) { lo = ZERO; di = FROM_REAL(1); }
-    if (pin && i == n - 2) up = ZERO;
-    const scalar r = srecip(di);
-    o.a = smul(lo, r);
-    o.c = smul(up, r);
-    const scalar g = pin ? (i == n - 1 ? ZERO : rhs_at(rs, i) - mean) : rhs_at(rs, i);
-    o.d = smul(g, r);
+  o.d = srecip(di);
+  o.a = smul(lo, o.d);
+  o.c = smul(up, o.d);
+  return o;
+}
+
+inline size_t d_plane(int mode, int n) { return mode == 0 ? (size_t)2 * n : 0; }
+// Where the right-hand side (and, after back substitution, the solution) of row i lives.
+inline size_t x_index(int mode, int n, int L, int line, int i) { return (d_plane(mode, n) + i) * L + line; }
+
+// Row i of a level of length n, normalised.
+inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
+                     __global const scalar* M, int n0, scalar sg, int pin) {
+  row_t o;
+  if (mode == 1) {
+    o = level0_coef(A, M, n0, i, sg, pin);
+    o.d = smul(S[(size_t)i * L + line], o.d);
+  } else if (mode == 2) {
+    // level-1 row i is level-0 row 2i+1 with rows 2i and 2i+2 eliminated
+    const row_t m = level0_coef(A, M, n0, 2 * i, sg, pin), c = level0_coef(A, M, n0, 2 * i + 1, sg, pin);
+    row_t p = {ZERO, ZERO, ZERO};
+    if (2 * i + 2 < n0) p = level0_coef(A, M, n0, 2 * i + 2, sg, pin);
+    const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
+    o.a = -smul(smul(c.a, m.a), r);
+    o.c = -smul(smul(c.c, p.c), r);
+    o.d = S[(size_t)i * L + line];
   } else {
     o.a = S[(size_t)i * L + line];
     o.c = S[((size_t)n + i) * L + line];
@@ -44,76 +62,66 @@ inline row_t get_row(int generated, __global const scalar* S, int n, int L, int 
   return o;
 }
 
-// Where the solution of row i lives: Y at level 0, the d plane of a stored level.
-inline size_t x_index(int generated, int n, int L, int line, int i) {
-  return generated ? (size_t)i * L + line : ((size_t)2 * n + i) * L + line;
-}
-
-// Mean of the right-hand side of each pinned line (least-squares pinning of
-// the null mode). Global size L.
-__kernel void center_pinned(int n, int L, __global const int* pinned, RHS_PARAMS, __global scalar* out_means) {
+// Least-squares pinning of the null mode: subtract the mean, fix the last row.
+__kernel void center_pinned(__global scalar* Y, int n, int L, __global const int* pinned) {
   const int line = get_global_id(0);
   if (line >= L || !pinned[line]) return;
-  const rhs_t rs = LINE_RHS(n, line);
   scalar mean = ZERO;
-  for (int i = 0; i < n; ++i) mean += rhs_at(&rs, i);
-  out_means[line] = mean / (real)n;
+  for (int i = 0; i < n; ++i) mean += Y[(size_t)i * L + line];
+  mean = mean / (real)n;
+  for (int i = 0; i < n; ++i) Y[(size_t)i * L + line] -= mean;
+  Y[(size_t)(n - 1) * L + line] = ZERO;
 }
 
 // One CR reduction step: level (in, n rows) → level (out, n/2 rows), row j of
 // the output being row 2j+1 of the input with its neighbours eliminated.
 // Global size (L, n/2).
-__kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int generated, __global scalar* out,
-                        ulong out_off, int L, __global const scalar* A, __global const scalar* M,
-                        __global const scalar* sigma, __global const int* pinned, RHS_PARAMS) {
+__kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
+                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, int n0,
+                        __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= no) return;
   in += in_off;
   out += out_off;
   const scalar sg = sigma[line];
   const int pin = pinned[line], i = 2 * j + 1;
-  rhs_t rs;
-  if (generated) rs = LINE_RHS(n, line);
-  const scalar mean = pin ? means[line] : ZERO;
-  const row_t m = get_row(generated, in, n, L, line, i - 1, A, M, sg, pin, &rs, mean);
-  const row_t c = get_row(generated, in, n, L, line, i, A, M, sg, pin, &rs, mean);
+  const row_t m = get_row(in_mode, in, n, L, line, i - 1, A, M, n0, sg, pin);
+  const row_t c = get_row(in_mode, in, n, L, line, i, A, M, n0, sg, pin);
   row_t p = {ZERO, ZERO, ZERO};
-  if (i + 1 < n) p = get_row(generated, in, n, L, line, i + 1, A, M, sg, pin, &rs, mean);
+  if (i + 1 < n) p = get_row(in_mode, in, n, L, line, i + 1, A, M, n0, sg, pin);
   const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
-  out[(size_t)j * L + line] = -smul(smul(c.a, m.a), r);
-  out[((size_t)no + j) * L + line] = -smul(smul(c.c, p.c), r);
-  out[((size_t)2 * no + j) * L + line] = smul(c.d - smul(c.a, m.d) - smul(c.c, p.d), r);
+  out[x_index(out_mode, no, L, line, j)] = smul(c.d - smul(c.a, m.d) - smul(c.c, p.d), r);
+  if (out_mode == 0) {
+    out[(size_t)j * L + line] = -smul(smul(c.a, m.a), r);
+    out[((size_t)no + j) * L + line] = -smul(smul(c.c, p.c), r);
+  }
 }
 
 // One CR back-substitution step: the solution of level (out, n/2 rows), held
 // in its d plane, gives the odd rows of level (in, n rows); the even rows
 // follow from their equations. Global size (L, (n+1)/2).
-__kernel void cr_back(__global scalar* in, ulong in_off, int n, int generated, __global const scalar* out,
-                      ulong out_off, int L, __global const scalar* A, __global const scalar* M,
-                      __global const scalar* sigma, __global const int* pinned, RHS_PARAMS) {
+__kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
+                      ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, int n0,
+                      __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= (n + 1) / 2) return;
-  const int pin = pinned[line];
-  rhs_t rs;
-  if (generated) rs = LINE_RHS(n, line);
-  const scalar mean = pin ? means[line] : ZERO;
   in += in_off;
   out += out_off;
   const int i = 2 * j;
-  const scalar xl = j > 0 ? out[((size_t)2 * no + j - 1) * L + line] : ZERO;
-  const scalar xr = i + 1 < n ? out[((size_t)2 * no + j) * L + line] : ZERO;
-  const row_t r = get_row(generated, in, n, L, line, i, A, M, sigma[line], pin, &rs, mean);
-  in[x_index(generated, n, L, line, i)] = r.d - smul(r.a, xl) - smul(r.c, xr);
-  if (i + 1 < n) in[x_index(generated, n, L, line, i + 1)] = xr;
+  const scalar xl = j > 0 ? out[x_index(out_mode, no, L, line, j - 1)] : ZERO;
+  const scalar xr = i + 1 < n ? out[x_index(out_mode, no, L, line, j)] : ZERO;
+  const row_t r = get_row(in_mode, in, n, L, line, i, A, M, n0, sigma[line], pinned[line]);
+  in[x_index(in_mode, n, L, line, i)] = r.d - smul(r.a, xl) - smul(r.c, xr);
+  if (i + 1 < n) in[x_index(in_mode, n, L, line, i + 1)] = xr;
 }
 
 // The short system of each line in local memory. Work-group (lanes, T) with
 // T = 2^steps work-items per line: PCR steps until rows i and i±T decouple,
 // then work-item t runs Thomas on rows t, t+T, t+2T, ... The solution
 // replaces the right-hand side. `buf` holds 6·n·lanes scalars.
-__kernel void cr_local(__global scalar* S, ulong off, int n, int generated, int L, __global const scalar* A,
-                       __global const scalar* M, __global const scalar* sigma, __global const int* pinned,
-                       RHS_PARAMS, __local scalar* buf) {
+__kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __global const scalar* A,
+                       __global const scalar* M, int n0, __global const scalar* sigma, __global const int* pinned,
+                       __local scalar* buf) {
   const int lane = get_local_id(0), lanes = get_local_size(0);
   const int t = get_local_id(1), T = get_local_size(1);
   const int line = get_group_id(0) * lanes + lane;
@@ -129,11 +137,8 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int generated, int 
   if (active) {
     const scalar sg = sigma[line];
     const int pin = pinned[line];
-    rhs_t rs;
-    if (generated) rs = LINE_RHS(n, line);
-    const scalar mean = pin ? means[line] : ZERO;
     for (int i = t; i < n; i += T) {
-      const row_t r = get_row(generated, S, n, L, line, i, A, M, sg, pin, &rs, mean);
+      const row_t r = get_row(mode, S, n, L, line, i, A, M, n0, sg, pin);
       a[i * lanes + lane] = r.a;
       c[i * lanes + lane] = r.c;
       d[i * lanes + lane] = r.d;
@@ -172,10 +177,10 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int generated, int 
     last = i;
   }
   scalar x = d[last * lanes + lane];
-  S[x_index(generated, n, L, line, last)] = x;
+  S[x_index(mode, n, L, line, last)] = x;
   for (int i = last - T; i >= 0; i -= T) {
     const int k = i * lanes + lane;
     x = d[k] - smul(c[k], x);
-    S[x_index(generated, n, L, line, i)] = x;
+    S[x_index(mode, n, L, line, i)] = x;
   }
 }

@@ -27,6 +27,7 @@ std::size_t fit(std::size_t want, std::size_t cap) {
   return w;
 }
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+constexpr std::size_t kRhsRows = 16;  // RHS_ROWS in kernels/level.cl
 
 template <class T> class OpenCLExecutor final : public Executor<T> {
  public:
@@ -246,20 +247,16 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cl_mem Fd = factors_[d].m;
     const bool leaf = d + 2 == D_;
     // The partial solutions of one level: right-hand sides from the source rows
-    // of X (and the boundary terms BL, BR in back substitution), solved by the
-    // tridiagonal solver (which forms them itself) or by PSCR over dimension d+1.
+    // of X (and the boundary terms BL, BR in back substitution), then the
+    // tridiagonal solver or PSCR over dimension d+1.
     auto partial_solutions = [&](const LevelBufs& lb, int use_boundary) {
       const int lines = lb.modes * batch;
+      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
+             db.BL.m, db.BR.m, R, batch, lb.modes, use_boundary);
       rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.m, pinned, lb.zero_flag.m,
              db.child_sigma.m, db.child_pinned.m, batch, lb.modes);
-      if (leaf) {
-        const ocl::RhsSource src{X, lb.groups.m, lb.mode_group.m, lb.W.m, db.BL.m, db.BR.m, batch, use_boundary};
-        tri_->solve(db.Y.m, lines, db.child_sigma.m, db.child_pinned.m, src);
-      } else {
-        rt.run("form_rhs", wg, {B, std::size_t(lb.modes), RR}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
-               db.BL.m, db.BR.m, R, batch, lb.modes, use_boundary);
-        solve_dim(d + 1, db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
-      }
+      if (leaf) tri_->solve(db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
+      else solve_dim(d + 1, db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
     };
     for (int i = 1; i < k; ++i) {
       const LevelBufs& lb = db.levels[i - 1];

@@ -25,32 +25,29 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
        << dev.name;
   if (!os.str().empty()) throw InvalidArgument("kernel parameters: " + os.str());
   std::size_t total = 0;
-  for (std::size_t k = 1; k < rows_.size(); ++k) total += 3 * std::size_t(rows_[k]) * max_lines;
+  for (std::size_t k = 1; k < rows_.size(); ++k) total += planes(k) * std::size_t(rows_[k]) * max_lines;
   levels_ = rt.alloc(total * scalar_bytes, "CR levels of the tridiagonal solver");
-  means_ = rt.alloc((may_pin ? max_lines : 1) * scalar_bytes, "null-mode means");
 }
 
-void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned, const RhsSource& s) const {
+void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
   const std::size_t L = std::size_t(lines), wg = std::size_t(p_.cr_work_group);
-  if (may_pin_)
-    rt_.run("center_pinned", p_.work_group, {L}, rows_[0], lines, pinned, s.X, s.groups, s.mode_group, s.W, s.BL, s.BR,
-            s.batch, s.use_boundary, means_.m, means_.m);
-  // Level k lives in Y (k = 0, generated coefficients) or in levels_ at offsets[k].
+  if (may_pin_) rt_.run("center_pinned", p_.work_group, {L}, Y, rows_[0], lines, pinned);
+  // Level k lives in Y (k = 0) or in levels_ at offsets[k]; see `mode` in
+  // kernels/tridiagonal.cl for what is stored.
   std::vector<cl_ulong> offsets(rows_.size(), 0);
-  for (std::size_t k = 2; k < rows_.size(); ++k) offsets[k] = offsets[k - 1] + 3 * cl_ulong(rows_[k - 1]) * L;
+  for (std::size_t k = 2; k < rows_.size(); ++k) offsets[k] = offsets[k - 1] + planes(k - 1) * cl_ulong(rows_[k - 1]) * L;
   auto buf = [&](std::size_t k) { return k == 0 ? Y : levels_.m; };
+  auto mode = [](std::size_t k) { return k == 0 ? 1 : k == 1 ? 2 : 0; };
+  const int n0 = rows_[0];
   for (std::size_t k = 0; k + 1 < rows_.size(); ++k)
-    rt_.run("cr_reduce", wg, {L, std::size_t(rows_[k + 1])}, buf(k), offsets[k], rows_[k], int(k == 0), buf(k + 1),
-            offsets[k + 1], lines, A_, M_, sigma, pinned, s.X, s.groups, s.mode_group, s.W, s.BL, s.BR,
-            s.batch, s.use_boundary, means_.m);
+    rt_.run("cr_reduce", wg, {L, std::size_t(rows_[k + 1])}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),
+            offsets[k + 1], mode(k + 1), lines, A_, M_, n0, sigma, pinned);
   const std::size_t K = rows_.size() - 1, lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
   rt_.launch("cr_local", 2, {(L + lanes - 1) / lanes * lanes, T, 1}, {lanes, T, 1}, buf(K), offsets[K], rows_[K],
-             int(K == 0), lines, A_, M_, sigma, pinned, s.X, s.groups, s.mode_group, s.W, s.BL, s.BR, s.batch,
-             s.use_boundary, means_.m, LocalBytes{6 * std::size_t(rows_[K]) * lanes * scalar_bytes_});
+             mode(K), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows_[K]) * lanes * scalar_bytes_});
   for (std::size_t k = K; k-- > 0;)
-    rt_.run("cr_back", wg, {L, std::size_t(rows_[k] + 1) / 2}, buf(k), offsets[k], rows_[k], int(k == 0),
-            buf(k + 1), offsets[k + 1], lines, A_, M_, sigma, pinned, s.X, s.groups, s.mode_group, s.W, s.BL, s.BR,
-            s.batch, s.use_boundary, means_.m);
+    rt_.run("cr_back", wg, {L, std::size_t(rows_[k] + 1) / 2}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),
+            offsets[k + 1], mode(k + 1), lines, A_, M_, n0, sigma, pinned);
 }
 
 }  // namespace pscr::ocl

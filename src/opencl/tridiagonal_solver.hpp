@@ -9,13 +9,6 @@
 
 namespace pscr::ocl {
 
-// Where the right-hand sides of the lines come from (see rhs_t in
-// kernels/level.cl): the source rows of X, eigenvector rows W, boundary terms.
-struct RhsSource {
-  cl_mem X, groups, mode_group, W, BL, BR;
-  int batch, use_boundary;
-};
-
 class TridiagonalSolver {
  public:
   // n: line length; A, M: the factor (diag|off) on the device; up to
@@ -23,11 +16,14 @@ class TridiagonalSolver {
   // exceed the device's work-group or local-memory limits.
   TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines, std::size_t scalar_bytes,
                     cl_mem A, cl_mem M, bool may_pin);
-  // Solves the `lines` lines with per-line shifts and null-mode flags; the
-  // right-hand sides are formed from `rhs`, the solutions written to Y[row][line].
-  void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned, const RhsSource& rhs) const;
+  // Solves in place: Y[row][line] for `lines` lines with per-line shifts and
+  // null-mode flags.
+  void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
 
  private:
+  // Planes stored per row of level k: level 1 keeps only d (its coefficients
+  // are regenerated from level 0), deeper levels a, c and d.
+  static std::size_t planes(std::size_t k) { return k == 1 ? 1 : 3; }
   Runtime& rt_;
   KernelParameters p_;
   std::vector<int> rows_;  // system length per CR level; the last is solved in local memory
@@ -35,7 +31,6 @@ class TridiagonalSolver {
   cl_mem A_, M_;
   bool may_pin_;
   Mem levels_;  // planes a | c | d of every reduced level
-  Mem means_;   // per-line mean of the right-hand side (pinned lines)
 };
 
 }  // namespace pscr::ocl
