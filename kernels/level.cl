@@ -143,32 +143,32 @@ __kernel void accumulate_tree(__global const scalar* Y, __global const group_t* 
 
 // Block products with the rest operator at shift sigma[b]:
 //   B(j, j2) x = (A_d)_{j j2} M_r x + (M_d)_{j j2} (A_r + σ M_r) x.
-inline scalar block(__global const scalar* Fd, int n, int j, int j2, __global const scalar* x, int r, int batch,
+inline scalar block(__global const scalar* Ad, __global const scalar* Md, int n, int j, int j2, __global const scalar* x, int r, int batch,
                     int b, scalar sg, __global const scalar* A2, __global const scalar* M2, int n2,
                     __global const scalar* A3, __global const scalar* M3, int n3) {
-  const scalar a = tri(Fd, n, j, j2), m = tri(Fd + 2 * n - 1, n, j, j2);
+  const scalar a = tri(Ad, n, j, j2), m = tri(Md, n, j, j2);
   return apply_rest(x, r, batch, b, a + smul(m, sg), m, A2, M2, n2, A3, M3, n3);
 }
 
 // Reduction update of the rows of J_i: X_j -= B(j,j-1) v_e(left) + B(j,j+1) v_s(right).
 // Global size (batch, R, survivors).
 __kernel void update_survivors(__global scalar* X, __global const scalar* V, __global const int* survivors,
-                               int nsurv, int ngroups, __global const scalar* Fd, int n, __global const scalar* sigma,
+                               int nsurv, int ngroups, __global const scalar* Ad, __global const scalar* Md, int n, __global const scalar* sigma,
                                int R, int batch, __global const scalar* A2, __global const scalar* M2, int n2,
                                __global const scalar* A3, __global const scalar* M3, int n3) {
   const int b = get_global_id(0), r = get_global_id(1), t = get_global_id(2);
   if (b >= batch || r >= R || t >= nsurv) return;
   const int j = survivors[t];
   const scalar sg = sigma[b];
-  scalar s = block(Fd, n, j, j - 1, V + ((size_t)t * 2 + 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3);
-  if (t + 1 < ngroups) s += block(Fd, n, j, j + 1, V + ((size_t)(t + 1) * 2) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3);
+  scalar s = block(Ad, Md, n, j, j - 1, V + ((size_t)t * 2 + 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3);
+  if (t + 1 < ngroups) s += block(Ad, Md, n, j, j + 1, V + ((size_t)(t + 1) * 2) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3);
   X[((size_t)j * R + r) * batch + b] -= s;
 }
 
 // Back-substitution boundary terms: BL[g] = B(s,s-1) u_{s-1}, BR[g] = B(e,e+1) u_{e+1}.
 // Global size (batch, R, groups).
 __kernel void boundary_terms(__global const scalar* X, __global scalar* BL, __global scalar* BR,
-                             __global const group_t* groups, int ngroups, __global const scalar* Fd, int n,
+                             __global const group_t* groups, int ngroups, __global const scalar* Ad, __global const scalar* Md, int n,
                              __global const scalar* sigma, int R, int batch, __global const scalar* A2,
                              __global const scalar* M2, int n2, __global const scalar* A3, __global const scalar* M3,
                              int n3) {
@@ -177,8 +177,8 @@ __kernel void boundary_terms(__global const scalar* X, __global scalar* BL, __gl
   const group_t g = groups[gi];
   const scalar sg = sigma[b];
   const size_t o = ((size_t)gi * R + r) * batch + b;
-  BL[o] = g.start > 0 ? block(Fd, n, g.start, g.start - 1, X + (size_t)(g.start - 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3) : ZERO;
-  BR[o] = g.end < n - 1 ? block(Fd, n, g.end, g.end + 1, X + (size_t)(g.end + 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3) : ZERO;
+  BL[o] = g.start > 0 ? block(Ad, Md, n, g.start, g.start - 1, X + (size_t)(g.start - 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3) : ZERO;
+  BR[o] = g.end < n - 1 ? block(Ad, Md, n, g.end, g.end + 1, X + (size_t)(g.end + 1) * R * batch, r, batch, b, sg, A2, M2, n2, A3, M3, n3) : ZERO;
 }
 
 // Per-line shifts and null-mode flags for the child problems of a level:

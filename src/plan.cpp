@@ -65,12 +65,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_->info.init_seconds = seconds_since(t0);
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
-  impl_->info.device_bytes = impl_->exec->device_bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
-  impl_->info.backend = impl_->exec->name();
-  impl_->info.device = impl_->exec->device_name();
-  impl_->info.parameters = impl_->exec->parameters();
-  impl_->info.parameters_source = impl_->exec->parameters_source();
+  impl_->exec->describe(impl_->info);
 }
 
 template <class T> Plan<T>::~Plan() = default;

@@ -5,7 +5,7 @@
 
 #include "planner/plan_data.hpp"
 #include "pscr/plan.hpp"
-#include "reference/executor.hpp"
+#include "executor.hpp"
 
 namespace pscr {
 

@@ -11,7 +11,7 @@ namespace {
 
 template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
   const Executor<T>& e = *plan.impl().exec;
-  if (!e.opencl_context()) throw InvalidArgument("plan uses the " + e.name() + " backend, not OpenCL");
+  if (!e.opencl_context()) throw InvalidArgument("plan uses the " + plan.info().backend + " backend, not OpenCL");
   return e;
 }
 

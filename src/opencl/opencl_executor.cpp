@@ -20,13 +20,8 @@ using ocl::LocalBytes;
 using ocl::Mem;
 using planner::PlanData;
 
-// Smallest power of two >= want, but at most cap (a power of two).
-std::size_t fit(std::size_t want, std::size_t cap) {
-  std::size_t w = 1;
-  while (w < want && w * 2 <= cap) w *= 2;
-  return w;
-}
-std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+using ocl::pow2_fit;
+using ocl::round_up;
 constexpr std::size_t kRhsRows = 16;  // RHS_ROWS in kernels/level.cl
 
 template <class T> class OpenCLExecutor final : public Executor<T> {
@@ -98,14 +93,16 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   }
   void set_profiling(bool on) override { rt_->set_profiling(on); }
 
-  std::size_t device_bytes() const override { return rt_->bytes(); }
-  std::string name() const override { return "opencl: " + rt_->device().name; }
+  void describe(PlanInfo& info) const override {
+    info.backend = "opencl: " + rt_->device().name;
+    info.device = rt_->device().device_name;
+    info.device_bytes = rt_->bytes();
+    info.parameters = p_;
+    info.parameters_source = source_;
+  }
   std::vector<KernelTime> kernel_times() const override { return rt_->kernel_times(); }
   void* opencl_context() const override { return rt_->context(); }
   void* opencl_queue() const override { return rt_->queue(); }
-  KernelParameters parameters() const override { return p_; }
-  std::string parameters_source() const override { return source_; }
-  std::string device_name() const override { return rt_->device().device_name; }
 
  private:
   struct LevelBufs {
@@ -128,9 +125,6 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       std::vector<T> a(f.A.diag), m(f.M.diag);
       a.insert(a.end(), f.A.off.begin(), f.A.off.end());
       m.insert(m.end(), f.M.off.begin(), f.M.off.end());
-      std::vector<T> packed(a);
-      packed.insert(packed.end(), m.begin(), m.end());
-      factors_.push_back(rt.upload(packed, "factor matrices"));
       afac_.push_back(rt.upload(a, "factor matrices"));
       mfac_.push_back(rt.upload(m, "factor matrices"));
     }
@@ -220,9 +214,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources) const {
     const std::size_t cap = std::size_t(p_.sum_work_group), R = db.R, sums = R * std::size_t(lb.ngroups);
     const auto& items = rt_->device().max_items;
-    const std::size_t wb = fit(std::size_t(batch), std::min(cap, items[0]));
-    const std::size_t lanes = fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, std::min(cap / wb, items[1]));
-    const std::size_t wr = fit(sums, std::min(cap / (wb * lanes), items[2]));
+    const std::size_t wb = pow2_fit(std::size_t(batch), std::min(cap, items[0]));
+    const std::size_t lanes = pow2_fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, std::min(cap / wb, items[1]));
+    const std::size_t wr = pow2_fit(sums, std::min(cap / (wb * lanes), items[2]));
     const std::array<std::size_t, 3> global{round_up(std::size_t(batch), wb), lanes, round_up(sums, wr)},
         local{wb, lanes, wr};
     if (lanes == 1)
@@ -244,7 +238,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cl_mem A2, M2, A3, M3;
     int n2, n3;
     rest_factors(d, A2, M2, n2, A3, M3, n3);
-    cl_mem Fd = factors_[d].m;
+    cl_mem Ad = afac_[d].m, Md = mfac_[d].m;
     const bool leaf = d + 2 == D_;
     // The partial solutions of one level: right-hand sides from the source rows
     // of X (and the boundary terms BL, BR in back substitution), then the
@@ -264,12 +258,12 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       accumulate(db, lb, X, batch, 0);
       if (lb.nsurv > 0)
         rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.m, lb.survivors.m, lb.nsurv,
-               lb.ngroups, Fd, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
+               lb.ngroups, Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
     }
     for (int i = k; i >= 1; --i) {
       const LevelBufs& lb = db.levels[i - 1];
       rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.m, db.BR.m, lb.groups.m, lb.ngroups,
-             Fd, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
+             Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
       partial_solutions(lb, 1);
       accumulate(db, lb, X, batch, 1);
     }
@@ -280,7 +274,6 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   KernelParameters p_;
   std::string source_;
   std::unique_ptr<ocl::Runtime> rt_;
-  std::vector<Mem> factors_;      // A_d | M_d packed, for the block products
   std::vector<Mem> afac_, mfac_;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;

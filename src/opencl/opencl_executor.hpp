@@ -3,7 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "../reference/executor.hpp"
+#include "../executor.hpp"
+#include "../planner/plan_data.hpp"
 #include "pscr/options.hpp"
 
 namespace pscr {

@@ -2,6 +2,7 @@
 // allocation and kernel launches (internal). Kernels are created once, when
 // the program is built, and looked up by name.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <map>
@@ -26,6 +27,14 @@ struct Mem {
   }
   ~Mem() { if (m) clReleaseMemObject(m); }
 };
+
+// Smallest power of two >= want, but at most cap (1 when cap < 2).
+inline std::size_t pow2_fit(std::size_t want, std::size_t cap) {
+  std::size_t w = 1;
+  while (w < want && w * 2 <= cap) w *= 2;
+  return w;
+}
+inline std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
 // A __local kernel argument of this many bytes.
 struct LocalBytes {
@@ -76,11 +85,10 @@ class Runtime {
     int dim = 0;
     for (auto v : global) {
       const std::size_t want = std::max<std::size_t>(v, 1);
-      std::size_t w = 1;
-      while (w < want && w * 2 <= budget && w * 2 <= dev_.max_items[dim]) w *= 2;
+      const std::size_t w = pow2_fit(want, std::min(budget, dev_.max_items[dim]));
       budget /= w;
       l[dim] = w;
-      g[dim] = (want + w - 1) / w * w;
+      g[dim] = round_up(want, w);
       ++dim;
     }
     launch(name, dim, g, l, args...);

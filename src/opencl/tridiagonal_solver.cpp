@@ -43,7 +43,7 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
     rt_.run("cr_reduce", wg, {L, std::size_t(rows_[k + 1])}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),
             offsets[k + 1], mode(k + 1), lines, A_, M_, n0, sigma, pinned);
   const std::size_t K = rows_.size() - 1, lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
-  rt_.launch("cr_local", 2, {(L + lanes - 1) / lanes * lanes, T, 1}, {lanes, T, 1}, buf(K), offsets[K], rows_[K],
+  rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(K), offsets[K], rows_[K],
              mode(K), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows_[K]) * lanes * scalar_bytes_});
   for (std::size_t k = K; k-- > 0;)
     rt_.run("cr_back", wg, {L, std::size_t(rows_[k] + 1) / 2}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),

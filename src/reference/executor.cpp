@@ -36,7 +36,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     for (std::size_t c = 0; c < count; ++c) solve_dim(0, pd_.problem.c(), pd_.pure_neumann, x + c * N, threads_ > 1);
     return 0;
   }
-  std::string name() const override { return "reference"; }
+  void describe(PlanInfo& info) const override { info.backend = "reference"; }
 
  private:
   const Factor<T>& factor(int d) const { return pd_.problem.factor(d); }

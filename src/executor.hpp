@@ -1,0 +1,30 @@
+// The backend interface: a backend executes a plan (internal).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "pscr/plan.hpp"
+
+namespace pscr {
+
+// A backend executes a plan: solves in place on host arrays.
+template <class T> class Executor {
+ public:
+  virtual ~Executor() = default;
+  // x holds `count` right-hand sides (already projected for pure Neumann);
+  // on return the solutions. Returns the seconds spent on host-device copies.
+  virtual double solve_in_place(T* x, std::size_t count) const = 0;
+  // Per-kernel device times (profiling backends only).
+  virtual std::vector<KernelTime> kernel_times() const { return {}; }
+  // OpenCL backend: its context and queue (cl_context, cl_command_queue) and
+  // in-place solves on a buffer (cl_mem) of that context; null elsewhere.
+  virtual void* opencl_context() const { return nullptr; }
+  virtual void* opencl_queue() const { return nullptr; }
+  virtual void solve_device(void* /*buffer*/, std::size_t /*count*/) const {}
+  virtual void set_profiling(bool /*on*/) {}
+  // Fills what PlanInfo says of the backend: backend, device, device_bytes,
+  // parameters, parameters_source.
+  virtual void describe(PlanInfo& info) const = 0;
+};
+
+}  // namespace pscr
