@@ -72,10 +72,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   o.tuning_file = c.tuning;
   if (!c.set.empty()) {
     pscr::KernelParameters kp;
-    if (c.backend == pscr::Backend::opencl) {  // start from what the plan would pick
-      pscr::Plan<T> probe(make_problem<T>(c, 7), o);
-      kp = probe.info().parameters;
-    }
+    if (c.backend == pscr::Backend::opencl)  // start from what this problem's plan would pick
+      kp = pscr::Plan<T>(p, o).info().parameters;
     for (auto& [key, value] : c.set) {
       bool found = false;
       for (auto& e : pscr::parameter_table())
