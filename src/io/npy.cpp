@@ -123,29 +123,24 @@ Array load(const std::string& path) {
 template <class T> std::vector<T> Array::as() const {
   const std::size_t n = size();
   std::vector<T> out(n);
-  auto conv = [&](auto* src) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = T(src[i]);
+  // Copies the payload as Src values (unaligned bytes), then converts each.
+  auto conv = [&](auto tag) {
+    using Src = decltype(tag);
+    std::vector<Src> v(n);
+    std::memcpy(v.data(), bytes.data(), n * sizeof(Src));
+    for (std::size_t i = 0; i < n; ++i) {
+      if constexpr (is_complex_v<Src>) out[i] = T(v[i].real(), v[i].imag());
+      else out[i] = T(v[i]);
+    }
   };
   const bool cplx = dtype == DType::complex64 || dtype == DType::complex128;
   if (cplx && !is_complex_v<T>)
     throw FileFormatError(std::string("complex data (") + dtype_name(dtype) + ") where real data is required");
   switch (dtype) {
-    case DType::float32: { std::vector<float> v(n); std::memcpy(v.data(), bytes.data(), n * 4); conv(v.data()); break; }
-    case DType::float64: { std::vector<double> v(n); std::memcpy(v.data(), bytes.data(), n * 8); conv(v.data()); break; }
-    case DType::complex64:
-      if constexpr (is_complex_v<T>) {
-        std::vector<std::complex<float>> v(n);
-        std::memcpy(v.data(), bytes.data(), n * 8);
-        for (std::size_t i = 0; i < n; ++i) out[i] = T(v[i].real(), v[i].imag());
-      }
-      break;
-    case DType::complex128:
-      if constexpr (is_complex_v<T>) {
-        std::vector<std::complex<double>> v(n);
-        std::memcpy(v.data(), bytes.data(), n * 16);
-        for (std::size_t i = 0; i < n; ++i) out[i] = T(v[i].real(), v[i].imag());
-      }
-      break;
+    case DType::float32: conv(float{}); break;
+    case DType::float64: conv(double{}); break;
+    case DType::complex64: if constexpr (is_complex_v<T>) conv(std::complex<float>{}); break;
+    case DType::complex128: if constexpr (is_complex_v<T>) conv(std::complex<double>{}); break;
   }
   return out;
 }
