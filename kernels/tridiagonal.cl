@@ -3,10 +3,12 @@
 // The coefficients of the original system are generated from the factor A, M
 // (diag|off) and the line's shift σ, never stored. Stages:
 //   cr_reduce  one CR step in global memory (odd rows kept; reduced systems
-//              normalised to unit diagonal; see `mode` below for storage),
+//              normalised to unit diagonal; see `mode` below for storage);
+//              cr_reduce2 takes two steps at once,
 //   cr_local   the remaining short system in local memory: PCR steps, then
 //              Thomas on the 2^steps independent subsystems,
-//   cr_back    one CR back-substitution step in global memory.
+//   cr_back    one CR back-substitution step in global memory; cr_back2
+//              two at once.
 // Pinned lines (pure-Neumann null mode) are solved in the least-squares sense
 // with their last unknown fixed at zero, after center_pinned.
 
@@ -14,9 +16,9 @@ typedef struct { scalar a, c, d; } row_t;  // a x_{i-1} + x_i + c x_{i+1} = d
 
 // How a CR level is stored (`mode`):
 //   1  level 0: coefficients generated from A, M, σ; d = S[i][line];
-//   2  level 1: coefficients generated from three level-0 rows; only the d
-//      plane is stored (saves writing and reading two planes of n/2 rows);
-//   0  deeper levels: planes a | c | d of n rows.
+//   0  reduced levels: planes a | c | d of n rows.
+// Levels are taken two at a time where possible (cr_reduce2, cr_back2): the
+// level in between is never stored.
 // n0 is the length of level 0.
 
 // Row i of level 0 without its right-hand side, normalised to unit diagonal;
@@ -34,6 +36,17 @@ inline row_t level0_coef(__global const scalar* A, __global const scalar* M, int
   return o;
 }
 
+// Row i of the middle of three consecutive rows (m, c, p) with its
+// neighbours eliminated, normalised: one CR reduction of one row.
+inline row_t cr_combine(row_t m, row_t c, row_t p) {
+  const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
+  row_t o;
+  o.a = -smul(smul(c.a, m.a), r);
+  o.c = -smul(smul(c.c, p.c), r);
+  o.d = smul(c.d - smul(c.a, m.d) - smul(c.c, p.d), r);
+  return o;
+}
+
 inline size_t d_plane(int mode, int n) { return mode == 0 ? (size_t)2 * n : 0; }
 // Where the right-hand side (and, after back substitution, the solution) of row i lives.
 inline size_t x_index(int mode, int n, int L, int line, int i) { return (d_plane(mode, n) + i) * L + line; }
@@ -45,15 +58,6 @@ inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line,
   if (mode == 1) {
     o = level0_coef(A, M, n0, i, sg, pin);
     o.d = smul(S[(size_t)i * L + line], o.d);
-  } else if (mode == 2) {
-    // level-1 row i is level-0 row 2i+1 with rows 2i and 2i+2 eliminated
-    const row_t m = level0_coef(A, M, n0, 2 * i, sg, pin), c = level0_coef(A, M, n0, 2 * i + 1, sg, pin);
-    row_t p = {ZERO, ZERO, ZERO};
-    if (2 * i + 2 < n0) p = level0_coef(A, M, n0, 2 * i + 2, sg, pin);
-    const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
-    o.a = -smul(smul(c.a, m.a), r);
-    o.c = -smul(smul(c.c, p.c), r);
-    o.d = S[(size_t)i * L + line];
   } else {
     o.a = S[(size_t)i * L + line];
     o.c = S[((size_t)n + i) * L + line];
@@ -89,12 +93,45 @@ __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_m
   const row_t c = get_row(in_mode, in, n, L, line, i, A, M, n0, sg, pin);
   row_t p = {ZERO, ZERO, ZERO};
   if (i + 1 < n) p = get_row(in_mode, in, n, L, line, i + 1, A, M, n0, sg, pin);
-  const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
-  out[x_index(out_mode, no, L, line, j)] = smul(c.d - smul(c.a, m.d) - smul(c.c, p.d), r);
+  const row_t o = cr_combine(m, c, p);
+  out[x_index(out_mode, no, L, line, j)] = o.d;
   if (out_mode == 0) {
-    out[(size_t)j * L + line] = -smul(smul(c.a, m.a), r);
-    out[((size_t)no + j) * L + line] = -smul(smul(c.c, p.c), r);
+    out[(size_t)j * L + line] = o.a;
+    out[((size_t)no + j) * L + line] = o.c;
   }
+}
+
+// Row i of the next level, computed from three rows of level (S, n rows).
+inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
+                      __global const scalar* M, int n0, scalar sg, int pin) {
+  const row_t m = get_row(mode, S, n, L, line, 2 * i, A, M, n0, sg, pin);
+  const row_t c = get_row(mode, S, n, L, line, 2 * i + 1, A, M, n0, sg, pin);
+  row_t p = {ZERO, ZERO, ZERO};
+  if (2 * i + 2 < n) p = get_row(mode, S, n, L, line, 2 * i + 2, A, M, n0, sg, pin);
+  return cr_combine(m, c, p);
+}
+
+// Two CR reduction steps at once: level k (in, n rows) → level k+2 (out,
+// planes a | c | d of n/4 rows). Level k+1 is never written or read back,
+// which halves the traffic of the reduction; its rows are regenerated in
+// registers from level k. Global size (L, n/4).
+__kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
+                         ulong out_off, int L, __global const scalar* A, __global const scalar* M, int n0,
+                         __global const scalar* sigma, __global const int* pinned) {
+  const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
+  if (line >= L || j >= n2) return;
+  in += in_off;
+  out += out_off;
+  const scalar sg = sigma[line];
+  const int pin = pinned[line];
+  const row_t m = next_row(in_mode, in, n, L, line, 2 * j, A, M, n0, sg, pin);
+  const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, A, M, n0, sg, pin);
+  row_t p = {ZERO, ZERO, ZERO};
+  if (2 * j + 2 < n1) p = next_row(in_mode, in, n, L, line, 2 * j + 2, A, M, n0, sg, pin);
+  const row_t o = cr_combine(m, c, p);
+  out[(size_t)j * L + line] = o.a;
+  out[((size_t)n2 + j) * L + line] = o.c;
+  out[((size_t)2 * n2 + j) * L + line] = o.d;
 }
 
 // One CR back-substitution step: the solution of level (out, n/2 rows), held
@@ -113,6 +150,42 @@ __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __g
   const row_t r = get_row(in_mode, in, n, L, line, i, A, M, n0, sigma[line], pinned[line]);
   in[x_index(in_mode, n, L, line, i)] = r.d - smul(r.a, xl) - smul(r.c, xr);
   if (i + 1 < n) in[x_index(in_mode, n, L, line, i + 1)] = xr;
+}
+
+// Two CR back-substitution steps at once: the solution of level k+2 (its d
+// plane at out, n/4 rows) gives level k (in, n rows) in place. Work-item j
+// writes rows 4j … 4j+3 of level k and reads only those rows of it; the
+// level-(k+1) row in between is regenerated from them. Global size
+// (L, ceil(n/4)).
+__kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
+                       ulong out_off, int L, __global const scalar* A, __global const scalar* M, int n0,
+                       __global const scalar* sigma, __global const int* pinned) {
+  const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
+  if (line >= L || j >= (n + 3) / 4) return;
+  in += in_off;
+  out += out_off;
+  const scalar sg = sigma[line];
+  const int pin = pinned[line];
+  // level-(k+1) solutions at rows 2j-1, 2j, 2j+1 (level-k rows 4j-1, 4j+1, 4j+3)
+  const scalar xm = j > 0 ? out[x_index(0, n2, L, line, j - 1)] : ZERO;
+  const scalar xp = j < n2 ? out[x_index(0, n2, L, line, j)] : ZERO;
+  scalar xc = ZERO;
+  if (2 * j < n1) {
+    const row_t r = next_row(in_mode, in, n, L, line, 2 * j, A, M, n0, sg, pin);
+    xc = r.d - smul(r.a, xm) - smul(r.c, xp);
+  }
+  const row_t r0 = get_row(in_mode, in, n, L, line, 4 * j, A, M, n0, sg, pin);
+  const scalar x0 = r0.d - smul(r0.a, xm) - smul(r0.c, xc);
+  scalar x2 = ZERO;
+  if (4 * j + 2 < n) {
+    const row_t r2 = get_row(in_mode, in, n, L, line, 4 * j + 2, A, M, n0, sg, pin);
+    x2 = r2.d - smul(r2.a, xc) - smul(r2.c, xp);
+  }
+  // every read of level k is done before the first write
+  in[x_index(in_mode, n, L, line, 4 * j)] = x0;
+  if (4 * j + 1 < n) in[x_index(in_mode, n, L, line, 4 * j + 1)] = xc;
+  if (4 * j + 2 < n) in[x_index(in_mode, n, L, line, 4 * j + 2)] = x2;
+  if (4 * j + 3 < n) in[x_index(in_mode, n, L, line, 4 * j + 3)] = xp;
 }
 
 // The short system of each line in local memory. Work-group (lanes, T) with

@@ -24,30 +24,49 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     os << "a work-group size in (" << to_string(p) << ") exceeds the limit " << dev.max_work_group << " of "
        << dev.name;
   if (!os.str().empty()) throw InvalidArgument("kernel parameters: " + os.str());
+  // Levels 0, 2, 4, … and the last are stored; the steps between them take
+  // two CR levels at once where they can.
+  const int K = int(rows_.size()) - 1;
+  stored_.push_back(0);
+  while (stored_.back() + 2 <= K) stored_.push_back(stored_.back() + 2);
+  if (stored_.back() != K) stored_.push_back(K);
   std::size_t total = 0;
-  for (std::size_t k = 1; k < rows_.size(); ++k) total += planes(k) * std::size_t(rows_[k]) * max_lines;
+  for (std::size_t s = 1; s < stored_.size(); ++s) total += 3 * std::size_t(rows_[stored_[s]]) * max_lines;
   levels_ = rt.alloc(total * scalar_bytes, "CR levels of the tridiagonal solver");
 }
 
 void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
   const std::size_t L = std::size_t(lines), wg = std::size_t(p_.cr_work_group);
   if (may_pin_) rt_.run("center_pinned", p_.work_group, {L}, Y, rows_[0], lines, pinned);
-  // Level k lives in Y (k = 0) or in levels_ at offsets[k]; see `mode` in
-  // kernels/tridiagonal.cl for what is stored.
-  std::vector<cl_ulong> offsets(rows_.size(), 0);
-  for (std::size_t k = 2; k < rows_.size(); ++k) offsets[k] = offsets[k - 1] + planes(k - 1) * cl_ulong(rows_[k - 1]) * L;
-  auto buf = [&](std::size_t k) { return k == 0 ? Y : levels_.m; };
-  auto mode = [](std::size_t k) { return k == 0 ? 1 : k == 1 ? 2 : 0; };
+  // Stored level s lives in Y (s = 0, `mode` 1) or in levels_ at offsets[s]
+  // as planes a | c | d (`mode` 0); see kernels/tridiagonal.cl.
+  const std::size_t S = stored_.size();
+  std::vector<cl_ulong> offsets(S, 0);
+  for (std::size_t s = 2; s < S; ++s) offsets[s] = offsets[s - 1] + 3 * cl_ulong(rows_[stored_[s - 1]]) * L;
+  auto buf = [&](std::size_t s) { return s == 0 ? Y : levels_.m; };
+  auto mode = [](std::size_t s) { return s == 0 ? 1 : 0; };
+  auto rows = [&](std::size_t s) { return rows_[stored_[s]]; };
+  auto two = [&](std::size_t s) { return stored_[s + 1] - stored_[s] == 2; };  // step s → s+1
   const int n0 = rows_[0];
-  for (std::size_t k = 0; k + 1 < rows_.size(); ++k)
-    rt_.run("cr_reduce", wg, {L, std::size_t(rows_[k + 1])}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),
-            offsets[k + 1], mode(k + 1), lines, A_, M_, n0, sigma, pinned);
-  const std::size_t K = rows_.size() - 1, lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
-  rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(K), offsets[K], rows_[K],
-             mode(K), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows_[K]) * lanes * scalar_bytes_});
-  for (std::size_t k = K; k-- > 0;)
-    rt_.run("cr_back", wg, {L, std::size_t(rows_[k] + 1) / 2}, buf(k), offsets[k], rows_[k], mode(k), buf(k + 1),
-            offsets[k + 1], mode(k + 1), lines, A_, M_, n0, sigma, pinned);
+  for (std::size_t s = 0; s + 1 < S; ++s) {
+    if (two(s))
+      rt_.run("cr_reduce2", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
+              offsets[s + 1], lines, A_, M_, n0, sigma, pinned);
+    else
+      rt_.run("cr_reduce", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
+              offsets[s + 1], mode(s + 1), lines, A_, M_, n0, sigma, pinned);
+  }
+  const std::size_t lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
+  rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(S - 1), offsets[S - 1], rows(S - 1),
+             mode(S - 1), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
+  for (std::size_t s = S - 1; s-- > 0;) {
+    if (two(s))
+      rt_.run("cr_back2", wg, {L, std::size_t(rows(s) + 3) / 4}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
+              offsets[s + 1], lines, A_, M_, n0, sigma, pinned);
+    else
+      rt_.run("cr_back", wg, {L, std::size_t(rows(s) + 1) / 2}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
+              offsets[s + 1], mode(s + 1), lines, A_, M_, n0, sigma, pinned);
+  }
 }
 
 }  // namespace pscr::ocl

@@ -21,16 +21,14 @@ class TridiagonalSolver {
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
 
  private:
-  // Planes stored per row of level k: level 1 keeps only d (its coefficients
-  // are regenerated from level 0), deeper levels a, c and d.
-  static std::size_t planes(std::size_t k) { return k == 1 ? 1 : 3; }
   Runtime& rt_;
   KernelParameters p_;
-  std::vector<int> rows_;  // system length per CR level; the last is solved in local memory
+  std::vector<int> rows_;    // system length per CR level; the last is solved in local memory
+  std::vector<int> stored_;  // the levels kept in memory: 0, 2, 4, … and the last
   std::size_t scalar_bytes_;
   cl_mem A_, M_;
   bool may_pin_;
-  Mem levels_;  // planes a | c | d of every reduced level
+  Mem levels_;  // planes a | c | d of every stored reduced level
 };
 
 }  // namespace pscr::ocl
