@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent check of pscr-solve: random separable systems (real and complex
-symmetric, non-uniform, awkward sizes) against scipy's sparse direct solve, and
-bad input (malformed files, wrong shapes, mixed dtypes) -> exit status 2."""
+symmetric, non-uniform, awkward sizes) against scipy's sparse direct solve with
+the reference and the OpenCL backend, and bad input (malformed files, wrong shapes, mixed dtypes) -> exit status 2."""
 import os
 import subprocess
 import sys
@@ -80,7 +80,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("2d f64 batch", [18, 7], np.float64, 0.4, 3, 1e-11),
         ("3d c128 batch", [5, 4, 3], np.complex128, 0.4j, 2, 1e-9),
     ]
-    for name, ns, dtype, c, batch, tol in cases:
+    for backend, (name, ns, dtype, c, batch, tol) in [(b, case) for b in ("reference", "opencl") for case in cases]:
+        name = f"{backend} {name}"
         cplx = np.issubdtype(dtype, np.complexfloating)
         fs = [factor(n, dtype, cplx) for n in ns]
         args = []
@@ -95,7 +96,7 @@ with tempfile.TemporaryDirectory() as tmp:
         np.save(P("f.npy"), f)
         cstr = f"({np.real(c)},{np.imag(c)})" if cplx else str(c)
         radix = "2" if "q2" in name else "4"
-        r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix])
+        r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix, "--backend", backend])
         if r.returncode != 0:
             check(name, False, r.stderr)
             continue
@@ -136,6 +137,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
         ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
         ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
+        ("no such device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "99"], "device"),
+        ("bad backend", base + ["--rhs", P("good.npy"), "--backend", "cuda"], "backend"),
     ]
     for name, args, needle in bad:
         r = run(args)

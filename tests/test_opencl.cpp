@@ -70,12 +70,14 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
   BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::BackendError);
 }
 
-// Every stage combination: global CR down to 4 rows, PCR depths 0..3, one and
+// Every stage combination: global CR down to 4 rows, one or two levels per
+// CR kernel, PCR depths 0..3, one and
 // many lines per local group, tree sums of single terms, Newton–Raphson.
 BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   std::vector<pscr::KernelParameters> sets(4);
   sets[0].local_size = 4;
   sets[0].pcr_steps = 0;
+  sets[0].cr_two_levels = 0;
   sets[1].local_size = 8;
   sets[1].pcr_steps = 3;
   sets[1].local_lines = 2;

@@ -22,6 +22,10 @@ struct KernelParameters {
   // CR steps in global memory continue while a system is longer than this;
   // the remaining system is solved in local memory.
   int local_size = 32;
+  // 1: global CR steps go two levels per kernel, the level in between
+  // regenerated in registers and never stored (less traffic, fewer
+  // work-items); 0: one level per kernel.
+  int cr_two_levels = 1;
   // Lines per work-group of the local-memory stage.
   int local_lines = 8;
   // PCR steps in local memory before Thomas solves the 2^pcr_steps

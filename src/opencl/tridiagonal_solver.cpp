@@ -24,11 +24,11 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     os << "a work-group size in (" << to_string(p) << ") exceeds the limit " << dev.max_work_group << " of "
        << dev.name;
   if (!os.str().empty()) throw InvalidArgument("kernel parameters: " + os.str());
-  // Levels 0, 2, 4, … and the last are stored; the steps between them take
-  // two CR levels at once where they can.
-  const int K = int(rows_.size()) - 1;
+  // With cr_two_levels, levels 0, 2, 4, … and the last are stored and the
+  // steps between them take two CR levels at once where they can.
+  const int K = int(rows_.size()) - 1, step = p.cr_two_levels ? 2 : 1;
   stored_.push_back(0);
-  while (stored_.back() + 2 <= K) stored_.push_back(stored_.back() + 2);
+  while (stored_.back() + step <= K) stored_.push_back(stored_.back() + step);
   if (stored_.back() != K) stored_.push_back(K);
   std::size_t total = 0;
   for (std::size_t s = 1; s < stored_.size(); ++s) total += 3 * std::size_t(rows_[stored_[s]]) * max_lines;

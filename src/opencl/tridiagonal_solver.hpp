@@ -24,7 +24,7 @@ class TridiagonalSolver {
   Runtime& rt_;
   KernelParameters p_;
   std::vector<int> rows_;    // system length per CR level; the last is solved in local memory
-  std::vector<int> stored_;  // the levels kept in memory: 0, 2, 4, … and the last
+  std::vector<int> stored_;  // the levels kept in memory (all, or 0, 2, 4, … and the last)
   std::size_t scalar_bytes_;
   cl_mem A_, M_;
   bool may_pin_;

@@ -15,6 +15,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"cr_work_group", &P::cr_work_group, 1, 1024, true, "lines per group, global CR stages"},
       {"local_size", &P::local_size, 4, 1024, true, "longest system solved in local memory"},
       {"local_lines", &P::local_lines, 1, 256, true, "lines per group, local-memory stage"},
+      {"cr_two_levels", &P::cr_two_levels, 0, 1, false, "1: two global CR levels per kernel"},
       {"pcr_steps", &P::pcr_steps, 0, 8, false, "PCR steps before Thomas in local memory"},
       {"newton_raphson", &P::newton_raphson, 0, 1, false, "Newton-Raphson reciprocal instead of division"},
   };
