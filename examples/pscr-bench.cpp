@@ -5,12 +5,18 @@
 //              [--precision double|float] [--backend opencl|reference]
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
+//              [--no-anchors]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time, the median (min, max) of R device-
-// resident solves, the relative residual of a host solve, and the share of
-// each kernel in the device time of one profiled solve. One JSON object per
-// case is appended to FILE.
+// resident solves, the relative residual of a host solve, the estimated
+// floating-point operations and device-memory traffic of a solve (the plan's
+// cost model) with the attained GFlop/s and GB/s, and the share of each kernel
+// in the device time of one profiled solve. For Poisson in double precision,
+// two anchors solve the same system in the same run (--no-anchors skips them):
+// FFTW's DST-I on the CPU (all cores) and a clFFT-based DST-I on the same
+// OpenCL device; the table gives our time divided by theirs. One JSON object
+// per case is appended to FILE.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +27,10 @@
 #include <string>
 #include <vector>
 
+#include <thread>
+
+#include "clfft_dst_poisson.hpp"
+#include "fftw_dst_poisson.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 
@@ -34,6 +44,7 @@ struct Config {
   int dim = 2, reps = 10;
   double omega = 40.0;
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
+  bool anchors = true;
   std::vector<int> sizes;
   pscr::Backend backend = pscr::Backend::opencl;
   std::vector<std::pair<std::string, int>> set;
@@ -61,6 +72,81 @@ template <class T> pscr::Problem<T> make_problem(const Config& c, int n) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+struct Anchors {
+  double fftw = 0, clfft = 0;  // median seconds (0: not run)
+  int threads = 0;
+  double difference = 0;       // max |u - u_anchor| / max |u| over the anchors run
+  std::string clfft_note = "not run";
+};
+
+// The FFT anchors on the same right-hand side f (u: our solution), timed like
+// our solves: median of --reps, data resident (host memory for FFTW, device
+// memory for clFFT, fresh copy of f before each solve, outside the timing).
+Anchors run_anchors(const Config& c, const pscr::Plan<double>& plan, int n, std::vector<double> f,
+                    const std::vector<double>& u) {
+  Anchors a;
+  const std::size_t N = f.size();
+  // Our lumped-mass elements give h^(dim-2) (T⊕T[⊕T]) with h = 1/(n+1); the
+  // anchors solve T⊕T[⊕T] u = f, so they get f / h^(dim-2).
+  for (double& v : f) v *= std::pow(double(n + 1), c.dim - 2);
+  double umax = 0;
+  for (double v : u) umax = std::max(umax, std::abs(v));
+  auto diff = [&](const std::vector<double>& w) {
+    double d = 0;
+    for (std::size_t i = 0; i < N; ++i) d = std::max(d, std::abs(w[i] - u[i]));
+    a.difference = std::max(a.difference, d / umax);
+  };
+  std::vector<double> w(N);
+  a.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  {
+    FftwDstPoisson fft(c.dim, n, a.threads);
+    fft.solve(f.data(), w.data());
+    std::vector<double> ts;
+    for (int r = 0; r < c.reps; ++r) {
+      const auto t = clk::now();
+      fft.solve(f.data(), w.data());
+      ts.push_back(since(t));
+    }
+    a.fftw = median(ts);
+    diff(w);
+  }
+  if (c.backend != pscr::Backend::opencl) return a;
+  cl_context ctx = pscr::opencl::context(plan);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  cl_int st;
+  cl_mem rhs = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(double), nullptr, &st);
+  cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(double), nullptr, &st);
+  try {
+    if (st != CL_SUCCESS) throw std::runtime_error("clCreateBuffer failed with status " + std::to_string(st));
+    clEnqueueWriteBuffer(q, rhs, CL_TRUE, 0, N * sizeof(double), f.data(), 0, nullptr, nullptr);
+    ClfftDstPoisson fft(ctx, q, c.dim, n);
+    auto fresh = [&] {
+      clEnqueueCopyBuffer(q, rhs, buf, 0, 0, N * sizeof(double), 0, nullptr, nullptr);
+      clFinish(q);
+    };
+    fresh();
+    fft.solve(buf);  // warm-up
+    std::vector<double> ts;
+    for (int r = 0; r < c.reps; ++r) {
+      fresh();
+      const auto t = clk::now();
+      fft.solve(buf);
+      ts.push_back(since(t));
+    }
+    a.clfft = median(ts);
+    char note[32];
+    std::snprintf(note, sizeof note, "%.3f ms", 1e3 * a.clfft);
+    a.clfft_note = note;
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), w.data(), 0, nullptr, nullptr);
+    diff(w);
+  } catch (const std::exception& e) {
+    a.clfft_note = std::string("failed: ") + e.what();
+  }
+  if (rhs) clReleaseMemObject(rhs);
+  if (buf) clReleaseMemObject(buf);
+  return a;
 }
 
 // Returns false when the residual exceeds --max-residual.
@@ -92,47 +178,38 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   const double residual = p.relative_residual(f.data(), u.data());
   std::vector<double> ts;
   std::vector<pscr::KernelTime> shares;
+  Anchors anc;
   if (c.backend == pscr::Backend::opencl) {
-    cl_int st;
-    // The right-hand side stays in `rhs`; each solve works on a fresh device
-    // copy in `buf` (copied outside the timed region), so repeated solves do
-    // not feed solutions back in as right-hand sides.
-    cl_command_queue q = pscr::opencl::queue(plan);
-    cl_mem rhs = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(T), nullptr, &st);
-    cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(T), nullptr, &st);
-    if (st != CL_SUCCESS) usage("clCreateBuffer failed: " + std::to_string(st));
-    clEnqueueWriteBuffer(q, rhs, CL_TRUE, 0, N * sizeof(T), f.data(), 0, nullptr, nullptr);
-    auto fresh = [&] {
-      clEnqueueCopyBuffer(q, rhs, buf, 0, 0, N * sizeof(T), 0, nullptr, nullptr);
-      clFinish(q);
-    };
-    fresh();
-    pscr::opencl::solve(plan, buf);  // warm-up
-    for (int r = 0; r < c.reps; ++r) {
-      fresh();
-      const auto t1 = clk::now();
-      pscr::opencl::solve(plan, buf);
-      ts.push_back(since(t1));
-    }
-    fresh();
+    ts = pscr::opencl::time_solves(plan, f.data(), c.reps);
     plan.set_profiling(true);
-    pscr::opencl::solve(plan, buf);
+    pscr::opencl::time_solves(plan, f.data(), 1);
     plan.set_profiling(false);
     shares = plan.kernel_times();
-    clReleaseMemObject(buf);
-    clReleaseMemObject(rhs);
   } else {
     for (int r = 0; r < c.reps; ++r) ts.push_back(plan.solve(f.data(), u.data()).seconds);
   }
+  if constexpr (std::is_same_v<T, double>)
+    if (c.anchors && c.problem == "poisson") anc = run_anchors(c, plan, n, f, u);
   const double med = median(ts), lo = *std::min_element(ts.begin(), ts.end()),
                hi = *std::max_element(ts.begin(), ts.end());
   double kernel_total = 0;
   for (auto& k : shares) kernel_total += k.seconds;
   std::sort(shares.begin(), shares.end(), [](auto& a, auto& b) { return a.seconds > b.seconds; });
   std::string sz = std::to_string(n) + (c.dim == 3 ? "^3" : "^2");
-  std::printf("%-9s %dD %-7s %-8s init %8.3f s  copies %8.2f ms  solve %9.3f ms (min %.3f, max %.3f)  residual %.1e\n",
-              c.problem.c_str(), c.dim, sz.c_str(), pscr::scalar_name<T>(), init, 1e3 * hs.transfer_seconds,
-              1e3 * med, 1e3 * lo, 1e3 * hi, residual);
+  const pscr::PlanInfo& info = plan.info();
+  auto ratio = [&](double anchor) {
+    char b[32];
+    if (anchor > 0) std::snprintf(b, sizeof b, "%7.2f", med / anchor);
+    else std::snprintf(b, sizeof b, "%7s", "-");
+    return std::string(b);
+  };
+  std::printf("%-9s %dD %-7s %-10s %8.3f %8.2f %9.3f %9.3f %9.3f  %7.1e %8.1f %7.1f %7.2f %s %s\n", c.problem.c_str(),
+              c.dim, sz.c_str(), pscr::scalar_name<T>(), init, 1e3 * hs.transfer_seconds, 1e3 * med, 1e3 * lo,
+              1e3 * hi, residual, 1e-9 * info.flops / med, 1e-9 * info.bytes / med, info.flops / std::max(info.bytes, 1.0),
+              ratio(anc.fftw).c_str(), ratio(anc.clfft).c_str());
+  if (anc.fftw > 0 || anc.clfft > 0)
+    std::printf("    anchors: FFTW DST-I %.3f ms (%d threads), clFFT DST-I %s; max |u - u_anchor| / max |u| = %.1e\n",
+                1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
   std::ostringstream ks;
   for (auto& k : shares) {
     std::printf("    %-16s %5.1f %%  %4zu launches\n", k.kernel.c_str(), 100 * k.seconds / kernel_total, k.launches);
@@ -144,7 +221,10 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
           << pscr::to_string(plan.info().parameters) << "\", \"init_s\": " << init
           << ", \"transfer_s\": " << hs.transfer_seconds << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
-          << ", \"device_bytes\": " << plan.info().device_bytes << ", \"kernel_s\": {" << ks.str() << "}}\n";
+          << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops
+          << ", \"bytes\": " << info.bytes << ", \"device\": \"" << info.device << "\", \"fftw_s\": " << anc.fftw
+          << ", \"fftw_threads\": " << anc.threads << ", \"clfft_s\": " << anc.clfft << ", \"kernel_s\": {" << ks.str()
+          << "}}\n";
   }
   const bool ok = !(c.max_residual > 0) || residual <= c.max_residual;
   if (!ok) std::printf("    residual %.2e exceeds --max-residual %.2e\n", residual, c.max_residual);
@@ -175,6 +255,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-residual") c.max_residual = std::atof(val().c_str());
     else if (a == "--device") c.device = val();
     else if (a == "--tuning") c.tuning = val();
+    else if (a == "--no-anchors") c.anchors = false;
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "opencl") c.backend = pscr::Backend::opencl;
@@ -203,6 +284,9 @@ int main(int argc, char** argv) {
     json.open(c.json, std::ios::app);
     if (!json) usage("cannot write " + c.json);
   }
+  std::printf("%-9s %-2s %-7s %-10s %8s %8s %9s %9s %9s  %7s %8s %7s %7s %7s %7s\n", "problem", "", "n", "type",
+              "init_s", "copy_ms", "solve_ms", "min_ms", "max_ms", "resid", "GFlop/s", "GB/s", "flop/B", "/FFTW",
+              "/clFFT");
   bool ok = true;
   try {
     for (int n : c.sizes) {

@@ -65,7 +65,7 @@ int bench(int n, int reps, int threads, pscr::Backend backend) {
   pscr::Plan<double> plan(p, o);
   const double init = since(t0);
   const int fft_threads = threads > 0 ? threads : 2;
-  FftwDstPoisson2D fft(n, fft_threads);
+  FftwDstPoisson fft(2, n, fft_threads);
   std::vector<double> ts, tf, tt;
   for (int r = 0; r < reps; ++r) {  // interleaved so both see the same machine load
     const auto st = plan.solve(f.data(), u.data());

@@ -6,7 +6,7 @@ PKGS=(
   liblapacke-dev libopenblas-dev
   libboost-test-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libfftw3-dev
+  libfftw3-dev libclfft-dev
   python3 python3-numpy python3-scipy
 )
 missing=()

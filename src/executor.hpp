@@ -1,6 +1,7 @@
 // The backend interface: a backend executes a plan (internal).
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "pscr/plan.hpp"
@@ -22,6 +23,11 @@ template <class T> class Executor {
   virtual void* opencl_queue() const { return nullptr; }
   virtual void solve_device(void* /*buffer*/, std::size_t /*count*/) const {}
   virtual void set_profiling(bool /*on*/) {}
+  // Why kernel parameters cannot run this plan (range, device limits); empty
+  // when they can.
+  virtual std::string check_parameters(const KernelParameters&) const {
+    return "kernel parameters apply to the OpenCL backend only";
+  }
   // Fills what PlanInfo says of the backend: backend, device, device_bytes,
   // parameters, parameters_source.
   virtual void describe(PlanInfo& info) const = 0;

@@ -76,6 +76,19 @@ template <class T> Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 template <class T> const PlanInfo& Plan<T>::info() const { return impl_->info; }
 template <class T> std::vector<KernelTime> Plan<T>::kernel_times() const { return impl_->exec->kernel_times(); }
 template <class T> void Plan<T>::set_profiling(bool on) { impl_->exec->set_profiling(on); }
+template <class T> std::string Plan<T>::check_parameters(const KernelParameters& p) const {
+  return impl_->exec->check_parameters(p);
+}
+template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
+  const std::string why = check_parameters(p);
+  if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
+  Options o = impl_->options;
+  o.parameters = p;
+  auto exec = make_opencl_executor(impl_->data, o);  // throws with the plan unchanged
+  impl_->exec = std::move(exec);
+  impl_->options = o;
+  impl_->exec->describe(impl_->info);
+}
 template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->data.problem; }
 
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }

@@ -236,3 +236,74 @@ BOOST_AUTO_TEST_CASE(device_resident_solves) {
   BOOST_CHECK_THROW(pscr::opencl::solve(neumann, nb, 1), pscr::InvalidArgument);
   clReleaseMemObject(nb);
 }
+
+// Re-planning the kernel parameters keeps the eigenpairs and refuses what
+// cannot run, leaving the plan as it was.
+BOOST_AUTO_TEST_CASE(set_parameters_and_check) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(40, 1.0, 1.01), pscr::graded_mesh(70, 1.0, 1.0));
+  pscr::Options o;
+  pscr::Plan<double> ref(p, o);
+  o.backend = pscr::Backend::opencl;
+  pscr::Plan<double> plan(p, o);
+  const auto f = test::random_vector<double>(p.unknowns(), 5);
+  std::vector<double> u(f.size()), v(f.size());
+  ref.solve(f.data(), u.data());
+  const pscr::KernelParameters before = plan.info().parameters;
+
+  pscr::KernelParameters bad = before;
+  bad.sum_terms = 3;  // not a power of two
+  BOOST_TEST(plan.check_parameters(bad).find("sum_terms") != std::string::npos);
+  BOOST_CHECK_THROW(plan.set_parameters(bad), pscr::InvalidArgument);
+  bad = before;
+  bad.local_lines = 256;
+  bad.pcr_steps = 8;  // 65536 work-items per group
+  BOOST_TEST(plan.check_parameters(bad).find("work-group limit") != std::string::npos);
+  BOOST_CHECK_THROW(plan.set_parameters(bad), pscr::InvalidArgument);
+  BOOST_TEST(plan.info().parameters == before);
+  plan.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+
+  pscr::KernelParameters good = before;
+  good.local_size = 8;
+  good.cr_two_levels = 0;
+  good.newton_raphson = 1;
+  BOOST_TEST(plan.check_parameters(good).empty());
+  plan.set_parameters(good);
+  BOOST_TEST(plan.info().parameters == good);
+  BOOST_TEST(plan.info().parameters_source == "options");
+  std::fill(v.begin(), v.end(), 0.0);
+  plan.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+
+  BOOST_TEST(!ref.check_parameters(good).empty());
+  BOOST_CHECK_THROW(ref.set_parameters(good), pscr::InvalidArgument);
+}
+
+// The cost model: at least the solution is read and written; complex
+// arithmetic doubles the bytes and counts four real operations per one.
+BOOST_AUTO_TEST_CASE(cost_estimates) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(33, 1.0, 1.0), pscr::graded_mesh(45, 1.0, 1.0));
+  pscr::Options o;
+  BOOST_TEST(pscr::Plan<double>(p, o).info().flops == 0.0);
+  o.backend = pscr::Backend::opencl;
+  const pscr::PlanInfo real = pscr::Plan<double>(p, o).info();
+  const pscr::PlanInfo cplx = pscr::Plan<std::complex<double>>(p.cast<std::complex<double>>(), o).info();
+  BOOST_TEST(real.bytes >= 2.0 * p.unknowns() * sizeof(double));
+  BOOST_TEST(real.flops >= 2.0 * p.unknowns());
+  BOOST_TEST(cplx.bytes == 2 * real.bytes);
+  BOOST_TEST(cplx.flops == 4 * real.flops);
+}
+
+BOOST_AUTO_TEST_CASE(timed_device_solves) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(20, 1.0, 1.0), pscr::graded_mesh(30, 1.0, 1.0));
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  pscr::Plan<double> plan(p, o);
+  const auto f = test::random_vector<double>(p.unknowns(), 8);
+  const auto ts = pscr::opencl::time_solves(plan, f.data(), 3);
+  BOOST_TEST(ts.size() == 3u);
+  for (double t : ts) BOOST_TEST(t > 0.0);
+  BOOST_CHECK_THROW(pscr::opencl::time_solves(plan, f.data(), 0), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::opencl::time_solves(plan, static_cast<const double*>(nullptr), 2), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::opencl::time_solves(pscr::Plan<double>(p), f.data(), 2), pscr::InvalidArgument);
+}

@@ -8,6 +8,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "pscr/plan.hpp"
 
@@ -27,5 +28,11 @@ template <class T> cl_command_queue queue(const Plan<T>& plan);
 // pure-Neumann problem: use Plan::solve on host arrays), SizeMismatch (buffer
 // smaller than count right-hand sides).
 template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
+
+// Times `reps` device-resident solves of the right-hand side f (host array of
+// problem.unknowns() entries): f is uploaded once, each solve works on a fresh
+// device copy made outside the timed region, after one untimed warm-up solve.
+// Returns the wall time of each solve in seconds. Errors as for solve().
+template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps);
 
 }  // namespace pscr::opencl

@@ -21,6 +21,10 @@ struct PlanInfo {
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use
   std::string parameters_source;  // "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
+  // OpenCL backend: estimated floating-point operations and device-memory
+  // traffic (bytes) of one solve, from a per-kernel cost model summed over the
+  // launch sequence (complex arithmetic counted in real operations).
+  double flops = 0, bytes = 0;
 };
 
 // Device time of one kernel, summed over launches (Options::profile).
@@ -62,6 +66,14 @@ template <class T> class Plan {
   // Turns collection of per-kernel device times on or off (Options::profile
   // sets the initial state); collection adds a little host work per launch.
   void set_profiling(bool on);
+
+  // OpenCL backend: runs from now on with kernel parameters p (rebuilding the
+  // kernels and device buffers in a new context; the eigenpairs are kept).
+  // InvalidArgument, and the plan unchanged, when p is out of range, exceeds
+  // the device's limits (see check_parameters) or the plan is not OpenCL.
+  void set_parameters(const KernelParameters& p);
+  // Why p cannot run this plan; empty when it can. Cheap: nothing is built.
+  std::string check_parameters(const KernelParameters& p) const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }  // for the backend-specific APIs

@@ -4,6 +4,7 @@
 
 #include "../plan_impl.hpp"
 #include "cl_check.hpp"
+#include "runtime.hpp"
 #include "pscr/opencl.hpp"
 
 namespace pscr::opencl {
@@ -45,10 +46,39 @@ template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t c
   return st;
 }
 
+template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps) {
+  if (!f) throw InvalidArgument("time_solves: null right-hand side");
+  if (reps < 1) throw InvalidArgument("time_solves: reps = " + std::to_string(reps) + " (needs >= 1)");
+  cl_context ctx = context(plan);
+  cl_command_queue q = queue(plan);
+  const std::size_t bytes = plan.problem().unknowns() * sizeof(T);
+  cl_int st;
+  ocl::Mem rhs, work;
+  rhs.m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  ocl::check(st, "clCreateBuffer (time_solves)");
+  work.m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  ocl::check(st, "clCreateBuffer (time_solves)");
+  ocl::check(clEnqueueWriteBuffer(q, rhs.m, CL_TRUE, 0, bytes, f, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+  // repeated solves must not feed solutions back in as right-hand sides
+  auto fresh = [&] {
+    ocl::check(clEnqueueCopyBuffer(q, rhs.m, work.m, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer");
+    ocl::check(clFinish(q), "clFinish");
+  };
+  fresh();
+  solve(plan, work.m);
+  std::vector<double> ts;
+  for (int r = 0; r < reps; ++r) {
+    fresh();
+    ts.push_back(solve(plan, work.m).seconds);
+  }
+  return ts;
+}
+
 #define PSCR_INSTANTIATE(T)                                    \
   template cl_context context(const Plan<T>&);                 \
   template cl_command_queue queue(const Plan<T>&);             \
-  template SolveStats solve(const Plan<T>&, cl_mem, std::size_t);
+  template SolveStats solve(const Plan<T>&, cl_mem, std::size_t); \
+  template std::vector<double> time_solves(const Plan<T>&, const T*, int);
 PSCR_INSTANTIATE(float)
 PSCR_INSTANTIATE(double)
 PSCR_INSTANTIATE(std::complex<float>)

@@ -38,6 +38,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     p_ = resolved.parameters;
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
+    // before anything is compiled or allocated
+    const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
+    if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const int q = pd.dims.empty() ? 4 : pd.dims[0].layout.radix;
     std::ostringstream opts;
     opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1;
@@ -45,7 +48,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
     rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile);
+    rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     upload_plan();
+    cost_ = rt_->dry_run([&] { solve_dim(0, x_.m, 1, sigma0_.m, pinned0_.m); });
   }
 
   double solve_in_place(T* x, std::size_t count) const override {
@@ -92,6 +97,14 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
   }
   void set_profiling(bool on) override { rt_->set_profiling(on); }
+  std::string check_parameters(const KernelParameters& p) const override {
+    try {
+      validate(p, "kernel parameters");
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return ocl::TridiagonalSolver::limits(rt_->device(), p, leaf_n(), sizeof(T));
+  }
 
   void describe(PlanInfo& info) const override {
     info.backend = "opencl: " + rt_->device().name;
@@ -99,6 +112,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     info.device_bytes = rt_->bytes();
     info.parameters = p_;
     info.parameters_source = source_;
+    info.flops = cost_.flops;
+    info.bytes = cost_.bytes;
   }
   std::vector<KernelTime> kernel_times() const override { return rt_->kernel_times(); }
   void* opencl_context() const override { return rt_->context(); }
@@ -107,6 +122,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
  private:
   struct LevelBufs {
     int ngroups = 0, modes = 0, nsurv = 0, max_m = 0;
+    double sources = 0, source_modes = 0;  // Σ_g |sources_g|, Σ_g |sources_g|·m_g (cost model)
     Mem groups, mode_group, W, lambda, zero_flag, survivors;
   };
   struct DimBufs {
@@ -163,6 +179,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
               W.push_back(t < int(ge.rows.size()) ? ge.coeff[std::size_t(t) * ge.m + l] : T(0));
           }
           lb.modes += ge.m;
+          lb.sources += double(G.sources.size());
+          lb.source_modes += double(G.sources.size()) * ge.m;
           lb.max_m = std::max(lb.max_m, ge.m);
         }
         lb.ngroups = int(lv.groups.size());
@@ -192,6 +210,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     }
   }
 
+  int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
+
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
     A2 = afac_[d + 1].m;
@@ -219,6 +239,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     const std::size_t wr = pow2_fit(sums, std::min(cap / (wb * lanes), items[2]));
     const std::array<std::size_t, 3> global{round_up(std::size_t(batch), wb), lanes, round_up(sums, wr)},
         local{wb, lanes, wr};
+    const double RB = double(R) * batch;
+    rt_->count(2 * RB * (to_sources ? lb.source_modes : 2.0 * lb.modes),
+               RB * (lb.modes + (to_sources ? lb.sources : 2.0 * lb.ngroups)));
     if (lanes == 1)
       rt_->launch("accumulate", 3, global, local, db.Y.m, lb.groups.m, lb.W.m, db.V.m, X, int(R), batch, lb.modes,
                   lb.ngroups, to_sources);
@@ -243,8 +266,13 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     // The partial solutions of one level: right-hand sides from the source rows
     // of X (and the boundary terms BL, BR in back substitution), then the
     // tridiagonal solver or PSCR over dimension d+1.
+    // Cost model: a block product B(j,k) applied to one entry reads and
+    // combines the 3 (2D) or 9 (3D) neighbours in the rest dimensions.
+    const double RB = double(RR) * batch, blk = d + 2 == D_ ? 12 : 36;
     auto partial_solutions = [&](const LevelBufs& lb, int use_boundary) {
       const int lines = lb.modes * batch;
+      rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
+               RB * (lb.modes + lb.sources + 2.0 * use_boundary * lb.ngroups));
       rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
              db.BL.m, db.BR.m, R, batch, lb.modes, use_boundary);
       rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.m, pinned, lb.zero_flag.m,
@@ -256,12 +284,14 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       const LevelBufs& lb = db.levels[i - 1];
       partial_solutions(lb, 0);
       accumulate(db, lb, X, batch, 0);
+      rt.count(RB * lb.nsurv * 2 * blk, RB * lb.nsurv * 4);
       if (lb.nsurv > 0)
         rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.m, lb.survivors.m, lb.nsurv,
                lb.ngroups, Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
     }
     for (int i = k; i >= 1; --i) {
       const LevelBufs& lb = db.levels[i - 1];
+      rt.count(RB * lb.ngroups * 2 * blk, RB * lb.ngroups * 4);
       rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.m, db.BR.m, lb.groups.m, lb.ngroups,
              Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
       partial_solutions(lb, 1);
@@ -277,6 +307,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::vector<Mem> afac_, mfac_;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
+  ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_;
 };
 

@@ -36,6 +36,12 @@ inline std::size_t pow2_fit(std::size_t want, std::size_t cap) {
 }
 inline std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
+// Estimated work of launches: floating-point operations and device-memory
+// traffic in bytes.
+struct Cost {
+  double flops = 0, bytes = 0;
+};
+
 // A __local kernel argument of this many bytes.
 struct LocalBytes {
   std::size_t bytes;
@@ -70,6 +76,7 @@ class Runtime {
   template <class... A>
   void launch(const char* name, int dims, std::array<std::size_t, 3> global, std::array<std::size_t, 3> local,
               const A&... args) const {
+    if (dry_) return;
     cl_kernel k = kernel(name);
     cl_uint idx = 0;
     (set_arg(k, idx++, args), ...);
@@ -94,6 +101,34 @@ class Runtime {
     launch(name, dim, g, l, args...);
   }
   void finish() const;  // waits, then books profiling events
+
+  // Cost model: launch sites report their estimated work with count(ops,
+  // scalars): arithmetic operations on scalars (a complex one counts as
+  // flops_per_op real ones) and scalars moved to or from device memory. A dry
+  // run skips every launch and sums what is reported, so the estimate follows
+  // the exact launch sequence of a solve without running it.
+  void set_cost_units(std::size_t scalar_bytes, double flops_per_op) {
+    scalar_bytes_ = double(scalar_bytes);
+    flops_per_op_ = flops_per_op;
+  }
+  void count(double ops, double scalars) const {
+    if (dry_) {
+      cost_.flops += ops * flops_per_op_;
+      cost_.bytes += scalars * scalar_bytes_;
+    }
+  }
+  template <class F> Cost dry_run(F&& solve) const {
+    cost_ = {};
+    dry_ = true;
+    try {
+      solve();
+    } catch (...) {
+      dry_ = false;
+      throw;
+    }
+    dry_ = false;
+    return cost_;
+  }
   void set_profiling(bool on) { profile_ = on; }
   std::vector<KernelTime> kernel_times() const;
 
@@ -115,6 +150,9 @@ class Runtime {
   std::map<std::string, cl_kernel> kernels_;
   std::size_t bytes_ = 0;
   bool profile_ = false;
+  mutable bool dry_ = false;
+  mutable Cost cost_;
+  double scalar_bytes_ = 8, flops_per_op_ = 1;
   mutable std::vector<std::pair<const char*, cl_event>> pending_;
   mutable std::map<std::string, KernelTime> times_;
 };

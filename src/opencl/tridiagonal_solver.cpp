@@ -4,14 +4,11 @@
 
 namespace pscr::ocl {
 
-TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
-                                     std::size_t scalar_bytes, cl_mem A, cl_mem M, bool may_pin)
-    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), may_pin_(may_pin) {
-  rows_.push_back(n);
-  while (rows_.back() > p.local_size) rows_.push_back(rows_.back() / 2);
-  const Device& dev = rt.device();
+std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes) {
+  int rows = n;
+  while (rows > p.local_size) rows /= 2;
   const std::size_t items = std::size_t(p.local_lines) << p.pcr_steps;
-  const std::size_t local = 6 * std::size_t(rows_.back()) * p.local_lines * scalar_bytes;
+  const std::size_t local = 6 * std::size_t(rows) * p.local_lines * scalar_bytes;
   std::ostringstream os;
   if (items > dev.max_work_group)
     os << "local_lines * 2^pcr_steps = " << items << " work-items exceeds the work-group limit " << dev.max_work_group
@@ -23,7 +20,16 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
            std::size_t(p.sum_work_group) > dev.max_work_group)
     os << "a work-group size in (" << to_string(p) << ") exceeds the limit " << dev.max_work_group << " of "
        << dev.name;
-  if (!os.str().empty()) throw InvalidArgument("kernel parameters: " + os.str());
+  return os.str();
+}
+
+TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
+                                     std::size_t scalar_bytes, cl_mem A, cl_mem M, bool may_pin)
+    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), may_pin_(may_pin) {
+  rows_.push_back(n);
+  while (rows_.back() > p.local_size) rows_.push_back(rows_.back() / 2);
+  const std::string why = limits(rt.device(), p, n, scalar_bytes);
+  if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   // With cr_two_levels, levels 0, 2, 4, … and the last are stored and the
   // steps between them take two CR levels at once where they can.
   const int K = int(rows_.size()) - 1, step = p.cr_two_levels ? 2 : 1;
@@ -48,7 +54,15 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
   auto rows = [&](std::size_t s) { return rows_[stored_[s]]; };
   auto two = [&](std::size_t s) { return stored_[s + 1] - stored_[s] == 2; };  // step s → s+1
   const int n0 = rows_[0];
+  // Cost model per row (ops): generating a level-0 row from A, M, σ ~10, one
+  // CR elimination ~15, one back-substitution row ~5; a two-level step
+  // regenerates three middle-level rows per output row.
+  const double Ld = double(L);
+  auto gen = [&](std::size_t s, double rows) { return s == 0 ? 10 * rows : 0.0; };
+  auto level_scalars = [&](std::size_t s) { return (s == 0 ? 1.0 : 3.0) * rows(s); };
   for (std::size_t s = 0; s + 1 < S; ++s) {
+    const double out = rows(s + 1);
+    rt_.count(Ld * (gen(s, rows(s)) + (two(s) ? 60 : 15) * out), Ld * (level_scalars(s) + 3 * out));
     if (two(s))
       rt_.run("cr_reduce2", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
               offsets[s + 1], lines, A_, M_, n0, sigma, pinned);
@@ -57,9 +71,12 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
               offsets[s + 1], mode(s + 1), lines, A_, M_, n0, sigma, pinned);
   }
   const std::size_t lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
+  rt_.count(Ld * (gen(S - 1, rows(S - 1)) + (15.0 * p_.pcr_steps + 8) * rows(S - 1)),
+            Ld * (level_scalars(S - 1) + rows(S - 1)));
   rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(S - 1), offsets[S - 1], rows(S - 1),
              mode(S - 1), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
   for (std::size_t s = S - 1; s-- > 0;) {
+    rt_.count(Ld * (gen(s, rows(s)) + (two(s) ? 25 : 5) * rows(s)), Ld * (rows(s + 1) + level_scalars(s) + rows(s)));
     if (two(s))
       rt_.run("cr_back2", wg, {L, std::size_t(rows(s) + 3) / 4}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
               offsets[s + 1], lines, A_, M_, n0, sigma, pinned);

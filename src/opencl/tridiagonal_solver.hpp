@@ -2,6 +2,7 @@
 // (A + σ M) y = g stored [row][line], by global CR steps, then PCR and Thomas
 // in local memory, then global CR back substitution (kernels/tridiagonal.cl).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "pscr/parameters.hpp"
@@ -16,6 +17,9 @@ class TridiagonalSolver {
   // exceed the device's work-group or local-memory limits.
   TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines, std::size_t scalar_bytes,
                     cl_mem A, cl_mem M, bool may_pin);
+  // Why parameters p do not fit the device for lines of length n (empty when
+  // they do): work-group and local-memory limits.
+  static std::string limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes);
   // Solves in place: Y[row][line] for `lines` lines with per-line shifts and
   // null-mode flags.
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
