@@ -218,7 +218,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   if (json) {
     *json << "{\"problem\": \"" << c.problem << "\", \"dim\": " << c.dim << ", \"n\": " << n << ", \"type\": \""
           << pscr::scalar_name<T>() << "\", \"backend\": \"" << plan.info().backend << "\", \"parameters\": \""
-          << pscr::to_string(plan.info().parameters) << "\", \"init_s\": " << init
+          << pscr::to_string(plan.info().parameters) << "\", \"parameters_source\": \"" << plan.info().parameters_source
+          << "\", \"init_s\": " << init
           << ", \"transfer_s\": " << hs.transfer_seconds << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
           << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops

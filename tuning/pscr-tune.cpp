@@ -1,0 +1,299 @@
+// pscr-tune: discrete differential evolution over pscr::KernelParameters for
+// one device and one problem class, writing the JSON tuning file that plans
+// load (merged into an existing file).
+//
+//   pscr-tune [--dim 2|3] [--type double|float|complex-double|complex-float]
+//             [--n N] [--range MIN:MAX] [--device SEL] [--budget SECONDS]
+//             [--evals MAX] [--population P] [--seed S] [--reps R]
+//             [--out FILE]
+//
+// The problem tuned on is Poisson (real types) or Helmholtz (complex types)
+// on a uniform n^dim mesh; the entry written covers largest dimensions in
+// MIN..MAX (default: all). Each parameter is searched over its table range
+// (powers of two where the table says so); a candidate the device cannot run
+// (work-group size, local memory) is repaired before it is ever timed, and a
+// candidate already timed is not timed again. The default parameters are in
+// the first population, so the result is never a candidate slower than the
+// defaults were measured. The seed fixes the random choices; which candidate
+// wins still depends on the measured times.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pscr/opencl.hpp"
+#include "pscr/pscr.hpp"
+#include "pscr/tuning.hpp"
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+struct Config {
+  int dim = 2, n = 0, population = 12, reps = 5;
+  std::string type = "double", device, out = "pscr-tuning.json";
+  std::size_t min_n = 0, max_n = std::numeric_limits<std::size_t>::max();
+  double budget = 300;
+  int evals = 1000;
+  unsigned long long seed = 1;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr, "pscr-tune: %s\n", why.c_str());
+  std::exit(2);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The values each parameter may take: its table range, powers of two only
+// where required. Large ranges are capped where more cannot help: the device
+// limits are checked per candidate anyway.
+std::vector<std::vector<int>> search_space() {
+  std::vector<std::vector<int>> space;
+  for (const auto& e : pscr::parameter_table()) {
+    std::vector<int> v;
+    const int hi = std::min(e.max, 1024);
+    if (e.power_of_two)
+      for (long x = 1; x <= hi; x *= 2) {
+        if (x >= e.min) v.push_back(int(x));
+      }
+    else
+      for (int x = e.min; x <= hi; ++x) v.push_back(x);
+    space.push_back(v);
+  }
+  return space;
+}
+
+using Genome = std::vector<int>;  // an index into each parameter's values
+
+pscr::KernelParameters decode(const std::vector<std::vector<int>>& space, const Genome& g) {
+  pscr::KernelParameters p;
+  const auto& table = pscr::parameter_table();
+  for (std::size_t i = 0; i < table.size(); ++i) p.*(table[i].member) = space[i][std::size_t(g[i])];
+  return p;
+}
+
+Genome encode(const std::vector<std::vector<int>>& space, const pscr::KernelParameters& p) {
+  Genome g;
+  const auto& table = pscr::parameter_table();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& v = space[i];
+    const auto it = std::find(v.begin(), v.end(), p.*(table[i].member));
+    g.push_back(it == v.end() ? 0 : int(it - v.begin()));
+  }
+  return g;
+}
+
+class Progress {
+ public:
+  Progress(double budget, int evals) : budget_(budget), evals_(evals), t0_(clk::now()) {}
+  void show(int done, double best, double def) const {
+    const double f = std::min(1.0, std::max(since(t0_) / budget_, double(done) / evals_));
+    const int w = 30, filled = int(f * w);
+    std::fprintf(stderr, "\r[%s%s] %3d%%  %4d timed  best %.4f ms  defaults %.4f ms ", std::string(filled, '#').c_str(),
+                 std::string(w - filled, '.').c_str(), int(100 * f), done, 1e3 * best, 1e3 * def);
+    std::fflush(stderr);
+  }
+  bool over(int done) const { return since(t0_) >= budget_ || done >= evals_; }
+
+ private:
+  double budget_;
+  int evals_;
+  clk::time_point t0_;
+};
+
+template <class T> pscr::Problem<T> make_problem(const Config& c) {
+  if constexpr (pscr::is_complex_v<T>) {
+    const auto x = pscr::graded_mesh(c.n, 1.0, 1.0);
+    auto p = c.dim == 2 ? pscr::helmholtz2d(x, x, 40.0) : pscr::helmholtz3d(x, x, x, 40.0);
+    return p.template cast<T>();
+  } else {
+    const auto x = pscr::graded_mesh(c.n + 2, 1.0, 1.0);
+    auto p = c.dim == 2 ? pscr::poisson2d(x, x) : pscr::poisson3d(x, x, x);
+    return p.template cast<T>();
+  }
+}
+
+template <class T> int tune(const Config& c) {
+  const auto problem = make_problem<T>(c);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.device = c.device;
+  o.parameters = pscr::KernelParameters{};
+  pscr::Plan<T> plan(problem, o);
+  const std::string device = plan.info().device;
+  const std::string cls = pscr::problem_class(c.dim, pscr::is_complex_v<T>, std::is_same_v<pscr::real_t<T>, double>);
+  std::printf("pscr-tune: %s, class %s, n = %d (entry for n in %zu..%s), seed %llu\n", plan.info().backend.c_str(),
+              cls.c_str(), c.n, c.min_n,
+              c.max_n == std::numeric_limits<std::size_t>::max() ? "any" : std::to_string(c.max_n).c_str(), c.seed);
+  std::vector<T> f(problem.unknowns());
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = T(std::sin(0.37 * double(i)) + 0.1);
+
+  const auto space = search_space();
+  const std::size_t D = space.size();
+  std::mt19937_64 rng(c.seed);
+  std::map<Genome, double> timed;  // every candidate timed so far
+  int rejected = 0;
+  auto feasible = [&](const Genome& g) { return plan.check_parameters(decode(space, g)).empty(); };
+  auto measure = [&](const Genome& g) {
+    auto it = timed.find(g);
+    if (it != timed.end()) return it->second;
+    plan.set_parameters(decode(space, g));
+    const double t = median(pscr::opencl::time_solves(plan, f.data(), c.reps));
+    timed[g] = t;
+    return t;
+  };
+  auto random_genome = [&] {
+    for (;;) {
+      Genome g(D);
+      for (std::size_t i = 0; i < D; ++i) g[i] = int(rng() % space[i].size());
+      if (feasible(g)) return g;
+      ++rejected;
+    }
+  };
+
+  const Genome defaults = encode(space, pscr::KernelParameters{});
+  Progress bar(c.budget, c.evals);
+  const double t_default = measure(defaults);
+  std::vector<Genome> pop{defaults};
+  std::vector<double> fit{t_default};
+  while (int(pop.size()) < c.population && !bar.over(int(timed.size()))) {
+    pop.push_back(random_genome());
+    fit.push_back(measure(pop.back()));
+    bar.show(int(timed.size()), *std::min_element(fit.begin(), fit.end()), t_default);
+  }
+  // rand/1/bin on the value indices: v = x_r1 + F (x_r2 − x_r3), rounded and
+  // clamped; an infeasible trial is drawn again (at most 20 times, then a
+  // random feasible one), so no evaluation is spent on it.
+  const double F = 0.6, CR = 0.7;
+  const int NP = int(pop.size());
+  int generations = 0;
+  while (NP >= 4 && !bar.over(int(timed.size()))) {
+    for (int i = 0; i < NP && !bar.over(int(timed.size())); ++i) {
+      Genome trial;
+      for (int attempt = 0;; ++attempt) {
+        if (attempt == 20) {
+          trial = random_genome();
+          break;
+        }
+        int r1, r2, r3;
+        do r1 = int(rng() % NP); while (r1 == i);
+        do r2 = int(rng() % NP); while (r2 == i || r2 == r1);
+        do r3 = int(rng() % NP); while (r3 == i || r3 == r1 || r3 == r2);
+        trial = pop[i];
+        const std::size_t forced = rng() % D;
+        for (std::size_t j = 0; j < D; ++j) {
+          if (j != forced && std::uniform_real_distribution<double>(0, 1)(rng) >= CR) continue;
+          const double v = pop[r1][j] + F * (pop[r2][j] - pop[r3][j]);
+          trial[j] = std::clamp(int(std::lround(v)), 0, int(space[j].size()) - 1);
+        }
+        if (feasible(trial)) break;
+        ++rejected;
+      }
+      const double t = measure(trial);
+      if (t <= fit[i]) {
+        pop[i] = trial;
+        fit[i] = t;
+      }
+      bar.show(int(timed.size()), *std::min_element(fit.begin(), fit.end()), t_default);
+    }
+    ++generations;
+  }
+  std::fprintf(stderr, "\n");
+  const Genome best = pop[std::size_t(std::min_element(fit.begin(), fit.end()) - fit.begin())];
+
+  // Final comparison: best and defaults timed alternately, so drift on a
+  // shared machine affects both alike.
+  std::vector<double> tb, td;
+  for (int round = 0; round < 5; ++round) {
+    plan.set_parameters(decode(space, best));
+    tb.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
+    plan.set_parameters(decode(space, defaults));
+    td.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
+  }
+  const double best_s = median(tb), default_s = median(td);
+  const pscr::KernelParameters bp = decode(space, best), dp;
+  std::printf("%d candidates timed in %d generations (%d infeasible draws repaired, none timed)\n", int(timed.size()),
+              generations, rejected);
+  std::printf("%-16s %8s %8s\n", "parameter", "default", "best");
+  for (const auto& e : pscr::parameter_table())
+    std::printf("%-16s %8d %8d%s\n", e.name, dp.*(e.member), bp.*(e.member), dp.*(e.member) != bp.*(e.member) ? "  *" : "");
+  std::printf("solve median: defaults %.4f ms, best %.4f ms, gain %+.1f %%\n", 1e3 * default_s, 1e3 * best_s,
+              100 * (default_s / best_s - 1));
+
+  pscr::TuningEntry e;
+  e.device = device;
+  e.problem_class = cls;
+  e.min_n = c.min_n;
+  e.max_n = c.max_n;
+  // Keep the defaults when the winner does not hold up in the final comparison.
+  e.parameters = best_s < default_s ? bp : dp;
+  e.seconds = std::min(best_s, default_s);
+  e.default_seconds = default_s;
+  if (!(best_s < default_s))
+    std::printf("the best candidate did not beat the defaults in the final comparison: the entry keeps the defaults\n");
+  pscr::write_tuning(c.out, {e});
+  std::printf("wrote %s: %s %s -> %s\n", c.out.c_str(), device.c_str(), cls.c_str(), pscr::to_string(e.parameters).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    auto num = [&](double lo) {
+      const std::string s = val();
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || *end || !(v >= lo)) usage(a + " needs a number >= " + std::to_string(int(lo)) + ", not '" + s + "'");
+      return v;
+    };
+    if (a == "--dim") c.dim = int(num(2));
+    else if (a == "--type") c.type = val();
+    else if (a == "--n") c.n = int(num(1));
+    else if (a == "--device") c.device = val();
+    else if (a == "--budget") c.budget = num(0);
+    else if (a == "--evals") c.evals = int(num(1));
+    else if (a == "--population") c.population = int(num(4));
+    else if (a == "--seed") c.seed = (unsigned long long)num(0);
+    else if (a == "--reps") c.reps = int(num(1));
+    else if (a == "--out") c.out = val();
+    else if (a == "--range") {
+      const std::string r = val();
+      const auto colon = r.find(':');
+      if (colon == std::string::npos) usage("--range needs MIN:MAX (either may be empty)");
+      const std::string lo = r.substr(0, colon), hi = r.substr(colon + 1);
+      if (!lo.empty()) c.min_n = std::stoul(lo);
+      if (!hi.empty()) c.max_n = std::stoul(hi);
+      if (c.min_n > c.max_n) usage("--range: MIN > MAX");
+    } else usage("unknown argument '" + a + "'");
+  }
+  if (c.dim != 2 && c.dim != 3) usage("--dim must be 2 or 3");
+  if (c.n == 0) c.n = c.dim == 2 ? 1023 : 127;
+  try {
+    if (c.type == "double") return tune<double>(c);
+    if (c.type == "float") return tune<float>(c);
+    if (c.type == "complex-double") return tune<std::complex<double>>(c);
+    if (c.type == "complex-float") return tune<std::complex<float>>(c);
+    usage("--type must be double, float, complex-double or complex-float");
+  } catch (const pscr::Error& e) {
+    std::fprintf(stderr, "\npscr-tune: %s\n", e.what());
+    return 1;
+  }
+}
