@@ -8,6 +8,7 @@
 FftwDstPoisson::FftwDstPoisson(int dim, int n, int threads) : dim_(dim), n_(n), eig_(n) {
   fftw_init_threads();
   fftw_plan_with_nthreads(threads);
+  fftw_set_timelimit(20.0);  // FFTW_MEASURE planning of the largest sizes stays bounded
   std::size_t N = 1;
   for (int d = 0; d < dim; ++d) N *= std::size_t(n);
   buf_ = fftw_alloc_real(N);

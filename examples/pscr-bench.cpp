@@ -5,7 +5,7 @@
 //              [--precision double|float] [--backend opencl|reference]
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
-//              [--no-anchors]
+//              [--no-anchors] [--defaults]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time, the median (min, max) of R device-
@@ -45,6 +45,7 @@ struct Config {
   double omega = 40.0;
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
   bool anchors = true;
+  bool defaults = false;  // --defaults: the built-in parameters, not the tuned ones
   std::vector<int> sizes;
   pscr::Backend backend = pscr::Backend::opencl;
   std::vector<std::pair<std::string, int>> set;
@@ -156,9 +157,10 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   o.backend = c.backend;
   o.device = c.device;
   o.tuning_file = c.tuning;
+  if (c.defaults) o.parameters = pscr::KernelParameters{};
   if (!c.set.empty()) {
     pscr::KernelParameters kp;
-    if (c.backend == pscr::Backend::opencl)  // start from what this problem's plan would pick
+    if (c.backend == pscr::Backend::opencl && !c.defaults)  // start from what this problem's plan would pick
       kp = pscr::Plan<T>(p, o).info().parameters;
     for (auto& [key, value] : c.set) {
       bool found = false;
@@ -257,6 +259,7 @@ int main(int argc, char** argv) {
     else if (a == "--device") c.device = val();
     else if (a == "--tuning") c.tuning = val();
     else if (a == "--no-anchors") c.anchors = false;
+    else if (a == "--defaults") c.defaults = true;
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "opencl") c.backend = pscr::Backend::opencl;

@@ -23,6 +23,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,12 +144,23 @@ template <class T> int tune(const Config& c) {
   const std::size_t D = space.size();
   std::mt19937_64 rng(c.seed);
   std::map<Genome, double> timed;  // every candidate timed so far
+  std::set<Genome> refused;        // candidates a rebuilt program could not run
   int rejected = 0;
-  auto feasible = [&](const Genome& g) { return plan.check_parameters(decode(space, g)).empty(); };
+  auto feasible = [&](const Genome& g) {
+    return !refused.count(g) && plan.check_parameters(decode(space, g)).empty();
+  };
   auto measure = [&](const Genome& g) {
     auto it = timed.find(g);
     if (it != timed.end()) return it->second;
-    plan.set_parameters(decode(space, g));
+    try {
+      plan.set_parameters(decode(space, g));
+    } catch (const pscr::InvalidArgument&) {
+      // a program built with other options can have a smaller work-group
+      // limit than check_parameters saw: refused before any timing
+      refused.insert(g);
+      ++rejected;
+      return std::numeric_limits<double>::infinity();
+    }
     const double t = median(pscr::opencl::time_solves(plan, f.data(), c.reps));
     timed[g] = t;
     return t;

@@ -103,7 +103,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     } catch (const InvalidArgument& e) {
       return e.what();
     }
-    return ocl::TridiagonalSolver::limits(rt_->device(), p, leaf_n(), sizeof(T));
+    // cr_local's limit is that of the current program; a program built with
+    // other options (newton_raphson) is checked again when it is built.
+    return ocl::TridiagonalSolver::limits(rt_->device(), p, leaf_n(), sizeof(T), rt_->max_group("cr_local"));
   }
 
   void describe(PlanInfo& info) const override {
@@ -232,7 +234,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   // in kernels/level.cl): T work-items per sum, as many as the longest group
   // of the level needs for sum_terms terms each.
   void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources) const {
-    const std::size_t cap = std::size_t(p_.sum_work_group), R = db.R, sums = R * std::size_t(lb.ngroups);
+    const std::size_t cap = std::min({std::size_t(p_.sum_work_group), rt_->max_group("accumulate_tree"),
+                                      rt_->max_group("accumulate")}),
+                      R = db.R, sums = R * std::size_t(lb.ngroups);
     const auto& items = rt_->device().max_items;
     const std::size_t wb = pow2_fit(std::size_t(batch), std::min(cap, items[0]));
     const std::size_t lanes = pow2_fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, std::min(cap / wb, items[1]));

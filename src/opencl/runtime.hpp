@@ -90,6 +90,7 @@ class Runtime {
   void run(const char* name, std::size_t budget, std::initializer_list<std::size_t> global, const A&... args) const {
     std::array<std::size_t, 3> g{1, 1, 1}, l{1, 1, 1};
     int dim = 0;
+    budget = std::min(budget, max_group(name));
     for (auto v : global) {
       const std::size_t want = std::max<std::size_t>(v, 1);
       const std::size_t w = pow2_fit(want, std::min(budget, dev_.max_items[dim]));
@@ -100,6 +101,10 @@ class Runtime {
     }
     launch(name, dim, g, l, args...);
   }
+  // The largest work-group this kernel can run on the device
+  // (CL_KERNEL_WORK_GROUP_SIZE: register use can make it smaller than the
+  // device's limit).
+  std::size_t max_group(const char* name) const;
   void finish() const;  // waits, then books profiling events
 
   // Cost model: launch sites report their estimated work with count(ops,
@@ -148,6 +153,7 @@ class Runtime {
   cl_command_queue queue_ = nullptr;
   cl_program prog_ = nullptr;
   std::map<std::string, cl_kernel> kernels_;
+  std::map<std::string, std::size_t> max_group_;
   std::size_t bytes_ = 0;
   bool profile_ = false;
   mutable bool dry_ = false;

@@ -1,18 +1,21 @@
 #include "tridiagonal_solver.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace pscr::ocl {
 
-std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes) {
+std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes,
+                                      std::size_t local_stage_group) {
   int rows = n;
   while (rows > p.local_size) rows /= 2;
   const std::size_t items = std::size_t(p.local_lines) << p.pcr_steps;
   const std::size_t local = 6 * std::size_t(rows) * p.local_lines * scalar_bytes;
   std::ostringstream os;
-  if (items > dev.max_work_group)
-    os << "local_lines * 2^pcr_steps = " << items << " work-items exceeds the work-group limit " << dev.max_work_group
-       << " of " << dev.name;
+  const std::size_t group_limit = std::min(dev.max_work_group, local_stage_group);
+  if (items > group_limit)
+    os << "local_lines * 2^pcr_steps = " << items << " work-items exceeds the work-group limit " << group_limit
+       << " of the local-memory stage on " << dev.name;
   else if (local > dev.local_mem)
     os << "local_size " << p.local_size << " with local_lines " << p.local_lines << " needs " << local
        << " bytes of local memory; " << dev.name << " has " << dev.local_mem;
@@ -28,7 +31,7 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), may_pin_(may_pin) {
   rows_.push_back(n);
   while (rows_.back() > p.local_size) rows_.push_back(rows_.back() / 2);
-  const std::string why = limits(rt.device(), p, n, scalar_bytes);
+  const std::string why = limits(rt.device(), p, n, scalar_bytes, rt.max_group("cr_local"));
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   // With cr_two_levels, levels 0, 2, 4, … and the last are stored and the
   // steps between them take two CR levels at once where they can.

@@ -18,8 +18,10 @@ class TridiagonalSolver {
   TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines, std::size_t scalar_bytes,
                     cl_mem A, cl_mem M, bool may_pin);
   // Why parameters p do not fit the device for lines of length n (empty when
-  // they do): work-group and local-memory limits.
-  static std::string limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes);
+  // they do): work-group and local-memory limits; local_stage_group is the
+  // work-group limit of the cr_local kernel where it is known.
+  static std::string limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes,
+                            std::size_t local_stage_group = std::size_t(-1));
   // Solves in place: Y[row][line] for `lines` lines with per-line shifts and
   // null-mode flags.
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;

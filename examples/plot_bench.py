@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Figures from pscr-bench JSON lines (--json FILE), as PNG files.
+
+    plot_bench.py OUTDIR FILE.jsonl [FILE.jsonl ...] [--roof DEVICE=GFLOPS,GBS ...]
+
+Writes, per problem and dimension found in the files:
+  time-<problem>-<dim>d.png      solve time against n per device and type, with
+                                 the FFT anchors (FFTW on the CPU, clFFT on the device)
+  speedup-<problem>-<dim>d.png   anchor time / our time against n
+  roofline.png                   attained GFlop/s against operational intensity
+                                 (the plan's cost model), with each device's
+                                 bandwidth and peak lines (--roof, or the table below)
+  kernels-<device>.png           per-kernel shares of the device time per case
+
+Where several runs give the same case, the last one in the files is used.
+"""
+import json
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Peak double-precision GFlop/s (no tensor cores) and memory bandwidth in GB/s
+# from the vendors' data sheets, matched by a substring of the device name.
+ROOFS = {"H100 80GB HBM3": (33500.0, 3350.0)}
+
+
+def label(r):
+    return f"{short(r['device'])} {r['type']}"
+
+
+def short(device):
+    return re.sub(r"\s+", " ", device.replace("pthread-", "PoCL ")).strip()[:28]
+
+
+def load(paths):
+    cases = {}
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                r = json.loads(line)
+                r.setdefault("device", r.get("backend", "?"))
+                key = (r["device"], r["problem"], r["dim"], r["type"], r["n"])
+                cases[key] = r
+    return list(cases.values())
+
+
+def figure_time_and_speedup(rows, outdir):
+    written = []
+    groups = sorted({(r["problem"], r["dim"]) for r in rows})
+    for problem, dim in groups:
+        sel = [r for r in rows if r["problem"] == problem and r["dim"] == dim]
+        series = sorted({label(r) for r in sel})
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig2, ax2 = plt.subplots(figsize=(7, 4.5))
+        any_speedup = False
+        for s in series:
+            pts = sorted((r for r in sel if label(r) == s), key=lambda r: r["n"])
+            ns = [r["n"] for r in pts]
+            ax.loglog(ns, [1e3 * r["solve_median_s"] for r in pts], "o-", label=f"libpscr {s}")
+            for key, name, style in (("fftw_s", "FFTW DST-I (CPU)", "s--"), ("clfft_s", "clFFT DST-I", "^:")):
+                a = [(r["n"], r[key]) for r in pts if r.get(key, 0) > 0]
+                if a:
+                    ax.loglog([x for x, _ in a], [1e3 * t for _, t in a], style, label=f"{name}, {short(pts[0]['device'])}")
+                    sp = [(r["n"], r[key] / r["solve_median_s"]) for r in pts if r.get(key, 0) > 0]
+                    ax2.semilogx([x for x, _ in sp], [v for _, v in sp], style, label=f"vs {name}, {s}")
+                    any_speedup = True
+        ax.set_xlabel("n (unknowns n^%d)" % dim)
+        ax.set_ylabel("solve time, median [ms]")
+        ax.set_title(f"{problem} {dim}D: device-resident solve")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        name = os.path.join(outdir, f"time-{problem}-{dim}d.png")
+        fig.tight_layout()
+        fig.savefig(name, dpi=120)
+        written.append(name)
+        if any_speedup:
+            ax2.axhline(1.0, color="k", lw=0.8)
+            ax2.set_xlabel("n")
+            ax2.set_ylabel("anchor time / libpscr time")
+            ax2.set_title(f"{problem} {dim}D: speed-up over the FFT anchors")
+            ax2.grid(True, which="both", alpha=0.3)
+            ax2.legend(fontsize=7)
+            name = os.path.join(outdir, f"speedup-{problem}-{dim}d.png")
+            fig2.tight_layout()
+            fig2.savefig(name, dpi=120)
+            written.append(name)
+        plt.close(fig)
+        plt.close(fig2)
+    return written
+
+
+def figure_roofline(rows, outdir, roofs):
+    rows = [r for r in rows if r.get("flops", 0) > 0 and r.get("bytes", 0) > 0]
+    if not rows:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    devices = sorted({r["device"] for r in rows})
+    for dev in devices:
+        pts = [r for r in rows if r["device"] == dev]
+        xs = [r["flops"] / r["bytes"] for r in pts]
+        ys = [1e-9 * r["flops"] / r["solve_median_s"] for r in pts]
+        line = ax.loglog(xs, ys, "o", label=short(dev))[0]
+        for r, x, y in zip(pts, xs, ys):
+            if r["n"] >= 1000 or r["dim"] == 3:
+                ax.annotate(f"{r['dim']}D {r['n']} {r['type']}", (x, y), fontsize=5)
+        roof = next((v for k, v in roofs.items() if k in dev), None)
+        if roof:
+            peak, bw = roof
+            xr = [0.05, 100.0]
+            ax.loglog(xr, [min(peak, bw * x) for x in xr], "-", color=line.get_color(), lw=0.8)
+            ax.loglog([0.05, peak / bw, 100], [bw * 0.05, peak, peak], "-", color=line.get_color(), lw=1.2,
+                      label=f"{short(dev)}: {bw:.0f} GB/s, {peak:.0f} GFlop/s")
+    ax.set_xlabel("operational intensity [flop/byte] (cost model)")
+    ax.set_ylabel("attained [GFlop/s]")
+    ax.set_title("Roofline: libpscr solves")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    name = os.path.join(outdir, "roofline.png")
+    fig.tight_layout()
+    fig.savefig(name, dpi=120)
+    plt.close(fig)
+    return [name]
+
+
+def figure_kernels(rows, outdir):
+    written = []
+    for dev in sorted({r["device"] for r in rows}):
+        pts = sorted((r for r in rows if r["device"] == dev and r.get("kernel_s")),
+                     key=lambda r: (r["problem"], r["dim"], r["type"], r["n"]))
+        if not pts:
+            continue
+        kernels = sorted({k for r in pts for k in r["kernel_s"]})
+        fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(pts) + 2), 4.5))
+        bottom = [0.0] * len(pts)
+        for k in kernels:
+            share = [100 * r["kernel_s"].get(k, 0) / max(sum(r["kernel_s"].values()), 1e-30) for r in pts]
+            ax.bar(range(len(pts)), share, bottom=bottom, label=k)
+            bottom = [b + s for b, s in zip(bottom, share)]
+        ax.set_xticks(range(len(pts)))
+        ax.set_xticklabels([f"{r['problem'][:4]} {r['dim']}D {r['n']}\n{r['type']}" for r in pts], fontsize=6, rotation=60)
+        ax.set_ylabel("share of device time [%]")
+        ax.set_title(f"Per-kernel shares: {short(dev)}")
+        ax.legend(fontsize=6, bbox_to_anchor=(1.01, 1), loc="upper left")
+        safe = re.sub(r"[^A-Za-z0-9]+", "-", short(dev)).strip("-").lower()
+        name = os.path.join(outdir, f"kernels-{safe}.png")
+        fig.tight_layout()
+        fig.savefig(name, dpi=120)
+        plt.close(fig)
+        written.append(name)
+    return written
+
+
+def main(argv):
+    roofs = dict(ROOFS)
+    args = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--roof":
+            dev, _, vals = argv[i + 1].partition("=")
+            peak, bw = (float(v) for v in vals.split(","))
+            roofs[dev] = (peak, bw)
+            i += 2
+        else:
+            args.append(argv[i])
+            i += 1
+    if len(args) < 2:
+        sys.exit(__doc__)
+    outdir, paths = args[0], args[1:]
+    os.makedirs(outdir, exist_ok=True)
+    rows = load(paths)
+    if not rows:
+        sys.exit("plot_bench.py: no cases in " + ", ".join(paths))
+    written = figure_time_and_speedup(rows, outdir) + figure_roofline(rows, outdir, roofs) + figure_kernels(rows, outdir)
+    for w in written:
+        print(w)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
