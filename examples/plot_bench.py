@@ -114,8 +114,6 @@ def figure_roofline(rows, outdir, roofs):
         roof = next((v for k, v in roofs.items() if k in dev), None)
         if roof:
             peak, bw = roof
-            xr = [0.05, 100.0]
-            ax.loglog(xr, [min(peak, bw * x) for x in xr], "-", color=line.get_color(), lw=0.8)
             ax.loglog([0.05, peak / bw, 100], [bw * 0.05, peak, peak], "-", color=line.get_color(), lw=1.2,
                       label=f"{short(dev)}: {bw:.0f} GB/s, {peak:.0f} GFlop/s")
     ax.set_xlabel("operational intensity [flop/byte] (cost model)")
