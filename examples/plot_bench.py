@@ -52,6 +52,19 @@ def load(paths):
     return list(cases.values())
 
 
+def finish(fig, ax, xlabel, ylabel, title, name):
+    """Labels, grid and legend; writes the figure to `name` and closes it."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(name, dpi=120)
+    plt.close(fig)
+    return name
+
+
 def figure_time_and_speedup(rows, outdir):
     written = []
     groups = sorted({(r["problem"], r["dim"]) for r in rows})
@@ -72,27 +85,14 @@ def figure_time_and_speedup(rows, outdir):
                     sp = [(r["n"], r[key] / r["solve_median_s"]) for r in pts if r.get(key, 0) > 0]
                     ax2.semilogx([x for x, _ in sp], [v for _, v in sp], style, label=f"vs {name}, {s}")
                     any_speedup = True
-        ax.set_xlabel("n (unknowns n^%d)" % dim)
-        ax.set_ylabel("solve time, median [ms]")
-        ax.set_title(f"{problem} {dim}D: device-resident solve")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        name = os.path.join(outdir, f"time-{problem}-{dim}d.png")
-        fig.tight_layout()
-        fig.savefig(name, dpi=120)
-        written.append(name)
+        written.append(finish(fig, ax, "n (unknowns n^%d)" % dim, "solve time, median [ms]",
+                              f"{problem} {dim}D: device-resident solve",
+                              os.path.join(outdir, f"time-{problem}-{dim}d.png")))
         if any_speedup:
             ax2.axhline(1.0, color="k", lw=0.8)
-            ax2.set_xlabel("n")
-            ax2.set_ylabel("anchor time / libpscr time")
-            ax2.set_title(f"{problem} {dim}D: speed-up over the FFT anchors")
-            ax2.grid(True, which="both", alpha=0.3)
-            ax2.legend(fontsize=7)
-            name = os.path.join(outdir, f"speedup-{problem}-{dim}d.png")
-            fig2.tight_layout()
-            fig2.savefig(name, dpi=120)
-            written.append(name)
-        plt.close(fig)
+            written.append(finish(fig2, ax2, "n", "anchor time / libpscr time",
+                                  f"{problem} {dim}D: speed-up over the FFT anchors",
+                                  os.path.join(outdir, f"speedup-{problem}-{dim}d.png")))
         plt.close(fig2)
     return written
 
@@ -116,16 +116,8 @@ def figure_roofline(rows, outdir, roofs):
             peak, bw = roof
             ax.loglog([0.05, peak / bw, 100], [bw * 0.05, peak, peak], "-", color=line.get_color(), lw=1.2,
                       label=f"{short(dev)}: {bw:.0f} GB/s, {peak:.0f} GFlop/s")
-    ax.set_xlabel("operational intensity [flop/byte] (cost model)")
-    ax.set_ylabel("attained [GFlop/s]")
-    ax.set_title("Roofline: libpscr solves")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    name = os.path.join(outdir, "roofline.png")
-    fig.tight_layout()
-    fig.savefig(name, dpi=120)
-    plt.close(fig)
-    return [name]
+    return [finish(fig, ax, "operational intensity [flop/byte] (cost model)", "attained [GFlop/s]",
+                   "Roofline: libpscr solves", os.path.join(outdir, "roofline.png"))]
 
 
 def figure_kernels(rows, outdir):
