@@ -75,6 +75,21 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Median of `reps` timed calls of solve() after one untimed warm-up;
+// prepare() runs before each call, outside the timing.
+template <class P, class S> double median_time(int reps, P&& prepare, S&& solve) {
+  prepare();
+  solve();
+  std::vector<double> ts;
+  for (int r = 0; r < reps; ++r) {
+    prepare();
+    const auto t = clk::now();
+    solve();
+    ts.push_back(since(t));
+  }
+  return median(ts);
+}
+
 struct Anchors {
   double fftw = 0, clfft = 0;  // median seconds (0: not run)
   int threads = 0;
@@ -103,14 +118,7 @@ Anchors run_anchors(const Config& c, const pscr::Plan<double>& plan, int n, std:
   a.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   {
     FftwDstPoisson fft(c.dim, n, a.threads);
-    fft.solve(f.data(), w.data());
-    std::vector<double> ts;
-    for (int r = 0; r < c.reps; ++r) {
-      const auto t = clk::now();
-      fft.solve(f.data(), w.data());
-      ts.push_back(since(t));
-    }
-    a.fftw = median(ts);
+    a.fftw = median_time(c.reps, [] {}, [&] { fft.solve(f.data(), w.data()); });
     diff(w);
   }
   if (c.backend != pscr::Backend::opencl) return a;
@@ -127,16 +135,7 @@ Anchors run_anchors(const Config& c, const pscr::Plan<double>& plan, int n, std:
       clEnqueueCopyBuffer(q, rhs, buf, 0, 0, N * sizeof(double), 0, nullptr, nullptr);
       clFinish(q);
     };
-    fresh();
-    fft.solve(buf);  // warm-up
-    std::vector<double> ts;
-    for (int r = 0; r < c.reps; ++r) {
-      fresh();
-      const auto t = clk::now();
-      fft.solve(buf);
-      ts.push_back(since(t));
-    }
-    a.clfft = median(ts);
+    a.clfft = median_time(c.reps, fresh, [&] { fft.solve(buf); });
     char note[32];
     std::snprintf(note, sizeof note, "%.3f ms", 1e3 * a.clfft);
     a.clfft_note = note;

@@ -205,7 +205,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_sigma = rt.alloc(lanes * sizeof(T), "shift buffer");
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
-        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, int(pd_.problem.size(D_ - 1)), lanes, sizeof(T),
+        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T),
                                                         afac_[D_ - 1].m, mfac_[D_ - 1].m, pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));

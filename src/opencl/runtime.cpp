@@ -22,17 +22,16 @@ Runtime::Runtime(const Device& dev, const char* source, const std::string& build
     std::string name(len, '\0');
     clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, len, name.data(), nullptr);
     while (!name.empty() && name.back() == '\0') name.pop_back();
-    kernels_[name] = k;
     std::size_t wg = 0;
     check(clGetKernelWorkGroupInfo(k, dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr),
           "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-    max_group_[name] = std::min(wg, dev_.max_work_group);
+    kernels_[name] = Kernel{k, std::min(wg, dev_.max_work_group)};
   }
 }
 
 Runtime::~Runtime() {
   for (auto& p : pending_) clReleaseEvent(p.second);
-  for (auto& k : kernels_) clReleaseKernel(k.second);
+  for (auto& k : kernels_) clReleaseKernel(k.second.kernel);
   if (prog_) clReleaseProgram(prog_);
   if (queue_) clReleaseCommandQueue(queue_);
   if (ctx_) clReleaseContext(ctx_);
@@ -67,15 +66,9 @@ void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
 }
 
-cl_kernel Runtime::kernel(const char* name) const {
+const Runtime::Kernel& Runtime::entry(const char* name) const {
   auto it = kernels_.find(name);
   if (it == kernels_.end()) throw BackendError(std::string("kernel '") + name + "' is missing from the program");
-  return it->second;
-}
-
-std::size_t Runtime::max_group(const char* name) const {
-  auto it = max_group_.find(name);
-  if (it == max_group_.end()) throw BackendError(std::string("kernel '") + name + "' is missing from the program");
   return it->second;
 }
 

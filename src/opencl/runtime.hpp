@@ -77,7 +77,7 @@ class Runtime {
   void launch(const char* name, int dims, std::array<std::size_t, 3> global, std::array<std::size_t, 3> local,
               const A&... args) const {
     if (dry_) return;
-    cl_kernel k = kernel(name);
+    cl_kernel k = entry(name).kernel;
     cl_uint idx = 0;
     (set_arg(k, idx++, args), ...);
     enqueue(name, k, dims, global, local);
@@ -90,7 +90,7 @@ class Runtime {
   void run(const char* name, std::size_t budget, std::initializer_list<std::size_t> global, const A&... args) const {
     std::array<std::size_t, 3> g{1, 1, 1}, l{1, 1, 1};
     int dim = 0;
-    budget = std::min(budget, max_group(name));
+    budget = std::min(budget, entry(name).max_group);
     for (auto v : global) {
       const std::size_t want = std::max<std::size_t>(v, 1);
       const std::size_t w = pow2_fit(want, std::min(budget, dev_.max_items[dim]));
@@ -104,7 +104,7 @@ class Runtime {
   // The largest work-group this kernel can run on the device
   // (CL_KERNEL_WORK_GROUP_SIZE: register use can make it smaller than the
   // device's limit).
-  std::size_t max_group(const char* name) const;
+  std::size_t max_group(const char* name) const { return entry(name).max_group; }
   void finish() const;  // waits, then books profiling events
 
   // Cost model: launch sites report their estimated work with count(ops,
@@ -138,7 +138,11 @@ class Runtime {
   std::vector<KernelTime> kernel_times() const;
 
  private:
-  cl_kernel kernel(const char* name) const;
+  struct Kernel {
+    cl_kernel kernel = nullptr;
+    std::size_t max_group = 1;
+  };
+  const Kernel& entry(const char* name) const;  // BackendError when the program lacks it
   template <class A> static void set_arg(cl_kernel k, cl_uint idx, const A& a) {
     check(clSetKernelArg(k, idx, sizeof(A), &a), "clSetKernelArg");
   }
@@ -152,8 +156,7 @@ class Runtime {
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program prog_ = nullptr;
-  std::map<std::string, cl_kernel> kernels_;
-  std::map<std::string, std::size_t> max_group_;
+  std::map<std::string, Kernel> kernels_;
   std::size_t bytes_ = 0;
   bool profile_ = false;
   mutable bool dry_ = false;

@@ -61,11 +61,11 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
   // CR elimination ~15, one back-substitution row ~5; a two-level step
   // regenerates three middle-level rows per output row.
   const double Ld = double(L);
-  auto gen = [&](std::size_t s, double rows) { return s == 0 ? 10 * rows : 0.0; };
+  auto gen = [&](std::size_t s) { return s == 0 ? 10.0 * rows(0) : 0.0; };
   auto level_scalars = [&](std::size_t s) { return (s == 0 ? 1.0 : 3.0) * rows(s); };
   for (std::size_t s = 0; s + 1 < S; ++s) {
     const double out = rows(s + 1);
-    rt_.count(Ld * (gen(s, rows(s)) + (two(s) ? 60 : 15) * out), Ld * (level_scalars(s) + 3 * out));
+    rt_.count(Ld * (gen(s) + (two(s) ? 60 : 15) * out), Ld * (level_scalars(s) + 3 * out));
     if (two(s))
       rt_.run("cr_reduce2", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
               offsets[s + 1], lines, A_, M_, n0, sigma, pinned);
@@ -74,12 +74,12 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
               offsets[s + 1], mode(s + 1), lines, A_, M_, n0, sigma, pinned);
   }
   const std::size_t lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
-  rt_.count(Ld * (gen(S - 1, rows(S - 1)) + (15.0 * p_.pcr_steps + 8) * rows(S - 1)),
+  rt_.count(Ld * (gen(S - 1) + (15.0 * p_.pcr_steps + 8) * rows(S - 1)),
             Ld * (level_scalars(S - 1) + rows(S - 1)));
   rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(S - 1), offsets[S - 1], rows(S - 1),
              mode(S - 1), lines, A_, M_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
   for (std::size_t s = S - 1; s-- > 0;) {
-    rt_.count(Ld * (gen(s, rows(s)) + (two(s) ? 25 : 5) * rows(s)), Ld * (rows(s + 1) + level_scalars(s) + rows(s)));
+    rt_.count(Ld * (gen(s) + (two(s) ? 25 : 5) * rows(s)), Ld * (rows(s + 1) + level_scalars(s) + rows(s)));
     if (two(s))
       rt_.run("cr_back2", wg, {L, std::size_t(rows(s) + 3) / 4}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
               offsets[s + 1], lines, A_, M_, n0, sigma, pinned);
