@@ -21,7 +21,9 @@ template <class T> class Executor {
   // in-place solves on a buffer (cl_mem) of that context; null elsewhere.
   virtual void* opencl_context() const { return nullptr; }
   virtual void* opencl_queue() const { return nullptr; }
-  virtual void solve_device(void* /*buffer*/, std::size_t /*count*/) const {}
+  // Pure Neumann: projects each right-hand side on the device and returns the
+  // largest incompatible part (see SolveStats).
+  virtual double solve_device(void* /*buffer*/, std::size_t /*count*/) const { return 0; }
   virtual void set_profiling(bool /*on*/) {}
   // Why kernel parameters cannot run this plan (range, device limits); empty
   // when they can.

@@ -5,15 +5,13 @@
 #include <complex>
 #include <cstring>
 
+#include "neumann_weights.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
 
 namespace pscr {
-
-
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -24,27 +22,6 @@ double seconds_since(clock_type::time_point t0) {
 template <class T> void check_finite(const T* x, std::size_t n, const char* what) {
   for (std::size_t i = 0; i < n; ++i)
     if (!is_finite(x[i])) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
-}
-
-// Weights of the M-weighted mean: (M1 1)⊗(M2 1)[⊗(M3 1)].
-template <class T> std::vector<double> mass_weights(const Problem<T>& p) {
-  std::vector<double> w{1.0};
-  for (auto& f : p.factors()) {
-    const std::size_t n = f.size();
-    std::vector<double> row(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      double s = std::real(f.M.diag[i]);
-      if (i > 0) s += std::real(f.M.off[i - 1]);
-      if (i + 1 < n) s += std::real(f.M.off[i]);
-      row[i] = s;
-    }
-    std::vector<double> next;
-    next.reserve(w.size() * n);
-    for (double a : w)
-      for (double b : row) next.push_back(a * b);
-    w.swap(next);
-  }
-  return w;
 }
 
 }  // namespace

@@ -24,9 +24,10 @@ template <class T> cl_command_queue queue(const Plan<T>& plan);
 // problem.unknowns() entries each, one after another, and receives the
 // solutions. Returns when the solve has finished. The solutions are checked
 // on the device; a non-finite value throws NumericalBreakdown.
-// Errors: InvalidArgument (not an OpenCL plan, buffer of another context,
-// pure-Neumann problem: use Plan::solve on host arrays), SizeMismatch (buffer
-// smaller than count right-hand sides).
+// Pure Neumann (see Plan::solve): the projection and the zero weighted mean
+// are done on the device too, and SolveStats::incompatible_part is reported.
+// Errors: InvalidArgument (not an OpenCL plan, buffer of another context),
+// SizeMismatch (buffer smaller than count right-hand sides).
 template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
 
 // Times `reps` device-resident solves of the right-hand side f (host array of

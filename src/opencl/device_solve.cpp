@@ -29,8 +29,6 @@ template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t c
   const auto t0 = std::chrono::steady_clock::now();
   const Executor<T>& e = opencl_executor(plan);
   if (!x) throw InvalidArgument("opencl::solve: null buffer");
-  if (plan.impl().data.pure_neumann)
-    throw InvalidArgument("opencl::solve: pure-Neumann problems need the projection of Plan::solve (host arrays)");
   cl_context ctx = nullptr;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetMemObjectInfo(CL_MEM_CONTEXT)");
   if (ctx != e.opencl_context()) throw InvalidArgument("opencl::solve: the buffer belongs to another OpenCL context");
@@ -40,8 +38,8 @@ template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t c
   if (bytes < need)
     throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
                        " right-hand sides need " + std::to_string(need));
-  e.solve_device(x, count);
   SolveStats st;
+  st.incompatible_part = e.solve_device(x, count);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <sstream>
 #include <vector>
 
+#include "../neumann_weights.hpp"
 #include "../tuning/database.hpp"
 #include "runtime.hpp"
 #include "tridiagonal_solver.hpp"
@@ -70,9 +72,12 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     return transfer;
   }
 
-  void solve_device(void* buffer, std::size_t count) const override {
+  double solve_device(void* buffer, std::size_t count) const override {
     cl_mem buf = static_cast<cl_mem>(buffer);
     const std::size_t N = pd_.problem.unknowns();
+    const bool neumann = pd_.pure_neumann;
+    Mem sums;  // pure Neumann: (Σ f_i, Σ |f_i|²) of each right-hand side
+    if (neumann) sums = rt_->alloc(2 * count * sizeof(T), "null-space sums");
     for (std::size_t c = 0; c < count; ++c) {
       cl_mem x = buf;
       Mem view;  // right-hand side c as a sub-buffer (c = 0: the buffer itself)
@@ -83,7 +88,18 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         ocl::check(st, "clCreateSubBuffer (right-hand side of a batch; its offset must meet the device's alignment)");
         x = view.m;
       }
+      if (neumann) {
+        // solve the compatible part f - mean(f) (orthogonal projection onto range(A))
+        cl_mem t = null_space_sums(x, 0);
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), t, sums.m, 0, 2 * c * sizeof(T), 2 * sizeof(T), 0, nullptr,
+                                       nullptr),
+                   "clEnqueueCopyBuffer (null-space sums)");
+        rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), t, real_t<T>(1.0 / double(N)));
+      }
       solve_dim(0, x, 1, sigma0_.m, pinned0_.m);
+      if (neumann)  // zero weighted mean, as Plan::solve returns
+        rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), null_space_sums(x, 1),
+                 real_t<T>(1.0 / neumann_weight_sum_));
     }
     // One pass over the solutions instead of a silent NaN.
     const int zero = 0;
@@ -91,10 +107,18 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     rt_->write(flag_.m, &zero, sizeof zero);
     rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.m);
     rt_->read(flag_.m, &flag, sizeof flag);
+    std::vector<T> s(neumann ? 2 * count : 0);
+    if (neumann) rt_->read(sums.m, s.data(), s.size() * sizeof(T));
     rt_->finish();
     if (flag)
       throw NumericalBreakdown(
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
+    double incompatible = 0;
+    for (std::size_t c = 0; c < s.size() / 2; ++c) {
+      const double norm2 = std::real(s[2 * c + 1]);
+      if (norm2 > 0) incompatible = std::max(incompatible, std::abs(s[2 * c]) / std::sqrt(double(N) * norm2));
+    }
+    return incompatible;
   }
   void set_profiling(bool on) override { rt_->set_profiling(on); }
   std::string check_parameters(const KernelParameters& p) const override {
@@ -150,6 +174,19 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
     flag_ = rt.alloc(sizeof(int), "flags");
+    if (pd_.pure_neumann) {
+      for (int d = 0; d < 3; ++d) {
+        std::vector<real_t<T>> w{1};
+        if (d < D_) {
+          const std::vector<double> row = mass_row_sums(pd_.problem.factor(d));
+          w.assign(row.begin(), row.end());
+        }
+        neumann_w_[d] = rt.upload(w, "null-space weights");
+      }
+      for (double v : mass_weights(pd_.problem)) neumann_weight_sum_ += v;
+      reduce_[0] = rt.alloc(2 * 65536 * sizeof(T), "null-space sums");
+      reduce_[1] = rt.alloc(2 * 1024 * sizeof(T), "null-space sums");
+    }
     int batch = 1;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[d];
@@ -213,6 +250,27 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   }
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
+
+  // Pure Neumann: (Σ w_i x_i, Σ |x_i|²) of one vector by a barrier-free tree
+  // of strided sums (kernels/null_space.cl), left on the device; returns the
+  // buffer whose first pair holds them. weighted = 0: w_i = 1.
+  cl_mem null_space_sums(cl_mem x, int weighted) const {
+    constexpr std::size_t fan = 64, first = 65536;
+    const std::size_t N = pd_.problem.unknowns();
+    const cl_ulong n2 = D_ > 1 ? pd_.problem.size(1) : 1, n3 = D_ > 2 ? pd_.problem.size(2) : 1;
+    std::size_t m = std::min(first, (N + fan - 1) / fan);
+    rt_->count(2.0 * N, double(N));
+    rt_->run("null_space_partials", 256, {m}, x, cl_ulong(N), neumann_w_[0].m, neumann_w_[1].m, neumann_w_[2].m, n2,
+             n3, weighted, cl_ulong(m), reduce_[0].m);
+    int cur = 0;
+    while (m > 1) {
+      const std::size_t next = (m + fan - 1) / fan;
+      rt_->run("pair_sums", 256, {next}, reduce_[cur].m, cl_ulong(m), cl_ulong(next), reduce_[1 - cur].m);
+      m = next;
+      cur = 1 - cur;
+    }
+    return reduce_[cur].m;
+  }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
@@ -313,6 +371,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_;
+  Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
+  double neumann_weight_sum_ = 0;
 };
 
 }  // namespace
