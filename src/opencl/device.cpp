@@ -68,17 +68,21 @@ Device select_device(const std::string& selector_in) {
       throw BackendError("no OpenCL device matches '" + selector + "'; available:" + list);
     }
   }
+  return describe_device(pick->d);
+}
+
+Device describe_device(cl_device_id id) {
   Device d;
-  d.platform = pick->p;
-  d.device = pick->d;
-  d.name = pick->label;
-  d.device_name = info_string(d.device, CL_DEVICE_NAME);
-  clGetDeviceInfo(d.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d.max_work_group, &d.max_work_group, nullptr);
-  clGetDeviceInfo(d.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d.local_mem, &d.local_mem, nullptr);
-  clGetDeviceInfo(d.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr);
-  d.fp64 = info_string(d.device, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
-  clGetDeviceInfo(d.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
-  clGetDeviceInfo(d.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);
+  d.device = id;
+  clGetDeviceInfo(id, CL_DEVICE_PLATFORM, sizeof d.platform, &d.platform, nullptr);
+  d.device_name = info_string(id, CL_DEVICE_NAME);
+  d.name = platform_name(d.platform) + " / " + d.device_name;
+  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d.max_work_group, &d.max_work_group, nullptr);
+  clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d.local_mem, &d.local_mem, nullptr);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr);
+  d.fp64 = info_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+  clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
+  clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);
   return d;
 }
 

@@ -24,6 +24,9 @@ struct Device {
 // first GPU, else the first device. Throws BackendError naming what exists.
 Device select_device(const std::string& selector);
 
+// The properties of one device.
+Device describe_device(cl_device_id id);
+
 // Builds `source` with `options`; KernelBuildError carries the compiler log.
 cl_program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
 

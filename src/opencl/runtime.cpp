@@ -11,6 +11,23 @@ Runtime::Runtime(const Device& dev, const char* source, const std::string& build
   check(st, "clCreateContext");
   queue_ = clCreateCommandQueue(ctx_, dev_.device, CL_QUEUE_PROFILING_ENABLE, &st);
   check(st, "clCreateCommandQueue");
+  build(source, build_options);
+}
+
+Runtime::Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile)
+    : profile_(profile) {
+  cl_device_id id = nullptr;
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof id, &id, nullptr), "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx_, &ctx_, nullptr),
+        "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  dev_ = describe_device(id);
+  clRetainContext(ctx_);
+  clRetainCommandQueue(queue);
+  queue_ = queue;
+  build(source, build_options);
+}
+
+void Runtime::build(const char* source, const std::string& build_options) {
   prog_ = build_program(ctx_, dev_, source, build_options);
   cl_uint n = 0;
   check(clCreateKernelsInProgram(prog_, 0, nullptr, &n), "clCreateKernelsInProgram");

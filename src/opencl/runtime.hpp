@@ -52,6 +52,11 @@ class Runtime {
   // profile: collect per-kernel device times from profiling events
   // (kernel_times()); the queue always allows it, so it can be turned on later.
   Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile);
+  // Shares an existing in-order queue and its context (both retained), so that
+  // the program's buffers and launches order with other work on that queue
+  // (clients that feed a plan's solves). Profiling needs a queue created with
+  // CL_QUEUE_PROFILING_ENABLE.
+  Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -149,6 +154,7 @@ class Runtime {
   static void set_arg(cl_kernel k, cl_uint idx, const LocalBytes& a) {
     check(clSetKernelArg(k, idx, a.bytes, nullptr), "clSetKernelArg (local memory)");
   }
+  void build(const char* source, const std::string& build_options);
   void enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
                const std::array<std::size_t, 3>& local) const;
 

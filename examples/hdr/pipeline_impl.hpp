@@ -1,0 +1,66 @@
+// The state of a Pipeline (internal to the image client): the PSCR plan, the
+// client's OpenCL program on the plan's queue, and the device buffers.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opencl/runtime.hpp"
+#include "pscr/opencl.hpp"
+#include "pscr/pscr.hpp"
+#include "tonemap.hpp"
+
+namespace pscr::hdr {
+
+// Slots of the device scalar array (reductions write there).
+enum Slot { kLumMax = 0, kLogSum, kMin, kMax, kSum, kResidual2, kRhs2, kLevelSums };
+constexpr int kSlots = kLevelSums + 64;
+
+struct GridSize {
+  int w = 0, h = 0;
+  std::size_t n() const { return std::size_t(w) * std::size_t(h); }
+};
+
+struct Pipeline::Impl {
+  Impl(int width, int height, const PipelineOptions& o);
+
+  int w, h;
+  std::size_t N;
+  PipelineOptions options;
+  double plan_seconds = 0;
+  std::unique_ptr<Plan<double>> plan;  // absent for a single pixel (nothing to solve)
+  std::unique_ptr<ocl::Runtime> rt;
+  std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
+  std::vector<ocl::Mem> H;             // log luminance per level
+  ocl::Mem rgb, L, mag, phi[2], b, I, r, unew, slots, bad, hist, rgb8, scratch[2];
+  int phi0 = 0;                        // which phi buffer holds Φ_0 after fattal()
+  // multigrid hierarchy below the image: u, b, r per coarser level
+  std::vector<GridSize> mg;
+  std::vector<ocl::Mem> mg_u, mg_b, mg_r;
+  static constexpr int kBins = 4096;
+
+  // Timing of the stages of one call.
+  using clock = std::chrono::steady_clock;
+  std::vector<StageTime>* stages = nullptr;
+  clock::time_point stage_start;
+  void begin_stage() { stage_start = clock::now(); }
+  void end_stage(const char* name);
+
+  // slots[slot] = op over map(in[0..n)) (reduce_stage in kernels/reduce.cl).
+  enum Op { kSumOp = 0, kMaxOp = 1, kMinOp = 2 };
+  enum Map { kIdentity = 0, kLogDelta = 1, kSquare = 2 };
+  void reduce(cl_mem in, std::size_t n, Op op, Map map, int slot, double delta = 0) const;
+  double read_slot(int slot) const;
+  void upload_image(const Image& img);  // rgb and L; NonFiniteInput for a bad pixel
+
+  // Solvers: b holds the right-hand side; on return I holds the zero-mean solution.
+  SolveReport solve(const SolverControls& c);
+  SolveReport solve_iterative(const SolverControls& c);
+  void multigrid_cycle(int level, Solver kind, int pre, int post);
+  void smooth(cl_mem u, cl_mem bb, const GridSize& g, int sweeps, double omega) const;
+  double residual_norm(cl_mem u, cl_mem bb, const GridSize& g, cl_mem rr) const;  // ‖b − A u‖₂
+  void subtract_mean(cl_mem u, const GridSize& g) const;
+};
+
+}  // namespace pscr::hdr

@@ -1,0 +1,143 @@
+// pscr-hdr-bench: per-stage times of the gradient-domain pipeline on the
+// synthetic window scene at several sizes, and the Poisson solve by PSCR
+// against each iterative solver run to a relative residual (default 1e-6).
+// Medians over --reps runs after one warm-up; the PSCR solve of the same run
+// is the anchor of the solver ratios.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "tonemap.hpp"
+
+namespace {
+const char* kTool = "pscr-hdr-bench";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pscr::hdr;
+  std::vector<int> sizes;
+  int reps = 5;
+  double tol = 1e-6, max_seconds = 30;
+  std::string device, solvers_arg = "all", scene = "window";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) cli::usage(kTool, a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: pscr-hdr-bench [--sizes 1024,2048,4096] [--reps 5] [--tol 1e-6] [--max-seconds 30]\n"
+          "                      [--solvers all|none|NAME,...] [--scene window|lamps] [--device SEL]\n");
+      return 0;
+    } else if (a == "--sizes") {
+      std::string s = val();
+      for (std::size_t p = 0; p <= s.size();) {
+        const auto q = std::min(s.find(',', p), s.size());
+        sizes.push_back(int(cli::integer(kTool, a, s.substr(p, q - p))));
+        p = q + 1;
+      }
+    } else if (a == "--reps") reps = int(cli::integer(kTool, a, val()));
+    else if (a == "--tol") tol = cli::number(kTool, a, val());
+    else if (a == "--max-seconds") max_seconds = cli::number(kTool, a, val());
+    else if (a == "--solvers") solvers_arg = val();
+    else if (a == "--scene") scene = val();
+    else if (a == "--device") device = val();
+    else cli::usage(kTool, "unknown option " + a);
+  }
+  if (sizes.empty()) sizes = {1024, 2048, 4096};
+  if (reps < 1) cli::usage(kTool, "--reps needs >= 1");
+  std::vector<Solver> solvers;
+  if (solvers_arg == "all") {
+    for (Solver s : all_solvers()) if (s != Solver::pscr) solvers.push_back(s);
+  } else if (solvers_arg != "none") {
+    for (std::size_t p = 0; p <= solvers_arg.size();) {
+      const auto q = std::min(solvers_arg.find(',', p), solvers_arg.size());
+      try { solvers.push_back(parse_solver(solvers_arg.substr(p, q - p))); } catch (const std::exception& e) { cli::usage(kTool, e.what()); }
+      p = q + 1;
+    }
+  }
+  try {
+    for (int n : sizes) {
+      const Image img = synthetic_scene(scene, n, n);
+      PipelineOptions timed;
+      timed.device = device;
+      timed.stage_timing = true;
+      Pipeline pipe(n, n, timed);
+      std::printf("== %s %dx%d (dynamic range %.3g) on %s; plan %.2f s, %d pyramid levels\n", scene.c_str(), n, n,
+                  dynamic_range(img), pipe.device().c_str(), pipe.plan_seconds(), pipe.pyramid_levels());
+      // per-stage times (each stage waited for) and whole-call times without stage syncs
+      std::map<std::string, std::vector<double>> st;
+      std::vector<std::string> order;
+      pipe.fattal(img);
+      for (int r = 0; r < reps; ++r)
+        for (const auto& s : pipe.fattal(img).stages) {
+          if (!st.count(s.stage)) order.push_back(s.stage);
+          st[s.stage].push_back(s.seconds);
+        }
+      PipelineOptions plain;
+      plain.device = device;
+      Pipeline fast(n, n, plain);
+      std::vector<double> whole, device_part, reinhard;
+      fast.fattal(img);
+      for (int r = 0; r < reps; ++r) {
+        whole.push_back(fast.fattal(img).seconds);
+        reinhard.push_back(fast.reinhard(img).seconds);
+      }
+      double sum = 0, transfers = 0;
+      std::printf("  %-16s %10s\n", "stage", "median ms");
+      for (const auto& name : order) {
+        const double m = median(st[name]);
+        sum += m;
+        if (name == "upload" || name == "download") transfers += m;
+        std::printf("  %-16s %10.3f\n", name.c_str(), 1e3 * m);
+      }
+      std::printf("  %-16s %10.3f  (sum of stages; on the device without transfers: %.3f)\n", "total", 1e3 * sum,
+                  1e3 * (sum - transfers));
+      std::printf("  whole fattal call, no stage syncs: median %.3f ms (min %.3f)\n", 1e3 * median(whole),
+                  1e3 * *std::min_element(whole.begin(), whole.end()));
+      std::printf("  whole reinhard call:               median %.3f ms\n", 1e3 * median(reinhard));
+      if (solvers.empty()) continue;
+      // the Poisson problem of this image, solved by each solver
+      const std::vector<double> b = fast.fields().b;
+      std::vector<double> anchor;
+      SolveReport rep;
+      fast.solve_poisson(b, {}, &rep);
+      for (int r = 0; r < reps; ++r) {
+        fast.solve_poisson(b, {}, &rep);
+        anchor.push_back(rep.seconds);
+      }
+      const double t_pscr = median(anchor);
+      std::printf("  %-13s %10s %12s %12s %10s\n", "solver", "iterations", "residual", "median ms", "/pscr");
+      std::printf("  %-13s %10d %12.2e %12.3f %10.2f\n", "pscr", 1, rep.relative_residual, 1e3 * t_pscr, 1.0);
+      for (Solver s : solvers) {
+        SolverControls c;
+        c.solver = s;
+        c.tolerance = tol;
+        c.max_seconds = max_seconds;
+        std::vector<double> ts;
+        const int runs = s == Solver::jacobi || s == Solver::gauss_seidel ? 1 : std::min(reps, 3);
+        for (int r = 0; r < runs; ++r) {
+          fast.solve_poisson(b, c, &rep);
+          ts.push_back(rep.seconds);
+          if (!rep.converged) break;
+        }
+        std::printf("  %-13s %10ld %12.2e %12.3f %10.1f%s\n", solver_name(s).c_str(), rep.iterations,
+                    rep.relative_residual, 1e3 * median(ts), median(ts) / t_pscr,
+                    rep.converged ? "" : "  (stopped: time limit, not converged)");
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+    return 1;
+  }
+  return 0;
+}
