@@ -271,3 +271,24 @@ BOOST_AUTO_TEST_CASE(errors_name_the_problem) {
   BOOST_CHECK_THROW(pipe.solve_poisson(nan, {}), pscr::NonFiniteInput);
   BOOST_CHECK_THROW(synthetic_scene("forest", 4, 4), pscr::InvalidArgument);
 }
+
+BOOST_AUTO_TEST_CASE(exposure_percentiles) {
+  // a grey ramp over 4 decades: with black 0 % and white 100 % the darkest
+  // pixel is black and the brightest white; with white 50 % half the pixels clip
+  const int n = 200;
+  Image img = make_image(n, 1);
+  for (int x = 0; x < n; ++x) img.pixel(x, 0)[0] = img.pixel(x, 0)[1] = img.pixel(x, 0)[2] = float(std::pow(10.0, 4.0 * x / (n - 1)));
+  Pipeline pipe(n, 1);
+  FattalParameters fp;
+  fp.black_percentile = 0;
+  fp.white_percentile = 100;
+  auto out = pipe.fattal(img, fp).rgb8;
+  BOOST_TEST(int(out[0]) == 0);
+  BOOST_TEST(int(out[3 * (n - 1)]) == 255);
+  for (int x = 1; x < n; ++x) BOOST_REQUIRE(out[3 * x] >= out[3 * (x - 1)]);  // monotone
+  fp.white_percentile = 50;
+  out = pipe.fattal(img, fp).rgb8;
+  int white = 0;
+  for (int x = 0; x < n; ++x) white += out[3 * x] == 255;
+  BOOST_TEST(std::abs(white - n / 2) <= 3);
+}

@@ -204,7 +204,8 @@ ToneMapped Pipeline::fattal(const Image& img, const FattalParameters& p, const S
   ocl::check(clEnqueueFillBuffer(s.rt->queue(), s.hist.m, &zero, sizeof zero, 0, Impl::kBins * sizeof(int), 0, nullptr,
                                  nullptr),
              "clEnqueueFillBuffer");
-  s.rt->run("histogram", kGroup, {s.N}, s.I.m, int(s.N), s.slots.m, int(kMin), int(kMax), Impl::kBins, s.hist.m);
+  // a grid of work-groups that loop over the image (local counts per group)
+  s.rt->run("histogram", kGroup, {std::min<std::size_t>(s.N, 256 * kGroup)}, s.I.m, int(s.N), s.slots.m, int(kMin), int(kMax), Impl::kBins, s.hist.m);
   std::vector<int> hist(Impl::kBins);
   double range[2];
   ocl::check(clEnqueueReadBuffer(s.rt->queue(), s.slots.m, CL_FALSE, kMin * sizeof(double), 2 * sizeof(double), range, 0,

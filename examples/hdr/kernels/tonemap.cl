@@ -87,14 +87,25 @@ __kernel void divergence(__global const real* H, __global const real* Phi, int w
   b[i] = -div;
 }
 
-// Counts of v over `bins` equal bins between slots[lo_slot] and slots[hi_slot].
+// Counts of v over `bins` (<= HIST_BINS) equal bins between slots[lo_slot]
+// and slots[hi_slot]. Each work-group counts its items in local memory and adds
+// its non-zero bins to the global counts: far fewer contended global atomics.
+// The barriers are outside every conditional (uniform control flow).
+#define HIST_BINS 4096
 __kernel void histogram(__global const real* v, int n, __global const real* slots, int lo_slot, int hi_slot, int bins,
                         __global int* hist) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
+  __local int local_hist[HIST_BINS];
+  const int lid = get_local_id(0), ls = get_local_size(0);
+  for (int k = lid; k < bins; k += ls) local_hist[k] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
   const real lo = slots[lo_slot], hi = slots[hi_slot];
-  const int bin = hi > lo ? clampi((int)((v[i] - lo) / (hi - lo) * bins), 0, bins - 1) : 0;
-  atomic_inc(&hist[bin]);
+  for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const int bin = hi > lo ? clampi((int)((v[i] - lo) / (hi - lo) * bins), 0, bins - 1) : 0;
+    atomic_inc(&local_hist[bin]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = lid; k < bins; k += ls)
+    if (local_hist[k]) atomic_add(&hist[k], local_hist[k]);
 }
 
 inline uchar srgb8(real v) {
