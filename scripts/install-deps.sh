@@ -7,7 +7,7 @@ PKGS=(
   libboost-test-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libfftw3-dev libclfft-dev
-  libpng-dev libopenexr-dev pfstools pfstmo python3-pil
+  libpng-dev libopenexr-dev
   python3 python3-numpy python3-scipy
 )
 missing=()

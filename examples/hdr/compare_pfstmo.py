@@ -5,7 +5,8 @@ writes the two results side by side.
 
 usage: compare_pfstmo.py PSCR_HDR [--size 1024x768] [--scene window] [--out DIR]
                          [--alpha 1] [--beta 0.9] [--saturation 0.8]
-Needs pfstools, pfstmo and python3-pil (scripts/install-deps.sh installs them).
+Needs Debian packages pfstools, pfstmo and python3-pil (not part of the build:
+apt-get install pfstools pfstmo python3-pil).
 """
 import argparse
 import os

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
       std::printf("  whole fattal call, no stage syncs: median %.3f ms (min %.3f)\n", 1e3 * median(whole),
                   1e3 * *std::min_element(whole.begin(), whole.end()));
       std::printf("  whole reinhard call:               median %.3f ms\n", 1e3 * median(reinhard));
+      std::fflush(stdout);
       if (solvers.empty()) continue;
       // the Poisson problem of this image, solved by each solver
       const std::vector<double> b = fast.fields().b;
