@@ -113,6 +113,17 @@ double Pipeline::Impl::read_slot(int slot) const {
   return v;
 }
 
+void Pipeline::Impl::download(ToneMapped& out, clock::time_point t0) {
+  end_stage("colour");
+  out.width = w;
+  out.height = h;
+  out.rgb8.resize(3 * N);
+  rt->read(rgb8.m, out.rgb8.data(), out.rgb8.size());
+  end_stage("download");
+  out.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  stages = nullptr;
+}
+
 void Pipeline::Impl::upload_image(const Image& img) {
   if (img.width != w || img.height != h || img.rgb.size() != 3 * N)
     throw SizeMismatch("image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + " with " +
@@ -224,14 +235,7 @@ ToneMapped Pipeline::fattal(const Image& img, const FattalParameters& p, const S
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
   s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), lo, hi, p.saturation, s.rgb8.m);
-  s.end_stage("colour");
-  out.width = s.w;
-  out.height = s.h;
-  out.rgb8.resize(3 * s.N);
-  s.rt->read(s.rgb8.m, out.rgb8.data(), out.rgb8.size());
-  s.end_stage("download");
-  out.seconds = std::chrono::duration<double>(Impl::clock::now() - t0).count();
-  s.stages = nullptr;
+  s.download(out, t0);
   return out;
 }
 
@@ -249,14 +253,7 @@ ToneMapped Pipeline::reinhard(const Image& img, const ReinhardParameters& p) {
   s.end_stage("log average");
   s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.m, s.L.m, int(s.N), s.slots.m, int(kLogSum), int(kLumMax), p.key,
             p.white, p.saturation, s.rgb8.m);
-  s.end_stage("colour");
-  out.width = s.w;
-  out.height = s.h;
-  out.rgb8.resize(3 * s.N);
-  s.rt->read(s.rgb8.m, out.rgb8.data(), out.rgb8.size());
-  s.end_stage("download");
-  out.seconds = std::chrono::duration<double>(Impl::clock::now() - t0).count();
-  s.stages = nullptr;
+  s.download(out, t0);
   return out;
 }
 

@@ -53,6 +53,7 @@ struct Pipeline::Impl {
   void reduce(cl_mem in, std::size_t n, Op op, Map map, int slot, double delta = 0) const;
   double read_slot(int slot) const;
   void upload_image(const Image& img);  // rgb and L; NonFiniteInput for a bad pixel
+  void download(ToneMapped& out, clock::time_point t0);  // the 8-bit result and the call's time
 
   // Solvers: b holds the right-hand side; on return I holds the zero-mean solution.
   SolveReport solve(const SolverControls& c);
