@@ -35,4 +35,15 @@ template <class T> std::vector<double> mass_weights(const Problem<T>& p) {
   return w;
 }
 
+// Σ_i of the Kronecker product: the product of the row-sum totals.
+template <class T> double mass_weight_sum(const Problem<T>& p) {
+  double total = 1;
+  for (auto& f : p.factors()) {
+    double s = 0;
+    for (double v : mass_row_sums(f)) s += v;
+    total *= s;
+  }
+  return total;
+}
+
 }  // namespace pscr

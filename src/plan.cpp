@@ -37,7 +37,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   }
   if (impl_->data.pure_neumann) {
     impl_->neumann_weights = mass_weights(impl_->data.problem);
-    for (double v : impl_->neumann_weights) impl_->neumann_weight_sum += v;
+    impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
   impl_->info.eigen_problems = impl_->data.eigen_problems;

@@ -76,8 +76,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cl_mem buf = static_cast<cl_mem>(buffer);
     const std::size_t N = pd_.problem.unknowns();
     const bool neumann = pd_.pure_neumann;
-    Mem sums;  // pure Neumann: (Σ f_i, Σ |f_i|²) of each right-hand side
-    if (neumann) sums = rt_->alloc(2 * count * sizeof(T), "null-space sums");
+    std::vector<T> s(neumann ? 2 * count : 0);  // pure Neumann: (Σ f_i, Σ |f_i|²) of each right-hand side
     for (std::size_t c = 0; c < count; ++c) {
       cl_mem x = buf;
       Mem view;  // right-hand side c as a sub-buffer (c = 0: the buffer itself)
@@ -91,9 +90,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       if (neumann) {
         // solve the compatible part f - mean(f) (orthogonal projection onto range(A))
         cl_mem t = null_space_sums(x, 0);
-        ocl::check(clEnqueueCopyBuffer(rt_->queue(), t, sums.m, 0, 2 * c * sizeof(T), 2 * sizeof(T), 0, nullptr,
+        // read in queue order, before the sums after the solve reuse the scratch
+        ocl::check(clEnqueueReadBuffer(rt_->queue(), t, CL_FALSE, 0, 2 * sizeof(T), s.data() + 2 * c, 0, nullptr,
                                        nullptr),
-                   "clEnqueueCopyBuffer (null-space sums)");
+                   "clEnqueueReadBuffer (null-space sums)");
         rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), t, real_t<T>(1.0 / double(N)));
       }
       solve_dim(0, x, 1, sigma0_.m, pinned0_.m);
@@ -106,9 +106,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     int flag = 0;
     rt_->write(flag_.m, &zero, sizeof zero);
     rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.m);
-    rt_->read(flag_.m, &flag, sizeof flag);
-    std::vector<T> s(neumann ? 2 * count : 0);
-    if (neumann) rt_->read(sums.m, s.data(), s.size() * sizeof(T));
+    rt_->read(flag_.m, &flag, sizeof flag);  // blocking: the earlier reads are done too
     rt_->finish();
     if (flag)
       throw NumericalBreakdown(
@@ -183,7 +181,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         }
         neumann_w_[d] = rt.upload(w, "null-space weights");
       }
-      for (double v : mass_weights(pd_.problem)) neumann_weight_sum_ += v;
+      neumann_weight_sum_ = mass_weight_sum(pd_.problem);
       reduce_[0] = rt.alloc(2 * 65536 * sizeof(T), "null-space sums");
       reduce_[1] = rt.alloc(2 * 1024 * sizeof(T), "null-space sums");
     }
