@@ -30,28 +30,8 @@ Pipeline::Impl::Impl(int width, int height, const PipelineOptions& o) : w(width)
   // A I = b with A = A_y ⊗ I + I ⊗ A_x: rows (index 1) slowest, as the image.
   const auto fy = laplacian_factor(h, 1.0, Boundary::Neumann, Boundary::Neumann);
   const auto fx = laplacian_factor(w, 1.0, Boundary::Neumann, Boundary::Neumann);
-  if (N > 1) plan = std::make_unique<Plan<double>>(Problem<double>::make2d(fy, fx, 0.0), po);
-  cl_command_queue q = nullptr;
-  if (plan) {
-    q = opencl::queue(*plan);
-    clRetainCommandQueue(q);
-  } else {  // nothing to solve: a queue of our own on the selected device
-    const ocl::Device dev = ocl::select_device(o.device);
-    cl_int st;
-    cl_context ctx = clCreateContext(nullptr, 1, &dev.device, nullptr, nullptr, &st);
-    ocl::check(st, "clCreateContext");
-    q = clCreateCommandQueue(ctx, dev.device, CL_QUEUE_PROFILING_ENABLE, &st);
-    clReleaseContext(ctx);  // the queue holds it
-    ocl::check(st, "clCreateCommandQueue");
-  }
-  try {
-    rt = std::make_unique<ocl::Runtime>(q, kernels::hdr_cl, "-cl-std=CL1.2", o.stage_timing);
-  } catch (...) {
-    clReleaseCommandQueue(q);
-    throw;
-  }
-  clReleaseCommandQueue(q);  // the runtime retains it
-  if (!rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64 (the image client computes in double)");
+  plan = std::make_unique<Plan<double>>(Problem<double>::make2d(fy, fx, 0.0), po);  // refuses devices without fp64
+  rt = std::make_unique<ocl::Runtime>(opencl::queue(*plan), kernels::hdr_cl, "-cl-std=CL1.2", o.stage_timing);
   levels.push_back({w, h});
   // Gaussian pyramid down to a side of 1; FattalParameters::coarsest picks how many levels are used
   while (std::min(levels.back().w, levels.back().h) >= 2)
@@ -281,10 +261,7 @@ std::vector<double> Pipeline::solve_poisson(const std::vector<double>& rhs, cons
   s.rt->write(s.b.m, rhs.data(), s.N * sizeof(double));
   SolveReport rep = s.solve(c);
   if (rep.relative_residual < 0) {  // PSCR: measure it as for the iterative solvers
-    s.reduce(s.b.m, s.N, Impl::kSumOp, Impl::kIdentity, kSum);
-    s.rt->run("subtract_slot_mean", kGroup, {s.N}, s.b.m, int(s.N), s.slots.m, int(kSum));
-    s.reduce(s.b.m, s.N, Impl::kSumOp, Impl::kSquare, kRhs2);
-    const double bn = std::sqrt(s.read_slot(kRhs2));
+    const double bn = s.project_rhs(nullptr);
     rep.relative_residual = bn > 0 ? s.residual_norm(s.I.m, s.b.m, {s.w, s.h}, s.r.m) / bn : 0;
   }
   if (report) *report = rep;

@@ -29,7 +29,7 @@ struct Pipeline::Impl {
   std::size_t N;
   PipelineOptions options;
   double plan_seconds = 0;
-  std::unique_ptr<Plan<double>> plan;  // absent for a single pixel (nothing to solve)
+  std::unique_ptr<Plan<double>> plan;
   std::unique_ptr<ocl::Runtime> rt;
   std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
   std::vector<ocl::Mem> H;             // log luminance per level
@@ -60,6 +60,9 @@ struct Pipeline::Impl {
   SolveReport solve_iterative(const SolverControls& c);
   void multigrid_cycle(int level, Solver kind, int pre, int post);
   void smooth(cl_mem u, cl_mem bb, const GridSize& g, int sweeps, double omega) const;
+  // b <- b − mean(b), what PSCR solves; returns ‖b‖₂ after it and, when asked,
+  // the incompatible part ‖mean(b) 1‖ / ‖b‖ before it.
+  double project_rhs(double* incompatible) const;
   double residual_norm(cl_mem u, cl_mem bb, const GridSize& g, cl_mem rr) const;  // ‖b − A u‖₂
   void subtract_mean(cl_mem u, const GridSize& g) const;
 };

@@ -41,6 +41,19 @@ void Pipeline::Impl::subtract_mean(cl_mem u, const GridSize& g) const {
   rt->run("subtract_slot_mean", kGroup, {g.n()}, u, int(g.n()), slots.m, int(kSum));
 }
 
+double Pipeline::Impl::project_rhs(double* incompatible) const {
+  reduce(b.m, N, kSumOp, kIdentity, kSum);
+  rt->run("subtract_slot_mean", kGroup, {N}, b.m, int(N), slots.m, int(kSum));
+  reduce(b.m, N, kSumOp, kSquare, kRhs2);
+  const double norm_c = std::sqrt(read_slot(kRhs2));
+  if (incompatible) {
+    const double removed = std::fabs(read_slot(kSum)) / std::sqrt(double(N));  // ‖mean 1‖
+    const double norm = std::hypot(norm_c, removed);                           // ‖b‖ before
+    *incompatible = norm > 0 ? removed / norm : 0;
+  }
+  return norm_c;
+}
+
 double Pipeline::Impl::residual_norm(cl_mem u, cl_mem bb, const GridSize& g, cl_mem rr) const {
   rt->run("residual", kGroup, {std::size_t(g.w), std::size_t(g.h)}, u, bb, g.w, g.h, rr);
   reduce(rr, g.n(), kSumOp, kSquare, kResidual2);
@@ -68,12 +81,7 @@ SolveReport Pipeline::Impl::solve(const SolverControls& c) {
   } else {
     ocl::check(clEnqueueCopyBuffer(rt->queue(), b.m, I.m, 0, 0, N * sizeof(double), 0, nullptr, nullptr),
                "clEnqueueCopyBuffer");
-    if (plan) {
-      rep.incompatible_part = opencl::solve(*plan, I.m).incompatible_part;
-    } else {  // one pixel: A = 0, the zero-mean solution is 0
-      const double zero = 0;
-      rt->write(I.m, &zero, sizeof zero);
-    }
+    rep.incompatible_part = opencl::solve(*plan, I.m).incompatible_part;
     rep.iterations = 1;
     rep.converged = true;
   }
@@ -86,13 +94,7 @@ SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
   SolveReport rep;
   rep.solver = c.solver;
   const GridSize g{w, h};
-  // the compatible part of b (as PSCR solves it), and its norm
-  reduce(b.m, N, kSumOp, kIdentity, kSum);
-  reduce(b.m, N, kSumOp, kSquare, kRhs2);
-  const double sum = read_slot(kSum), norm_b = std::sqrt(read_slot(kRhs2));
-  rep.incompatible_part = norm_b > 0 ? std::fabs(sum) / std::sqrt(double(N)) / norm_b : 0;
-  rt->run("subtract_slot_mean", kGroup, {N}, b.m, int(N), slots.m, int(kSum));
-  const double bnorm = norm_b * std::sqrt(std::max(0.0, 1 - rep.incompatible_part * rep.incompatible_part));
+  const double bnorm = project_rhs(&rep.incompatible_part);
   const double zero = 0;
   ocl::check(clEnqueueFillBuffer(rt->queue(), I.m, &zero, sizeof zero, 0, N * sizeof(double), 0, nullptr, nullptr),
              "clEnqueueFillBuffer");
