@@ -292,3 +292,40 @@ BOOST_AUTO_TEST_CASE(exposure_percentiles) {
   for (int x = 0; x < n; ++x) white += out[3 * x] == 255;
   BOOST_TEST(std::abs(white - n / 2) <= 3);
 }
+
+BOOST_AUTO_TEST_CASE(frames_give_the_results_of_images) {
+  // the page-locked frame is only a faster route: the same bytes as from an Image
+  const int w = 45, h = 31;
+  const Image img = synthetic_scene("window", w, h);
+  Pipeline pipe(w, h);
+  const Frame f = pipe.frame();
+  BOOST_TEST(f.width == w);
+  BOOST_TEST(f.height == h);
+  BOOST_TEST(pipe.frame().rgb == f.rgb);  // the same memory on every call
+  std::copy(img.rgb.begin(), img.rgb.end(), f.rgb);
+  FattalParameters fp;
+  fp.beta = 0.8;
+  const std::vector<std::uint8_t> want = pipe.fattal(img, fp).rgb8;
+  const ToneMapped got = pipe.fattal(f, fp);
+  BOOST_TEST(got.rgb8.empty());
+  BOOST_TEST(std::equal(want.begin(), want.end(), f.rgb8));
+  const std::vector<std::uint8_t> want_r = pipe.reinhard(img).rgb8;
+  pipe.reinhard(f);
+  BOOST_TEST(std::equal(want_r.begin(), want_r.end(), f.rgb8));
+  // a second image through the same frame
+  const Image lamps = synthetic_scene("lamps", w, h);
+  std::copy(lamps.rgb.begin(), lamps.rgb.end(), f.rgb);
+  pipe.fattal(f);
+  const std::vector<std::uint8_t> want_l = pipe.fattal(lamps).rgb8;
+  BOOST_TEST(std::equal(want_l.begin(), want_l.end(), f.rgb8));
+  // NaN in the frame names the pixel
+  f.rgb[3 * (2 * w + 9)] = NAN;
+  BOOST_CHECK_EXCEPTION(pipe.fattal(f), pscr::NonFiniteInput,
+                        [](const pscr::NonFiniteInput& e) { return std::string(e.what()).find("(9, 2)") != std::string::npos; });
+  // frames of another pipeline, or made up, are refused
+  Pipeline other(w, h);
+  BOOST_CHECK_THROW(other.fattal(f), pscr::InvalidArgument);
+  const Frame theirs = other.frame();
+  BOOST_CHECK_THROW(pipe.reinhard(theirs), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pipe.fattal(Frame{}), pscr::InvalidArgument);
+}

@@ -93,39 +93,52 @@ double Pipeline::Impl::read_slot(int slot) const {
   return v;
 }
 
-void Pipeline::Impl::download(ToneMapped& out, clock::time_point t0) {
+void Pipeline::Impl::download(ToneMapped& out, std::uint8_t* dst, clock::time_point t0) {
   end_stage("colour");
   out.width = w;
   out.height = h;
-  out.rgb8.resize(3 * N);
-  rt->read(rgb8.m, out.rgb8.data(), out.rgb8.size());
+  if (!dst) {
+    out.rgb8.resize(3 * N);
+    dst = out.rgb8.data();
+  }
+  rt->read(rgb8.m, dst, 3 * N);
   end_stage("download");
   out.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   stages = nullptr;
 }
 
-void Pipeline::Impl::upload_image(const Image& img) {
-  if (img.width != w || img.height != h || img.rgb.size() != 3 * N)
-    throw SizeMismatch("image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + " with " +
-                       std::to_string(img.rgb.size()) + " values; the pipeline was planned for " + std::to_string(w) +
-                       "x" + std::to_string(h));
+void Pipeline::Impl::upload(const float* rgb_in) {
   begin_stage();
   const int none = INT_MAX;
-  ocl::check(clEnqueueWriteBuffer(rt->queue(), rgb.m, CL_FALSE, 0, 3 * N * sizeof(float), img.rgb.data(), 0, nullptr,
-                                  nullptr),
+  ocl::check(clEnqueueWriteBuffer(rt->queue(), rgb.m, CL_FALSE, 0, 3 * N * sizeof(float), rgb_in, 0, nullptr, nullptr),
              "clEnqueueWriteBuffer (image)");
   rt->write(bad.m, &none, sizeof none);
   end_stage("upload");
   rt->run("luminance", kGroup, {N}, rgb.m, int(N), L.m, bad.m);
   int first_bad = none;
   rt->read(bad.m, &first_bad, sizeof first_bad);
-  if (first_bad != none)
+  if (first_bad != none) {
+    const float* px = rgb_in + 3 * std::size_t(first_bad);
     throw NonFiniteInput("image pixel (" + std::to_string(first_bad % w) + ", " + std::to_string(first_bad / w) +
-                         ") is NaN or infinite: (" + std::to_string(img.rgb[3 * std::size_t(first_bad)]) + ", " +
-                         std::to_string(img.rgb[3 * std::size_t(first_bad) + 1]) + ", " +
-                         std::to_string(img.rgb[3 * std::size_t(first_bad) + 2]) + ")");
+                         ") is NaN or infinite: (" + std::to_string(px[0]) + ", " + std::to_string(px[1]) + ", " +
+                         std::to_string(px[2]) + ")");
+  }
   reduce(L.m, N, kMaxOp, kIdentity, kLumMax);
   end_stage("luminance");
+}
+
+namespace {
+void check_image(const Image& img, int w, int h) {
+  if (img.width != w || img.height != h || img.rgb.size() != 3 * std::size_t(w) * h)
+    throw SizeMismatch("image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + " with " +
+                       std::to_string(img.rgb.size()) + " values; the pipeline was planned for " + std::to_string(w) +
+                       "x" + std::to_string(h));
+}
+}  // namespace
+
+void Pipeline::Impl::check_frame(const Frame& f) const {
+  if (!frame_in.data() || f.rgb != frame_in.data() || f.rgb8 != frame_out.data() || f.width != w || f.height != h)
+    throw InvalidArgument("the frame is not this pipeline's (get it from Pipeline::frame())");
 }
 
 Pipeline::Pipeline(int width, int height, const PipelineOptions& options)
@@ -156,12 +169,23 @@ void check_fattal(const FattalParameters& p) {
 }  // namespace
 
 ToneMapped Pipeline::fattal(const Image& img, const FattalParameters& p, const SolverControls& solver) {
+  check_image(img, impl_->w, impl_->h);
+  return impl_->fattal(img.rgb.data(), nullptr, p, solver);
+}
+
+ToneMapped Pipeline::fattal(const Frame& f, const FattalParameters& p, const SolverControls& solver) {
+  impl_->check_frame(f);
+  return impl_->fattal(f.rgb, static_cast<std::uint8_t*>(impl_->frame_out.data()), p, solver);
+}
+
+ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const FattalParameters& p,
+                                  const SolverControls& solver) {
   check_fattal(p);
-  Impl& s = *impl_;
+  Impl& s = *this;
   ToneMapped out;
   s.stages = s.options.stage_timing ? &out.stages : nullptr;
   const auto t0 = Impl::clock::now();
-  s.upload_image(img);
+  s.upload(rgb_in);
   s.rt->run("log_luminance", kGroup, {s.N}, s.L.m, int(s.N), s.slots.m, int(kLumMax), p.luminance_floor, s.H[0].m);
   s.end_stage("log luminance");
   int top = 0;  // coarsest level used
@@ -215,25 +239,44 @@ ToneMapped Pipeline::fattal(const Image& img, const FattalParameters& p, const S
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
   s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), lo, hi, p.saturation, s.rgb8.m);
-  s.download(out, t0);
+  s.download(out, dst, t0);
   return out;
 }
 
 ToneMapped Pipeline::reinhard(const Image& img, const ReinhardParameters& p) {
+  check_image(img, impl_->w, impl_->h);
+  return impl_->reinhard(img.rgb.data(), nullptr, p);
+}
+
+ToneMapped Pipeline::reinhard(const Frame& f, const ReinhardParameters& p) {
+  impl_->check_frame(f);
+  return impl_->reinhard(f.rgb, static_cast<std::uint8_t*>(impl_->frame_out.data()), p);
+}
+
+Frame Pipeline::frame() {
+  Impl& s = *impl_;
+  if (!s.frame_in.data()) {
+    s.frame_in = ocl::PinnedHost(s.rt->context(), s.rt->queue(), 3 * s.N * sizeof(float), "the frame's input");
+    s.frame_out = ocl::PinnedHost(s.rt->context(), s.rt->queue(), 3 * s.N, "the frame's result");
+  }
+  return {s.w, s.h, static_cast<float*>(s.frame_in.data()), static_cast<const std::uint8_t*>(s.frame_out.data())};
+}
+
+ToneMapped Pipeline::Impl::reinhard(const float* rgb_in, std::uint8_t* dst, const ReinhardParameters& p) {
   if (!(p.key > 0) || !std::isfinite(p.key)) throw InvalidArgument("Reinhard key = " + std::to_string(p.key) + " (needs > 0)");
   if (!(p.delta > 0)) throw InvalidArgument("Reinhard delta = " + std::to_string(p.delta) + " (needs > 0)");
   if (!(p.saturation >= 0 && p.saturation <= 2)) throw InvalidArgument("Reinhard saturation needs 0..2");
   if (!std::isfinite(p.white)) throw InvalidArgument("Reinhard white point must be finite");
-  Impl& s = *impl_;
+  Impl& s = *this;
   ToneMapped out;
   s.stages = s.options.stage_timing ? &out.stages : nullptr;
   const auto t0 = Impl::clock::now();
-  s.upload_image(img);
+  s.upload(rgb_in);
   s.reduce(s.L.m, s.N, Impl::kSumOp, Impl::kLogDelta, kLogSum, p.delta);
   s.end_stage("log average");
   s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.m, s.L.m, int(s.N), s.slots.m, int(kLogSum), int(kLumMax), p.key,
             p.white, p.saturation, s.rgb8.m);
-  s.download(out, t0);
+  s.download(out, dst, t0);
   return out;
 }
 

@@ -34,6 +34,7 @@ struct Pipeline::Impl {
   std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
   std::vector<ocl::Mem> H;             // log luminance per level
   ocl::Mem rgb, L, mag, phi[2], b, I, r, unew, slots, bad, hist, rgb8, scratch[2];
+  ocl::PinnedHost frame_in, frame_out;  // Pipeline::frame(), allocated on first use
   int phi0 = 0;                        // which phi buffer holds Φ_0 after fattal()
   // multigrid hierarchy below the image: u, b, r per coarser level
   std::vector<GridSize> mg;
@@ -52,8 +53,12 @@ struct Pipeline::Impl {
   enum Map { kIdentity = 0, kLogDelta = 1, kSquare = 2 };
   void reduce(cl_mem in, std::size_t n, Op op, Map map, int slot, double delta = 0) const;
   double read_slot(int slot) const;
-  void upload_image(const Image& img);  // rgb and L; NonFiniteInput for a bad pixel
-  void download(ToneMapped& out, clock::time_point t0);  // the 8-bit result and the call's time
+  // The operators on w·h RGB floats; the result goes to dst, or to out.rgb8 when dst is null.
+  ToneMapped fattal(const float* rgb, std::uint8_t* dst, const FattalParameters& p, const SolverControls& solver);
+  ToneMapped reinhard(const float* rgb, std::uint8_t* dst, const ReinhardParameters& p);
+  void check_frame(const Frame& f) const;      // InvalidArgument unless it is this pipeline's frame
+  void upload(const float* rgb);                // rgb and L; NonFiniteInput for a bad pixel
+  void download(ToneMapped& out, std::uint8_t* dst, clock::time_point t0);  // the 8-bit result and the call's time
 
   // Solvers: b holds the right-hand side; on return I holds the zero-mean solution.
   SolveReport solve(const SolverControls& c);

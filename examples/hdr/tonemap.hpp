@@ -73,6 +73,17 @@ struct ToneMapped {
   SolveReport solve;
 };
 
+// Page-locked host memory of a pipeline for one input image and its result.
+// The device copies to and from it several times faster than from ordinary
+// (pageable) memory: on the H100 the 2048² input takes 0.9 instead of 5.9 ms.
+// Write the input into rgb, call fattal(frame) or reinhard(frame), read the
+// result from rgb8. Both stay valid, and the same, while the pipeline lives.
+struct Frame {
+  int width = 0, height = 0;
+  float* rgb = nullptr;               // 3·w·h floats: linear RGB, top row first
+  const std::uint8_t* rgb8 = nullptr; // 3·w·h bytes: sRGB result of the last call on the frame
+};
+
 struct PipelineOptions {
   std::string device;          // OpenCL device selector (as pscr::Options::device)
   bool stage_timing = false;   // wait after each stage and time it (adds one sync per stage)
@@ -92,6 +103,14 @@ class Pipeline {
   // without light gives black.
   ToneMapped fattal(const Image& img, const FattalParameters& p = {}, const SolverControls& solver = {});
   ToneMapped reinhard(const Image& img, const ReinhardParameters& p = {});
+
+  // The pipeline's frame, allocated by the first call (BackendError or
+  // AllocationTooLarge when the driver refuses). The operators on a frame
+  // leave ToneMapped::rgb8 empty and write the result to frame.rgb8;
+  // InvalidArgument for a frame of another pipeline.
+  Frame frame();
+  ToneMapped fattal(const Frame& f, const FattalParameters& p = {}, const SolverControls& solver = {});
+  ToneMapped reinhard(const Frame& f, const ReinhardParameters& p = {});
 
   // The fields of the last fattal() call, read back (row-major, w·h each):
   // log luminance H, attenuation Φ, right-hand side b = −div(Φ∇H) and the

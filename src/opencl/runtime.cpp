@@ -76,6 +76,31 @@ Mem Runtime::alloc(std::size_t bytes, const char* what) {
   return m;
 }
 
+PinnedHost::PinnedHost(cl_context ctx, cl_command_queue queue, std::size_t bytes, const char* what)
+    : bytes_(bytes) {
+  cl_int st;
+  buf_ = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, std::max<std::size_t>(bytes, 16), nullptr, &st);
+  check(st, (std::string("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) for ") + what).c_str());
+  ptr_ = clEnqueueMapBuffer(queue, buf_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, std::max<std::size_t>(bytes, 16), 0,
+                            nullptr, nullptr, &st);
+  if (st != CL_SUCCESS) {
+    clReleaseMemObject(buf_);
+    buf_ = nullptr;
+    check(st, (std::string("clEnqueueMapBuffer for ") + what).c_str());
+  }
+  clRetainCommandQueue(queue);
+  queue_ = queue;
+}
+
+PinnedHost::~PinnedHost() {
+  if (!buf_) return;
+  // copies that read or write the memory are on this queue: wait for them before unmapping
+  clEnqueueUnmapMemObject(queue_, buf_, ptr_, 0, nullptr, nullptr);
+  clFinish(queue_);
+  clReleaseMemObject(buf_);
+  clReleaseCommandQueue(queue_);
+}
+
 void Runtime::write(cl_mem m, const void* src, std::size_t bytes) const {
   check(clEnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
 }

