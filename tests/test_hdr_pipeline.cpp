@@ -329,3 +329,27 @@ BOOST_AUTO_TEST_CASE(frames_give_the_results_of_images) {
   BOOST_CHECK_THROW(pipe.reinhard(theirs), pscr::InvalidArgument);
   BOOST_CHECK_THROW(pipe.fattal(Frame{}), pscr::InvalidArgument);
 }
+
+BOOST_AUTO_TEST_CASE(iterative_solver_buffers_are_allocated_by_their_first_use) {
+  const int w = 64, h = 48;
+  const std::size_t image = std::size_t(w) * h * sizeof(double);
+  Pipeline pipe(w, h);
+  const Image img = synthetic_scene("window", w, h);
+  const std::size_t planned = pipe.device_bytes();
+  BOOST_TEST(planned > 6 * image);  // at least the pyramid, L, Φ (2), b, I
+  pipe.fattal(img);
+  BOOST_TEST(pipe.device_bytes() == planned);  // PSCR needs nothing more
+  SolverControls c;
+  c.solver = Solver::jacobi;
+  c.tolerance = 1e-3;
+  pipe.fattal(img, {}, c);
+  BOOST_TEST(pipe.device_bytes() == planned + 2 * image);  // residual and the second iterate
+  c.solver = Solver::multigrid_v;
+  pipe.fattal(img, {}, c);
+  const std::size_t with_mg = pipe.device_bytes();
+  BOOST_TEST(with_mg >= planned + 2 * image + 3 * image / 4);  // u, b, r on the levels below
+  pipe.fattal(img, {}, c);
+  c.solver = Solver::multigrid_w;
+  pipe.fattal(img, {}, c);
+  BOOST_TEST(pipe.device_bytes() == with_mg);  // one hierarchy for every cycle
+}

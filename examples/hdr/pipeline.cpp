@@ -44,22 +44,12 @@ Pipeline::Impl::Impl(int width, int height, const PipelineOptions& o) : w(width)
   phi[1] = rt->alloc(N * sizeof(double), "attenuation");
   b = rt->alloc(N * sizeof(double), "divergence");
   I = rt->alloc(N * sizeof(double), "reconstruction");
-  r = rt->alloc(N * sizeof(double), "residual");
-  unew = rt->alloc(N * sizeof(double), "Jacobi iterate");
   slots = rt->alloc(kSlots * sizeof(double), "reduction slots");
   bad = rt->alloc(sizeof(int), "flags");
   hist = rt->alloc(kBins * sizeof(int), "histogram");
   rgb8 = rt->alloc(3 * N, "8-bit image");
   scratch[0] = rt->alloc(65536 * sizeof(double), "reduction scratch");
   scratch[1] = rt->alloc(1024 * sizeof(double), "reduction scratch");
-  // multigrid: halve until the grid has at most 16 cells
-  for (GridSize g{w, h}; g.n() > 16;) {
-    g = {(g.w + 1) / 2, (g.h + 1) / 2};
-    mg.push_back(g);
-    mg_u.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
-    mg_b.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
-    mg_r.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
-  }
   plan_seconds = std::chrono::duration<double>(clock::now() - t0).count();
 }
 
@@ -152,6 +142,7 @@ int Pipeline::height() const { return impl_->h; }
 int Pipeline::pyramid_levels() const { return int(impl_->levels.size()); }
 std::string Pipeline::device() const { return impl_->rt->device().name; }
 double Pipeline::plan_seconds() const { return impl_->plan_seconds; }
+std::size_t Pipeline::device_bytes() const { return impl_->plan->info().device_bytes + impl_->rt->bytes(); }
 
 namespace {
 void check_fattal(const FattalParameters& p) {
@@ -305,6 +296,7 @@ std::vector<double> Pipeline::solve_poisson(const std::vector<double>& rhs, cons
   SolveReport rep = s.solve(c);
   if (rep.relative_residual < 0) {  // PSCR: measure it as for the iterative solvers
     const double bn = s.project_rhs(nullptr);
+    s.need_residual();
     rep.relative_residual = bn > 0 ? s.residual_norm(s.I.m, s.b.m, {s.w, s.h}, s.r.m) / bn : 0;
   }
   if (report) *report = rep;

@@ -33,7 +33,10 @@ struct Pipeline::Impl {
   std::unique_ptr<ocl::Runtime> rt;
   std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
   std::vector<ocl::Mem> H;             // log luminance per level
-  ocl::Mem rgb, L, mag, phi[2], b, I, r, unew, slots, bad, hist, rgb8, scratch[2];
+  ocl::Mem rgb, L, mag, phi[2], b, I, slots, bad, hist, rgb8, scratch[2];
+  // allocated on first use (need_residual, solve_iterative): a PSCR-only
+  // pipeline does not hold them (3 more images of doubles)
+  ocl::Mem r, unew;
   ocl::PinnedHost frame_in, frame_out;  // Pipeline::frame(), allocated on first use
   int phi0 = 0;                        // which phi buffer holds Φ_0 after fattal()
   // multigrid hierarchy below the image: u, b, r per coarser level
@@ -68,6 +71,8 @@ struct Pipeline::Impl {
   // b <- b − mean(b), what PSCR solves; returns ‖b‖₂ after it and, when asked,
   // the incompatible part ‖mean(b) 1‖ / ‖b‖ before it.
   double project_rhs(double* incompatible) const;
+  void need_residual();                // r
+  void need_solver_buffers(Solver s);  // r, and unew (Jacobi) or the multigrid hierarchy
   double residual_norm(cl_mem u, cl_mem bb, const GridSize& g, cl_mem rr) const;  // ‖b − A u‖₂
   void subtract_mean(cl_mem u, const GridSize& g) const;
 };

@@ -54,6 +54,31 @@ double Pipeline::Impl::project_rhs(double* incompatible) const {
   return norm_c;
 }
 
+void Pipeline::Impl::need_residual() {
+  if (!r.m) r = rt->alloc(N * sizeof(double), "residual");
+}
+
+void Pipeline::Impl::need_solver_buffers(Solver s) {
+  need_residual();
+  if (s == Solver::jacobi && !unew.m) unew = rt->alloc(N * sizeof(double), "Jacobi iterate");
+  const bool multigrid = s == Solver::multigrid_v || s == Solver::multigrid_w || s == Solver::multigrid_f;
+  if (!multigrid || !mg.empty()) return;
+  // halve until the grid has at most 16 cells; kept only when every level is allocated
+  std::vector<GridSize> levels;
+  std::vector<ocl::Mem> u, bb, rr;
+  for (GridSize g{w, h}; g.n() > 16;) {
+    g = {(g.w + 1) / 2, (g.h + 1) / 2};
+    levels.push_back(g);
+    u.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
+    bb.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
+    rr.push_back(rt->alloc(g.n() * sizeof(double), "multigrid level"));
+  }
+  mg = std::move(levels);
+  mg_u = std::move(u);
+  mg_b = std::move(bb);
+  mg_r = std::move(rr);
+}
+
 double Pipeline::Impl::residual_norm(cl_mem u, cl_mem bb, const GridSize& g, cl_mem rr) const {
   rt->run("residual", kGroup, {std::size_t(g.w), std::size_t(g.h)}, u, bb, g.w, g.h, rr);
   reduce(rr, g.n(), kSumOp, kSquare, kResidual2);
@@ -91,6 +116,7 @@ SolveReport Pipeline::Impl::solve(const SolverControls& c) {
 
 SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
   const auto t0 = clock::now();
+  need_solver_buffers(c.solver);
   SolveReport rep;
   rep.solver = c.solver;
   const GridSize g{w, h};

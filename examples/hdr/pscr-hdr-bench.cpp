@@ -74,8 +74,9 @@ int main(int argc, char** argv) {
       timed.device = device;
       timed.stage_timing = true;
       Pipeline pipe(n, n, timed);
-      std::printf("== %s %dx%d (dynamic range %.3g) on %s; plan %.2f s, %d pyramid levels\n", scene.c_str(), n, n,
-                  dynamic_range(img), pipe.device().c_str(), pipe.plan_seconds(), pipe.pyramid_levels());
+      std::printf("== %s %dx%d (dynamic range %.3g) on %s; plan %.2f s, %d pyramid levels, %.0f MB on the device\n",
+                  scene.c_str(), n, n, dynamic_range(img), pipe.device().c_str(), pipe.plan_seconds(),
+                  pipe.pyramid_levels(), 1e-6 * double(pipe.device_bytes()));
       // per-stage times (each stage waited for) with the input in the page-locked
       // frame, and whole-call times without stage syncs from the frame and from
       // the Image (pageable memory)

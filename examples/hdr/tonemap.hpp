@@ -129,6 +129,9 @@ class Pipeline {
   int pyramid_levels() const;
   std::string device() const;
   double plan_seconds() const;  // PSCR plan and program build
+  // Device memory held: the PSCR plan's and the pipeline's buffers. The
+  // iterative solvers' buffers are allocated by their first use.
+  std::size_t device_bytes() const;
 
   struct Impl;
 
