@@ -353,3 +353,28 @@ BOOST_AUTO_TEST_CASE(iterative_solver_buffers_are_allocated_by_their_first_use) 
   pipe.fattal(img, {}, c);
   BOOST_TEST(pipe.device_bytes() == with_mg);  // one hierarchy for every cycle
 }
+
+BOOST_AUTO_TEST_CASE(linear_output_is_the_result_before_srgb) {
+  const int w = 40, h = 30;
+  const Image img = synthetic_scene("window", w, h);
+  PipelineOptions po;
+  po.linear_output = true;
+  Pipeline pipe(w, h, po);
+  for (bool fattal : {true, false}) {
+    const ToneMapped out = fattal ? pipe.fattal(img) : pipe.reinhard(img);
+    BOOST_REQUIRE(out.linear.width == w && out.linear.height == h && out.linear.rgb.size() == 3u * w * h);
+    int worst = 0, above_white = 0;
+    for (std::size_t i = 0; i < out.linear.rgb.size(); ++i) {
+      const double v = out.linear.rgb[i];
+      BOOST_REQUIRE(std::isfinite(v) && v >= 0);
+      above_white += v > 1;
+      const double c = std::min(v, 1.0), e = c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1 / 2.4) - 0.055;
+      worst = std::max(worst, std::abs(int(std::lround(e * 255)) - int(out.rgb8[i])));
+    }
+    BOOST_TEST(worst <= 1, (fattal ? "fattal" : "reinhard"));
+    if (fattal) BOOST_TEST(above_white > 0);  // the white percentile (99.5 %) leaves highlights above 1, kept
+  }
+  // without the option nothing extra is returned
+  Pipeline plain(w, h);
+  BOOST_TEST(plain.fattal(img).linear.rgb.empty());
+}

@@ -48,6 +48,7 @@ Pipeline::Impl::Impl(int width, int height, const PipelineOptions& o) : w(width)
   bad = rt->alloc(sizeof(int), "flags");
   hist = rt->alloc(kBins * sizeof(int), "histogram");
   rgb8 = rt->alloc(3 * N, "8-bit image");
+  if (o.linear_output) linear = rt->alloc(3 * N * sizeof(float), "linear result");
   scratch[0] = rt->alloc(65536 * sizeof(double), "reduction scratch");
   scratch[1] = rt->alloc(1024 * sizeof(double), "reduction scratch");
   plan_seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -92,6 +93,10 @@ void Pipeline::Impl::download(ToneMapped& out, std::uint8_t* dst, clock::time_po
     dst = out.rgb8.data();
   }
   rt->read(rgb8.m, dst, 3 * N);
+  if (linear.m) {
+    out.linear = make_image(w, h);
+    rt->read(linear.m, out.linear.rgb.data(), 3 * N * sizeof(float));
+  }
   end_stage("download");
   out.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   stages = nullptr;
@@ -229,7 +234,8 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   };
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
-  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), lo, hi, p.saturation, s.rgb8.m);
+  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), lo, hi, p.saturation, s.rgb8.m,
+            s.linear.m);
   s.download(out, dst, t0);
   return out;
 }
@@ -266,7 +272,7 @@ ToneMapped Pipeline::Impl::reinhard(const float* rgb_in, std::uint8_t* dst, cons
   s.reduce(s.L.m, s.N, Impl::kSumOp, Impl::kLogDelta, kLogSum, p.delta);
   s.end_stage("log average");
   s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.m, s.L.m, int(s.N), s.slots.m, int(kLogSum), int(kLumMax), p.key,
-            p.white, p.saturation, s.rgb8.m);
+            p.white, p.saturation, s.rgb8.m, s.linear.m);
   s.download(out, dst, t0);
   return out;
 }

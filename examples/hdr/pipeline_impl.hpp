@@ -37,6 +37,7 @@ struct Pipeline::Impl {
   // allocated on first use (need_residual, solve_iterative): a PSCR-only
   // pipeline does not hold them (3 more images of doubles)
   ocl::Mem r, unew;
+  ocl::Mem linear;  // with PipelineOptions::linear_output
   ocl::PinnedHost frame_in, frame_out;  // Pipeline::frame(), allocated on first use
   int phi0 = 0;                        // which phi buffer holds Φ_0 after fattal()
   // multigrid hierarchy below the image: u, b, r per coarser level

@@ -1,6 +1,7 @@
 // pscr-hdr: tone-maps an HDR image (Radiance .hdr, OpenEXR .exr, .pfm, or a
-// synthetic scene) to an 8-bit sRGB PNG by gradient-domain compression with an
+// synthetic scene) to an 8-bit sRGB PNG (or a linear EXR, HDR or PFM) by gradient-domain compression with an
 // exact PSCR Poisson solve (or an iterative solver), or by Reinhard's operator.
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,8 +15,10 @@ const char* kTool = "pscr-hdr";
 
 void help() {
   std::printf(
-      "usage: pscr-hdr [options] INPUT OUTPUT.png\n"
+      "usage: pscr-hdr [options] INPUT OUTPUT\n"
       "  INPUT                 .hdr/.pic, .exr or .pfm file, or scene:window|lamps:WxH\n"
+      "  OUTPUT                .png: 8-bit sRGB; .exr, .hdr or .pfm: the linear result\n"
+      "                        (display white = 1, highlights above it kept)\n"
       "  --operator fattal|reinhard   (default fattal)\n"
       "Fattal (gradient domain):\n"
       "  --alpha A             alpha as a fraction of the mean gradient (1)\n"
@@ -76,7 +79,17 @@ int main(int argc, char** argv) {
     else if (output.empty()) output = a;
     else cli::usage(kTool, "too many arguments");
   }
-  if (input.empty() || output.empty()) cli::usage(kTool, "needs INPUT and OUTPUT.png");
+  if (input.empty() || output.empty()) cli::usage(kTool, "needs INPUT and OUTPUT");
+  auto ends_with = [&](const char* ext) {
+    const std::size_t n = std::strlen(ext);
+    if (output.size() < n) return false;
+    for (std::size_t k = 0; k < n; ++k)
+      if (std::tolower(static_cast<unsigned char>(output[output.size() - n + k])) != ext[k]) return false;
+    return true;
+  };
+  const bool png = ends_with(".png");
+  if (!png && !ends_with(".exr") && !ends_with(".hdr") && !ends_with(".pic") && !ends_with(".pfm"))
+    cli::usage(kTool, "OUTPUT '" + output + "' needs the extension .png, .exr, .hdr, .pic or .pfm");
   if (op != "fattal" && op != "reinhard") cli::usage(kTool, "--operator is fattal or reinhard, got '" + op + "'");
   if (saturation_set) fp.saturation = rp.saturation = saturation;
   try {
@@ -85,9 +98,11 @@ int main(int argc, char** argv) {
     PipelineOptions po;
     po.device = device;
     po.stage_timing = times;
+    po.linear_output = !png;
     Pipeline pipe(img.width, img.height, po);
     const ToneMapped out = op == "fattal" ? pipe.fattal(img, fp, sc) : pipe.reinhard(img, rp);
-    write_png(output, out.width, out.height, out.rgb8);
+    if (png) write_png(output, out.width, out.height, out.rgb8);
+    else write_image(output, out.linear);
     std::printf("%s: %dx%d, dynamic range %.3g, %s on %s: %.2f ms (plan %.2f s)\n", output.c_str(), img.width,
                 img.height, dynamic_range(img), op.c_str(), pipe.device().c_str(), 1e3 * out.seconds,
                 pipe.plan_seconds());

@@ -68,6 +68,9 @@ struct StageTime {
 struct ToneMapped {
   int width = 0, height = 0;
   std::vector<std::uint8_t> rgb8;  // sRGB, 3 bytes per pixel, top row first
+  // With PipelineOptions::linear_output: the result before sRGB encoding,
+  // linear RGB for a display whose white is 1, not clipped above 1 (for EXR).
+  Image linear;
   std::vector<StageTime> stages;   // with PipelineOptions::stage_timing
   double seconds = 0;              // whole call, upload to download
   SolveReport solve;
@@ -87,6 +90,7 @@ struct Frame {
 struct PipelineOptions {
   std::string device;          // OpenCL device selector (as pscr::Options::device)
   bool stage_timing = false;   // wait after each stage and time it (adds one sync per stage)
+  bool linear_output = false;  // also return ToneMapped::linear (one more float RGB image to download)
 };
 
 class Pipeline {

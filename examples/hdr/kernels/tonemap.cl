@@ -118,33 +118,37 @@ inline uchar srgb8(float v) {
   return (uchar)(e * 255 + 0.5f);
 }
 
-// Colour restoration C_out = (C_in / L_in)^s · L_disp and sRGB encoding
-// (0^s is 0, and 1 for s = 0).
-inline void compose(__global const float* rgb, __global const real* L, int i, real Ld, real s, __global uchar* out) {
+// Colour restoration C_out = (C_in / L_in)^s · L_disp (0^s is 0, and 1 for
+// s = 0) and sRGB encoding; linear (when not null) receives C_out unclipped.
+inline void compose(__global const float* rgb, __global const real* L, int i, real Ld, real s, __global uchar* out,
+                    __global float* linear) {
   const real Lin = L[i];
   for (int c = 0; c < 3; ++c) {
     const real Cin = fmax((real)rgb[3 * i + c], 0.0);
     const float ratio = Cin > 0 ? exp2((float)s * log2((float)(Cin / Lin))) : (s == 0 ? 1.0f : 0.0f);
-    out[3 * i + c] = srgb8(Lin > 0 ? ratio * (float)Ld : 0.0f);
+    const float v = Lin > 0 ? ratio * (float)Ld : 0.0f;
+    out[3 * i + c] = srgb8(v);
+    if (linear) linear[3 * i + c] = v;
   }
 }
 
 // Fattal: L_out = exp(I), mapped linearly so that exp(lo) -> 0 and exp(hi) -> 1
 // (lo, hi: the black and white percentiles of I); a constant I gives grey 0.5.
 __kernel void compose_fattal(__global const float* rgb, __global const real* L, __global const real* I, int n, real lo,
-                             real hi, real s, __global uchar* out) {
+                             real hi, real s, __global uchar* out, __global float* linear) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const real elo = exp(lo), ehi = exp(hi);
   const real Ld = ehi > elo ? fmax((exp(I[i]) - elo) / (ehi - elo), 0.0) : 0.5;
-  compose(rgb, L, i, Ld, s, out);
+  compose(rgb, L, i, Ld, s, out, linear);
 }
 
 // Reinhard global: L_s = key / L_avg · L, L_avg = exp(mean log(delta + L)) from
 // slots[logsum_slot]; L_d = L_s (1 + L_s / L_white²) / (1 + L_s) with L_white
 // the scaled maximum when white <= 0.
 __kernel void compose_reinhard(__global const float* rgb, __global const real* L, int n, __global const real* slots,
-                               int logsum_slot, int max_slot, real key, real white, real s, __global uchar* out) {
+                               int logsum_slot, int max_slot, real key, real white, real s, __global uchar* out,
+                               __global float* linear) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const real avg = exp(slots[logsum_slot] / n);
@@ -152,5 +156,5 @@ __kernel void compose_reinhard(__global const float* rgb, __global const real* L
   const real Ls = scale * L[i];
   const real Lwhite = white > 0 ? white : fmax(scale * slots[max_slot], 1e-300);
   const real Ld = Ls * (1 + Ls / (Lwhite * Lwhite)) / (1 + Ls);
-  compose(rgb, L, i, Ld, s, out);
+  compose(rgb, L, i, Ld, s, out, linear);
 }
