@@ -255,6 +255,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_problem) {
   bad([](FattalParameters& p) { p.black_percentile = 60, p.white_percentile = 50; });
   bad([](FattalParameters& p) { p.saturation = NAN; });
   bad([](FattalParameters& p) { p.coarsest = 0; });
+  bad([](FattalParameters& p) { p.noise = -1e-3; });
+  bad([](FattalParameters& p) { p.detail_level = -1; });
   ReinhardParameters r;
   r.key = -1;
   BOOST_CHECK_THROW(pipe.reinhard(img, r), pscr::InvalidArgument);
@@ -377,4 +379,57 @@ BOOST_AUTO_TEST_CASE(linear_output_is_the_result_before_srgb) {
   // without the option nothing extra is returned
   Pipeline plain(w, h);
   BOOST_TEST(plain.fattal(img).linear.rgb.empty());
+}
+
+BOOST_AUTO_TEST_CASE(attenuation_follows_the_formula) {
+  // one pyramid level (coarsest above the image): Φ = φ_0 exactly, checked
+  // against the formula on the host from the returned H
+  const int w = 37, h = 29;
+  Pipeline pipe(w, h);
+  for (double noise : {0.0, 1e-3, 0.05}) {
+    FattalParameters fp;
+    fp.alpha = 0.7;
+    fp.beta = 0.85;
+    fp.noise = noise;
+    fp.coarsest = 1000;
+    pipe.fattal(synthetic_scene("window", w, h), fp);
+    const auto f = pipe.fields();
+    std::vector<double> g(f.H.size());
+    auto H = [&](int x, int y) { return f.H[std::size_t(std::clamp(y, 0, h - 1)) * w + std::clamp(x, 0, w - 1)]; };
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        g[std::size_t(y) * w + x] = std::hypot(H(x + 1, y) - H(x - 1, y), H(x, y + 1) - H(x, y - 1)) / 2;
+    const double a = fp.alpha * std::accumulate(g.begin(), g.end(), 0.0) / double(g.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const double want = std::pow(std::max(g[i] + noise, 1e-3 * a) / a, fp.beta - 1);
+      worst = std::max(worst, std::fabs(f.Phi[i] - want) / want);
+    }
+    BOOST_TEST(worst <= 1e-12, "noise " << noise << ": worst relative error " << worst);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(detail_level_keeps_the_finest_gradients) {
+  // with detail level 1, Φ_0 is the bilinear upsampling of Φ_1 alone: along a
+  // row, every odd pixel is the mean of its even neighbours. Level 0's own
+  // factors break that.
+  const int w = 64, h = 40;
+  Pipeline pipe(w, h);
+  auto odd_pixel_defect = [&](int detail) {
+    FattalParameters fp;
+    fp.detail_level = detail;
+    fp.coarsest = 8;
+    pipe.fattal(synthetic_scene("window", w, h), fp);
+    const auto P = pipe.fields().Phi;
+    double worst = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 1; x + 1 < w; x += 2) {
+        const std::size_t i = std::size_t(y) * w + x;
+        worst = std::max(worst, std::fabs(P[i] - 0.5 * (P[i - 1] + P[i + 1])) / P[i]);
+      }
+    return worst;
+  };
+  BOOST_TEST(odd_pixel_defect(1) <= 1e-13);
+  BOOST_TEST(odd_pixel_defect(2) <= 1e-13);
+  BOOST_TEST(odd_pixel_defect(0) > 1e-3);
 }

@@ -4,7 +4,8 @@ scene with matching parameters; reports their times and image differences and
 writes the two results side by side.
 
 usage: compare_pfstmo.py PSCR_HDR [--size 1024x768] [--scene window] [--out DIR]
-                         [--alpha 1] [--beta 0.9] [--saturation 0.8]
+                         [--alpha 1] [--beta 0.9] [--saturation 0.8] [--noise 0.001]
+                         [--detail-level 0]
 Needs Debian packages pfstools, pfstmo and python3-pil (not part of the build:
 apt-get install pfstools pfstmo python3-pil).
 """
@@ -40,6 +41,8 @@ def main():
     ap.add_argument("--alpha", type=float, default=1.0)
     ap.add_argument("--beta", type=float, default=0.9)
     ap.add_argument("--saturation", type=float, default=0.8)
+    ap.add_argument("--noise", type=float, default=0.001)
+    ap.add_argument("--detail-level", type=int, default=0)
     ap.add_argument("--device", default="")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -48,6 +51,7 @@ def main():
     dev = ["--device", a.device] if a.device else []
     t_ours, p = run([a.pscr_hdr, f"scene:{a.scene}:{a.size}", ours_png, "--save-input", scene,
                      "--alpha", str(a.alpha), "--beta", str(a.beta), "--saturation", str(a.saturation),
+                     "--noise", str(a.noise), "--detail-level", str(a.detail_level), "--coarsest", "8",
                      "--black", "0.1", "--white", "99.5"] + dev)
     m = re.search(r": ([0-9.]+) ms \(plan ([0-9.]+) s\)", p.stdout.decode())
     pipeline_ms, plan_s = float(m.group(1)), float(m.group(2))
@@ -59,7 +63,8 @@ def main():
     with open(pfs_in, "rb") as fi, open(pfs_out, "wb") as fo:
         t = time.perf_counter()
         subprocess.run(["pfstmo_fattal02", "--alpha", str(a.alpha), "--beta", str(a.beta), "--saturation",
-                        str(a.saturation), "--gamma", "1", "--black-point", "0.1", "--white-point", "0.5"],
+                        str(a.saturation), "--noise", str(a.noise), "--detail-level", str(a.detail_level),
+                        "--gamma", "1", "--black-point", "0.1", "--white-point", "0.5"],
                        stdin=fi, stdout=fo, check=True)
         t_pfs = time.perf_counter() - t
     ppm = os.path.join(a.out, "pfstmo.ppm")
@@ -76,7 +81,8 @@ def main():
     corr = np.corrcoef(np.log(lo + 1e-4).ravel(), np.log(lt + 1e-4).ravel())[0, 1]
     side = np.concatenate([ours, theirs, np.clip(diff * 4, 0, 255).astype(np.uint8)], axis=1)
     Image.fromarray(side).save(os.path.join(a.out, "side-by-side.png"))
-    print(f"scene {a.scene} {a.size}, alpha {a.alpha}, beta {a.beta}, saturation {a.saturation}")
+    print(f"scene {a.scene} {a.size}, alpha {a.alpha}, beta {a.beta}, saturation {a.saturation}, noise {a.noise}, "
+          f"detail level {a.detail_level}, coarsest pyramid side 8 (pfstmo's with its DCT solver)")
     print(f"pscr-hdr:        {1e3 * t_ours:9.1f} ms whole process (OpenCL set-up and plan {1e3 * plan_s:.1f} ms, "
           f"pipeline {pipeline_ms:.1f} ms)")
     print(f"pfstmo_fattal02: {1e3 * t_pfs:9.1f} ms (the operator alone, pfs streams in and out)")

@@ -161,6 +161,8 @@ void check_fattal(const FattalParameters& p) {
     bad("black/white percentile", p.black_percentile, "needs 0 <= black < white <= 100");
   if (!(p.luminance_floor > 0 && p.luminance_floor < 1)) bad("luminance floor", p.luminance_floor, "needs 0 < floor < 1");
   if (p.coarsest < 1) bad("coarsest pyramid side", p.coarsest, "needs >= 1");
+  if (!(p.noise >= 0) || !std::isfinite(p.noise)) bad("noise", p.noise, "needs >= 0");
+  if (p.detail_level < 0) bad("detail level", p.detail_level, "needs >= 0");
 }
 }  // namespace
 
@@ -199,7 +201,7 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
     s.reduce(s.mag.m, g.n(), Impl::kSumOp, Impl::kIdentity, kLevelSums + k);
     const GridSize c = k < top ? s.levels[k + 1] : g;
     s.rt->run("attenuation", kGroup, {sz(g.w), sz(g.h)}, s.mag.m, g.w, g.h, s.slots.m, int(kLevelSums + k), p.alpha,
-              p.beta, s.phi[1 - cur].m, c.w, c.h, int(k < top), s.phi[cur].m);
+              p.beta, p.noise, int(k >= p.detail_level || k == top), s.phi[1 - cur].m, c.w, c.h, int(k < top), s.phi[cur].m);
     cur = 1 - cur;
   }
   s.phi0 = 1 - cur;

@@ -25,7 +25,9 @@ void help() {
       "  --beta B              attenuation exponent, 0 < B <= 1 (0.9)\n"
       "  --saturation S        colour saturation (0.8; Reinhard: 1)\n"
       "  --black P --white P   exposure percentiles (0.1, 99.5)\n"
-      "  --coarsest N          smallest pyramid side (32)\n"
+      "  --noise N             gradient magnitude treated as noise (0.001)\n"
+      "  --detail-level D      finest levels left unattenuated (0: the paper)\n"
+      "  --coarsest N          smallest pyramid side (8)\n"
       "  --solver NAME         pscr|jacobi|gauss-seidel|sor|mg-v|mg-w|mg-f (pscr)\n"
       "  --tol T --max-iter N --max-seconds S --omega W   iterative solver controls\n"
       "Reinhard (global):\n"
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
     else if (a == "--saturation") saturation = num(), saturation_set = true;
     else if (a == "--black") fp.black_percentile = num();
     else if (a == "--white") fp.white_percentile = num();
+    else if (a == "--noise") fp.noise = num();
+    else if (a == "--detail-level") fp.detail_level = int(cli::integer(kTool, a, val()));
     else if (a == "--coarsest") fp.coarsest = int(cli::integer(kTool, a, val()));
     else if (a == "--solver") {
       try { sc.solver = parse_solver(val()); } catch (const std::exception& e) { cli::usage(kTool, e.what()); }

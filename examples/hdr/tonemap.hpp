@@ -20,11 +20,21 @@ struct FattalParameters {
   // turns white), so the default is 1, as in pfstmo_fattal02.
   double alpha = 1.0;
   double beta = 0.9;              // β: gradients above α are compressed by (|∇H|/α)^(β−1)
+  // Gradient magnitude (log luminance per pixel) treated as noise: φ uses
+  // |∇H| + noise, which bounds the boost of flat regions (pfstmo's --noise,
+  // whose default is 0.001·alpha).
+  double noise = 1e-3;
+  // Levels finer than this keep their gradients (φ = 1): contrast within
+  // squares of 2^detail_level pixels is not changed (pfstmo's --detail-level;
+  // the paper's method is 0).
+  int detail_level = 0;
   double saturation = 0.8;        // s in C_out = (C_in / L_in)^s · L_out
   double black_percentile = 0.1;  // % of pixels mapped to black
   double white_percentile = 99.5; // % of pixels at or below white
   double luminance_floor = 1e-7;  // zero luminance counts as this fraction of the maximum
-  int coarsest = 32;              // the pyramid stops before a side drops below this
+  // The pyramid stops before a side drops below this. The paper uses 32;
+  // pfstmo uses 8 with its direct (DCT) solver, and so do we.
+  int coarsest = 8;
 };
 
 // Reinhard et al. 2002, global operator.

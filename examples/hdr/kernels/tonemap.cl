@@ -50,19 +50,20 @@ __kernel void gradient_magnitude(__global const real* H, int w, int h, real scal
   mag[y * w + x] = sqrt(gx * gx + gy * gy);
 }
 
-// Φ_k = φ_k · up(Φ_{k+1}), φ_k = (|∇H_k| / a)^(β−1), a = alpha·mean |∇H_k|
-// (the level's mean from slots[sum_slot] / (w·h)); magnitudes below 1e-3·a
-// count as 1e-3·a so flat regions get a bounded factor. up() is bilinear at
-// coarse coordinates (x/2, y/2).
+// Φ_k = φ_k · up(Φ_{k+1}), φ_k = ((|∇H_k| + noise) / a)^(β−1), a = alpha·mean |∇H_k|
+// (the level's mean from slots[sum_slot] / (w·h)); the sum counts as at least
+// 1e-3·a, so flat regions get a bounded factor even without noise. Levels
+// finer than the detail level (apply = 0) only pass Φ on. up() is bilinear
+// at coarse coordinates (x/2, y/2).
 __kernel void attenuation(__global const real* mag, int w, int h, __global const real* slots, int sum_slot,
-                          real alpha, real beta, __global const real* coarse, int cw, int ch, int has_coarse,
-                          __global real* Phi) {
+                          real alpha, real beta, real noise, int apply, __global const real* coarse, int cw, int ch,
+                          int has_coarse, __global real* Phi) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const real a = alpha * slots[sum_slot] / ((real)w * h);
   real phi = 1;
   // exp/log instead of pow: the ratio is positive, and PoCL's double pow is several times slower
-  if (a > 0) phi = exp((beta - 1) * log(fmax(mag[y * w + x], 1e-3 * a) / a));
+  if (apply && a > 0) phi = exp((beta - 1) * log(fmax(mag[y * w + x] + noise, 1e-3 * a) / a));
   if (has_coarse) {
     const real cx = fmin(x * 0.5, cw - 1.0), cy = fmin(y * 0.5, ch - 1.0);
     const int x0 = (int)cx, y0 = (int)cy, x1 = min(x0 + 1, cw - 1), y1 = min(y0 + 1, ch - 1);
