@@ -48,6 +48,14 @@ Pipeline::Impl::Impl(int width, int height, const PipelineOptions& o) : w(width)
   bad = rt->alloc(sizeof(int), "flags");
   hist = rt->alloc(kBins * sizeof(int), "histogram");
   rgb8 = rt->alloc(3 * N, "8-bit image");
+  // where each sRGB code begins: code k from the linear value whose encoding
+  // reaches (k − 1/2) / 255, the rounding of the encoded value to 8 bits
+  std::vector<float> table(256, 0.0f);
+  for (int k = 1; k < 256; ++k) {
+    const double e = (k - 0.5) / 255;
+    table[k] = float(e <= 0.04045 ? e / 12.92 : std::pow((e + 0.055) / 1.055, 2.4));
+  }
+  srgb_table = rt->upload(table, "sRGB table");
   if (o.linear_output) linear = rt->alloc(3 * N * sizeof(float), "linear result");
   scratch[0] = rt->alloc(65536 * sizeof(double), "reduction scratch");
   scratch[1] = rt->alloc(1024 * sizeof(double), "reduction scratch");
@@ -236,7 +244,7 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   };
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
-  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), lo, hi, p.saturation, s.rgb8.m,
+  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), std::exp(lo), std::exp(hi), p.saturation, s.srgb_table.m, s.rgb8.m,
             s.linear.m);
   s.download(out, dst, t0);
   return out;
@@ -274,7 +282,7 @@ ToneMapped Pipeline::Impl::reinhard(const float* rgb_in, std::uint8_t* dst, cons
   s.reduce(s.L.m, s.N, Impl::kSumOp, Impl::kLogDelta, kLogSum, p.delta);
   s.end_stage("log average");
   s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.m, s.L.m, int(s.N), s.slots.m, int(kLogSum), int(kLumMax), p.key,
-            p.white, p.saturation, s.rgb8.m, s.linear.m);
+            p.white, p.saturation, s.srgb_table.m, s.rgb8.m, s.linear.m);
   s.download(out, dst, t0);
   return out;
 }

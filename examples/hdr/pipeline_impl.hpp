@@ -33,7 +33,7 @@ struct Pipeline::Impl {
   std::unique_ptr<ocl::Runtime> rt;
   std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
   std::vector<ocl::Mem> H;             // log luminance per level
-  ocl::Mem rgb, L, mag, phi[2], b, I, slots, bad, hist, rgb8, scratch[2];
+  ocl::Mem rgb, L, mag, phi[2], b, I, slots, bad, hist, rgb8, srgb_table, scratch[2];
   // allocated on first use (need_residual, solve_iterative): a PSCR-only
   // pipeline does not hold them (3 more images of doubles)
   ocl::Mem r, unew;

@@ -110,46 +110,51 @@ __kernel void histogram(__global const real* v, int n, __global const real* slot
     if (local_hist[k]) atomic_add(&hist[k], local_hist[k]);
 }
 
-// Display values are computed in float, with exp2/log2 for the powers: their
-// rounding error (1e-7) is far below the 8-bit step, and on CPUs (PoCL) this
-// is about 5x faster than float pow and 20x faster than double pow.
-inline uchar srgb8(float v) {
-  v = clamp(v, 0.0f, 1.0f);
-  const float e = v <= 0.0031308f ? 12.92f * v : 1.055f * exp2(log2(v) / 2.4f) - 0.055f;
-  return (uchar)(e * 255 + 0.5f);
+// Display values are computed in float: their rounding error (1e-7) is far
+// below the 8-bit step. The sRGB code is found by a binary search in the
+// table of the linear values where each code begins (srgb_table), not by a
+// power: on CPUs (PoCL) float and double pow are the slowest thing here.
+inline uchar srgb8(float v, __constant float* srgb_table) {
+  int k = 0;
+  for (int step = 128; step >= 1; step >>= 1)
+    if (v >= srgb_table[k + step]) k += step;
+  return (uchar)k;
 }
 
 // Colour restoration C_out = (C_in / L_in)^s · L_disp (0^s is 0, and 1 for
 // s = 0) and sRGB encoding; linear (when not null) receives C_out unclipped.
-inline void compose(__global const float* rgb, __global const real* L, int i, real Ld, real s, __global uchar* out,
-                    __global float* linear) {
+// The power is exp2/log2 (5x faster than float pow on PoCL), and none for s = 1.
+inline void compose(__global const float* rgb, __global const real* L, int i, real Ld, real s,
+                    __constant float* srgb_table, __global uchar* out, __global float* linear) {
   const real Lin = L[i];
   for (int c = 0; c < 3; ++c) {
     const real Cin = fmax((real)rgb[3 * i + c], 0.0);
-    const float ratio = Cin > 0 ? exp2((float)s * log2((float)(Cin / Lin))) : (s == 0 ? 1.0f : 0.0f);
+    const float q = (float)(Cin / Lin);
+    const float ratio = Cin > 0 ? (s == 1 ? q : exp2((float)s * log2(q))) : (s == 0 ? 1.0f : 0.0f);
     const float v = Lin > 0 ? ratio * (float)Ld : 0.0f;
-    out[3 * i + c] = srgb8(v);
+    out[3 * i + c] = srgb8(v, srgb_table);
     if (linear) linear[3 * i + c] = v;
   }
 }
 
-// Fattal: L_out = exp(I), mapped linearly so that exp(lo) -> 0 and exp(hi) -> 1
-// (lo, hi: the black and white percentiles of I); a constant I gives grey 0.5.
-__kernel void compose_fattal(__global const float* rgb, __global const real* L, __global const real* I, int n, real lo,
-                             real hi, real s, __global uchar* out, __global float* linear) {
+// Fattal: L_out = exp(I), mapped linearly so that elo = exp(lo) -> 0 and
+// ehi = exp(hi) -> 1 (lo, hi: the black and white percentiles of I); a
+// constant I gives grey 0.5.
+__kernel void compose_fattal(__global const float* rgb, __global const real* L, __global const real* I, int n, real elo,
+                             real ehi, real s, __constant float* srgb_table, __global uchar* out,
+                             __global float* linear) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const real elo = exp(lo), ehi = exp(hi);
   const real Ld = ehi > elo ? fmax((exp(I[i]) - elo) / (ehi - elo), 0.0) : 0.5;
-  compose(rgb, L, i, Ld, s, out, linear);
+  compose(rgb, L, i, Ld, s, srgb_table, out, linear);
 }
 
 // Reinhard global: L_s = key / L_avg · L, L_avg = exp(mean log(delta + L)) from
 // slots[logsum_slot]; L_d = L_s (1 + L_s / L_white²) / (1 + L_s) with L_white
 // the scaled maximum when white <= 0.
 __kernel void compose_reinhard(__global const float* rgb, __global const real* L, int n, __global const real* slots,
-                               int logsum_slot, int max_slot, real key, real white, real s, __global uchar* out,
-                               __global float* linear) {
+                               int logsum_slot, int max_slot, real key, real white, real s,
+                               __constant float* srgb_table, __global uchar* out, __global float* linear) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const real avg = exp(slots[logsum_slot] / n);
@@ -157,5 +162,5 @@ __kernel void compose_reinhard(__global const float* rgb, __global const real* L
   const real Ls = scale * L[i];
   const real Lwhite = white > 0 ? white : fmax(scale * slots[max_slot], 1e-300);
   const real Ld = Ls * (1 + Ls / (Lwhite * Lwhite)) / (1 + Ls);
-  compose(rgb, L, i, Ld, s, out, linear);
+  compose(rgb, L, i, Ld, s, srgb_table, out, linear);
 }
