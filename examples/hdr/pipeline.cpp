@@ -208,8 +208,9 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
     s.rt->run("gradient_magnitude", kGroup, {sz(g.w), sz(g.h)}, s.H[k].m, g.w, g.h, std::ldexp(1.0, k + 1), s.mag.m);
     s.reduce(s.mag.m, g.n(), Impl::kSumOp, Impl::kIdentity, kLevelSums + k);
     const GridSize c = k < top ? s.levels[k + 1] : g;
+    const int apply = k >= p.detail_level || k == top;  // the coarsest level always attenuates
     s.rt->run("attenuation", kGroup, {sz(g.w), sz(g.h)}, s.mag.m, g.w, g.h, s.slots.m, int(kLevelSums + k), p.alpha,
-              p.beta, p.noise, int(k >= p.detail_level || k == top), s.phi[1 - cur].m, c.w, c.h, int(k < top), s.phi[cur].m);
+              p.beta, p.noise, apply, s.phi[1 - cur].m, c.w, c.h, int(k < top), s.phi[cur].m);
     cur = 1 - cur;
   }
   s.phi0 = 1 - cur;
@@ -244,8 +245,8 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   };
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
-  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), std::exp(lo), std::exp(hi), p.saturation, s.srgb_table.m, s.rgb8.m,
-            s.linear.m);
+  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), std::exp(lo), std::exp(hi),
+            p.saturation, s.srgb_table.m, s.rgb8.m, s.linear.m);
   s.download(out, dst, t0);
   return out;
 }
