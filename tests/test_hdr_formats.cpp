@@ -116,6 +116,10 @@ BOOST_AUTO_TEST_CASE(files_and_png) {
   BOOST_TEST(w == 20);
   std::remove("test_hdr_formats_tmp.png");
   BOOST_CHECK_THROW(write_image("x.jpg", img), pscr::InvalidArgument);
+  // what the tools check before they run: the same list write_image uses
+  for (const char* ok : {"a.hdr", "b.PIC", "c.pfm", "d.Exr"}) BOOST_TEST(can_write_image(ok), ok);
+  for (const char* no : {"a.png", "b.jpg", "exr", "dir.exr/file"}) BOOST_TEST(!can_write_image(no), no);
+  BOOST_TEST(file_extension("x/y.Z.PNG") == "png");
   BOOST_CHECK_THROW(read_image("/nonexistent/file.hdr"), pscr::FileFormatError);
   BOOST_CHECK_THROW(write_image("/nonexistent/dir/file.hdr", img), pscr::FileFormatError);
   BOOST_CHECK_THROW(write_png("/nonexistent/dir/file.png", 20, 10, rgb8), pscr::FileFormatError);

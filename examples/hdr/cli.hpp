@@ -1,9 +1,11 @@
 // Command-line helpers of the image tools: strict numbers and image sources.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "image.hpp"
 #include "scenes.hpp"
@@ -27,6 +29,17 @@ inline long integer(const char* tool, const std::string& flag, const std::string
   const double v = number(tool, flag, text);
   if (v != std::floor(v) || std::fabs(v) > 1e15) usage(tool, flag + " needs an integer, got '" + text + "'");
   return long(v);
+}
+
+// The comma-separated items of text, empty ones included ("a,,b" has three).
+inline std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t p = 0; p <= text.size();) {
+    const auto q = std::min(text.find(',', p), text.size());
+    items.push_back(text.substr(p, q - p));
+    p = q + 1;
+  }
+  return items;
 }
 
 // "scene:NAME:WxH" (a synthetic scene) or an image file.

@@ -51,21 +51,32 @@ Image decode_image(const std::string& bytes, const std::string& name, const Read
 
 Image read_image(const std::string& path, const ReadLimits& limits) { return decode_image(read_file(path), path, limits); }
 
-namespace {
-std::string extension(const std::string& path) {
+std::string file_extension(const std::string& path) {
   const auto dot = path.rfind('.');
   std::string e = dot == std::string::npos ? "" : path.substr(dot + 1);
   for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
   return e;
 }
+
+namespace {
+using Encoder = std::string (*)(const Image&);
+// The one list of what write_image writes, by extension; null for others.
+Encoder encoder_for(const std::string& path) {
+  const std::string e = file_extension(path);
+  if (e == "hdr" || e == "pic") return [](const Image& img) { return encode_radiance(img); };
+  if (e == "pfm") return [](const Image& img) { return encode_pfm(img); };
+  if (e == "exr") return [](const Image& img) { return encode_exr(img); };
+  return nullptr;
+}
 }  // namespace
 
+bool can_write_image(const std::string& path) { return encoder_for(path) != nullptr; }
+
 void write_image(const std::string& path, const Image& img) {
-  const std::string e = extension(path);
-  if (e == "hdr" || e == "pic") write_file(path, encode_radiance(img));
-  else if (e == "pfm") write_file(path, encode_pfm(img));
-  else if (e == "exr") write_file(path, encode_exr(img));
-  else throw InvalidArgument(path + ": unknown image extension '" + e + "' (use .hdr, .pfm or .exr)");
+  const Encoder encode = encoder_for(path);
+  if (!encode)
+    throw InvalidArgument(path + ": unknown image extension '" + file_extension(path) + "' (use .hdr, .pfm or .exr)");
+  write_file(path, encode(img));
 }
 
 }  // namespace pscr::hdr

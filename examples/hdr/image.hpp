@@ -44,6 +44,8 @@ std::string encode_exr(const Image& img, bool half = false);
 // Writes by extension: .hdr/.pic, .pfm, .exr. InvalidArgument for other
 // extensions; FileFormatError when the file cannot be written.
 void write_image(const std::string& path, const Image& img);
+bool can_write_image(const std::string& path);     // whether write_image takes its extension
+std::string file_extension(const std::string& path);  // lower case, without the dot; "" when none
 
 // 8-bit RGB PNG (3 bytes per pixel, top row first).
 void write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgb8);

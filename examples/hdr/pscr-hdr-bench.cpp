@@ -41,12 +41,7 @@ int main(int argc, char** argv) {
           "                      [--solvers all|none|NAME,...] [--scene window|lamps] [--device SEL]\n");
       return 0;
     } else if (a == "--sizes") {
-      std::string s = val();
-      for (std::size_t p = 0; p <= s.size();) {
-        const auto q = std::min(s.find(',', p), s.size());
-        sizes.push_back(int(cli::integer(kTool, a, s.substr(p, q - p))));
-        p = q + 1;
-      }
+      for (const std::string& item : cli::split(val())) sizes.push_back(int(cli::integer(kTool, a, item)));
     } else if (a == "--reps") reps = int(cli::integer(kTool, a, val()));
     else if (a == "--tol") tol = cli::number(kTool, a, val());
     else if (a == "--max-seconds") max_seconds = cli::number(kTool, a, val());
@@ -61,10 +56,8 @@ int main(int argc, char** argv) {
   if (solvers_arg == "all") {
     for (Solver s : all_solvers()) if (s != Solver::pscr) solvers.push_back(s);
   } else if (solvers_arg != "none") {
-    for (std::size_t p = 0; p <= solvers_arg.size();) {
-      const auto q = std::min(solvers_arg.find(',', p), solvers_arg.size());
-      try { solvers.push_back(parse_solver(solvers_arg.substr(p, q - p))); } catch (const std::exception& e) { cli::usage(kTool, e.what()); }
-      p = q + 1;
+    for (const std::string& item : cli::split(solvers_arg)) {
+      try { solvers.push_back(parse_solver(item)); } catch (const std::exception& e) { cli::usage(kTool, e.what()); }
     }
   }
   try {

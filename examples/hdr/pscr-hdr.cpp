@@ -1,9 +1,7 @@
 // pscr-hdr: tone-maps an HDR image (Radiance .hdr, OpenEXR .exr, .pfm, or a
 // synthetic scene) to an 8-bit sRGB PNG (or a linear EXR, HDR or PFM) by gradient-domain compression with an
 // exact PSCR Poisson solve (or an iterative solver), or by Reinhard's operator.
-#include <cctype>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "cli.hpp"
@@ -84,15 +82,8 @@ int main(int argc, char** argv) {
     else cli::usage(kTool, "too many arguments");
   }
   if (input.empty() || output.empty()) cli::usage(kTool, "needs INPUT and OUTPUT");
-  auto ends_with = [&](const char* ext) {
-    const std::size_t n = std::strlen(ext);
-    if (output.size() < n) return false;
-    for (std::size_t k = 0; k < n; ++k)
-      if (std::tolower(static_cast<unsigned char>(output[output.size() - n + k])) != ext[k]) return false;
-    return true;
-  };
-  const bool png = ends_with(".png");
-  if (!png && !ends_with(".exr") && !ends_with(".hdr") && !ends_with(".pic") && !ends_with(".pfm"))
+  const bool png = file_extension(output) == "png";
+  if (!png && !can_write_image(output))
     cli::usage(kTool, "OUTPUT '" + output + "' needs the extension .png, .exr, .hdr, .pic or .pfm");
   if (op != "fattal" && op != "reinhard") cli::usage(kTool, "--operator is fattal or reinhard, got '" + op + "'");
   if (saturation_set) fp.saturation = rp.saturation = saturation;
