@@ -80,6 +80,10 @@ with tempfile.TemporaryDirectory() as tmp:
         ("2d f64 batch", [18, 7], np.float64, 0.4, 3, 1e-11),
         ("3d c128 batch", [5, 4, 3], np.complex128, 0.4j, 2, 1e-9),
     ]
+    # Every radix q = 2 ... 16 on sizes that give several levels and partial groups.
+    for q in range(2, 17):
+        cases.append((f"2d f64 q{q}", [q * q + 3, 9], np.float64, 0.15, 1, 1e-11))
+        cases.append((f"3d c128 q{q}", [q + 5, q + 2, 6], np.complex128, -0.2 + 0.1j, 1, 1e-9))
     for backend, (name, ns, dtype, c, batch, tol) in [(b, case) for b in ("reference", "opencl") for case in cases]:
         name = f"{backend} {name}"
         cplx = np.issubdtype(dtype, np.complexfloating)
@@ -95,7 +99,7 @@ with tempfile.TemporaryDirectory() as tmp:
             f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
         np.save(P("f.npy"), f)
         cstr = f"({np.real(c)},{np.imag(c)})" if cplx else str(c)
-        radix = "2" if "q2" in name else "4"
+        radix = name.split(" q")[1] if " q" in name else "4"
         r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix, "--backend", backend])
         if r.returncode != 0:
             check(name, False, r.stderr)

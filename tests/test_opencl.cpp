@@ -50,6 +50,29 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(against_reference, T, Types) {
   }
 }
 
+// Radix q = 2 ... 16 against the banded direct solve (the reference executor
+// is checked the same way in test_solve_matrix).
+BOOST_AUTO_TEST_CASE(every_radix_against_direct_solve) {
+  std::uint64_t seed = 300;
+  for (int q = 2; q <= 16; ++q) {
+    for (auto n : std::vector<std::vector<int>>{{q * q + 3, 7}, {2 * q + 1, q + 2, 3}}) {
+      std::vector<pscr::Factor<double>> fs;
+      for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<double>(n[d], seed + d, d == 1));
+      const pscr::Problem<double> p(fs, 0.25);
+      pscr::Options o;
+      o.radix = q;
+      o.backend = pscr::Backend::opencl;
+      pscr::Plan<double> plan(p, o);
+      const auto f = test::random_vector<double>(p.unknowns(), seed++);
+      std::vector<double> u(f.size());
+      plan.solve(f.data(), u.data());
+      BOOST_TEST_CONTEXT("q=" << q << " N=" << p.unknowns()) {
+        BOOST_TEST(test::rel_error(u, test::band_solve(p, f)) <= 1e-12);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(helmholtz_and_neumann) {
   const auto a = pscr::graded_mesh(70, 1.0, 1.01), b = pscr::graded_mesh(33, 1.0, 0.98);
   compare(pscr::helmholtz2d(a, b, 20.0), 4, 7);

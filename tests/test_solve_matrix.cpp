@@ -65,3 +65,12 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sizes_3d, T, Types) {
     }
   }
 }
+
+// Radix q = 2 ... 16: groups with up to q - 1 sources, several levels, partial groups.
+BOOST_AUTO_TEST_CASE_TEMPLATE(every_radix, T, Types) {
+  std::uint64_t seed = 900;
+  for (int q = 2; q <= 16; ++q) {
+    check_case<T>({q * q + 3, 7}, q, false, seed++);
+    check_case<T>({2 * q + 1, q + 2, 3}, q, true, seed++);
+  }
+}

@@ -92,18 +92,18 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
       reference::ModeBatch<B, T> mb;
       for (int b = 0; b < B; ++b) mb.sigma[b] = sigma + ge.lambda[l0 + std::min(b, cnt - 1)];
       auto add_source = [&](const T* src, int pos, T sign) {
-        const int p = mb.nsrc++;
-        mb.src[p] = src;
-        for (int b = 0; b < B; ++b) mb.wsrc[p][b] = b < cnt ? T(sign * W(pos, l0 + b)) : T(0);
+        mb.src.push_back(src);
+        auto& w = mb.wsrc.emplace_back();
+        for (int b = 0; b < B; ++b) w[b] = b < cnt ? T(sign * W(pos, l0 + b)) : T(0);
       };
       for (std::size_t p = 0; p < g.sources.size(); ++p)
         add_source(F + std::size_t(g.sources[p]) * R, ref.source_pos[p], T(1));
       if (bl) add_source(bl, ref.start_pos, T(-1));
       if (br) add_source(br, ref.end_pos, T(-1));
       for (std::size_t t = 0; t < outpos.size(); ++t) {
-        mb.out[mb.nout] = acc + t * R;
-        for (int b = 0; b < B; ++b) mb.wout[mb.nout][b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
-        ++mb.nout;
+        mb.out.push_back(acc + t * R);
+        auto& w = mb.wout.emplace_back();
+        for (int b = 0; b < B; ++b) w[b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
       }
       reference::partial_solution_batch<B>(factor(D_ - 1), mb, rhs, cp);
     };

@@ -3,20 +3,22 @@
 // forward Thomas sweep and accumulates Σ_b v[t][b]·y_b into the outputs
 // during the backward sweep, so each pass touches memory once.
 #pragma once
+#include <array>
 #include <cstddef>
+#include <vector>
 
 #include "pscr/problem.hpp"
 
 namespace pscr::reference {
 
+// Sized by the group: a radix-q group has up to q − 1 source rows plus the two
+// boundary products as sources, and up to q − 1 outputs.
 template <int B, class T> struct ModeBatch {
-  T sigma[B];              // shifts σ + λ_l
-  int nsrc = 0;
-  const T* src[8];         // source rows (F_r, and the boundary products bl, br)
-  T wsrc[8][B];            // their weights per mode (W[r,l], or −W[s,l], −W[e,l])
-  int nout = 0;
-  T* out[8];               // accumulated outputs
-  T wout[8][B];            // W[r,l] of each output row per mode
+  T sigma[B];                          // shifts σ + λ_l
+  std::vector<const T*> src;           // source rows (F_r, and the boundary products bl, br)
+  std::vector<std::array<T, B>> wsrc;  // their weights per mode (W[r,l], or −W[s,l], −W[e,l])
+  std::vector<T*> out;                 // accumulated outputs
+  std::vector<std::array<T, B>> wout;  // W[r,l] of each output row per mode
 };
 
 template <int B, class T>
@@ -26,7 +28,7 @@ void partial_solution_batch(const Factor<T>& f, const ModeBatch<B, T>& mb, T* __
   const T* Md = f.M.diag.data();
   const T* Ao = f.A.off.data();
   const T* Mo = f.M.off.data();
-  const int ns = mb.nsrc, no = mb.nout;
+  const int ns = int(mb.src.size()), no = int(mb.out.size());
   // Forward sweep with the right-hand side formed on the fly.
   for (std::size_t i = 0; i < n; ++i) {
     const T ad = Ad[i], md = Md[i];
