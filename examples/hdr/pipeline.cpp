@@ -75,11 +75,11 @@ void Pipeline::Impl::reduce(cl_mem in, std::size_t n, Op op, Map map, int slot, 
   int cur = 0;
   for (bool first = true;; first = false) {
     const std::size_t m = n <= fan ? 1 : std::min<std::size_t>(65536, (n + fan - 1) / fan);
-    cl_mem out = m == 1 ? slots.m : scratch[cur].m;
+    cl_mem out = m == 1 ? slots.get() : scratch[cur].get();
     rt->run("reduce_stage", kGroup, {m}, src, cl_ulong(n), cl_ulong(m), out, cl_ulong(m == 1 ? slot : 0), int(op),
             first ? int(map) : 0, delta);
     if (m == 1) return;
-    src = scratch[cur].m;
+    src = scratch[cur].get();
     n = m;
     cur ^= 1;
   }
@@ -87,7 +87,7 @@ void Pipeline::Impl::reduce(cl_mem in, std::size_t n, Op op, Map map, int slot, 
 
 double Pipeline::Impl::read_slot(int slot) const {
   double v = 0;
-  ocl::check(clEnqueueReadBuffer(rt->queue(), slots.m, CL_TRUE, slot * sizeof(double), sizeof v, &v, 0, nullptr, nullptr),
+  ocl::check(clEnqueueReadBuffer(rt->queue(), slots.get(), CL_TRUE, slot * sizeof(double), sizeof v, &v, 0, nullptr, nullptr),
              "clEnqueueReadBuffer (reduction slot)");
   return v;
 }
@@ -100,10 +100,10 @@ void Pipeline::Impl::download(ToneMapped& out, std::uint8_t* dst, clock::time_po
     out.rgb8.resize(3 * N);
     dst = out.rgb8.data();
   }
-  rt->read(rgb8.m, dst, 3 * N);
-  if (linear.m) {
+  rt->read(rgb8.get(), dst, 3 * N);
+  if (linear.get()) {
     out.linear = make_image(w, h);
-    rt->read(linear.m, out.linear.rgb.data(), 3 * N * sizeof(float));
+    rt->read(linear.get(), out.linear.rgb.data(), 3 * N * sizeof(float));
   }
   end_stage("download");
   out.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -113,20 +113,20 @@ void Pipeline::Impl::download(ToneMapped& out, std::uint8_t* dst, clock::time_po
 void Pipeline::Impl::upload(const float* rgb_in) {
   begin_stage();
   const int none = INT_MAX;
-  ocl::check(clEnqueueWriteBuffer(rt->queue(), rgb.m, CL_FALSE, 0, 3 * N * sizeof(float), rgb_in, 0, nullptr, nullptr),
+  ocl::check(clEnqueueWriteBuffer(rt->queue(), rgb.get(), CL_FALSE, 0, 3 * N * sizeof(float), rgb_in, 0, nullptr, nullptr),
              "clEnqueueWriteBuffer (image)");
-  rt->write(bad.m, &none, sizeof none);
+  rt->write(bad.get(), &none, sizeof none);
   end_stage("upload");
-  rt->run("luminance", kGroup, {N}, rgb.m, int(N), L.m, bad.m);
+  rt->run("luminance", kGroup, {N}, rgb.get(), int(N), L.get(), bad.get());
   int first_bad = none;
-  rt->read(bad.m, &first_bad, sizeof first_bad);
+  rt->read(bad.get(), &first_bad, sizeof first_bad);
   if (first_bad != none) {
     const float* px = rgb_in + 3 * std::size_t(first_bad);
     throw NonFiniteInput("image pixel (" + std::to_string(first_bad % w) + ", " + std::to_string(first_bad / w) +
                          ") is NaN or infinite: (" + std::to_string(px[0]) + ", " + std::to_string(px[1]) + ", " +
                          std::to_string(px[2]) + ")");
   }
-  reduce(L.m, N, kMaxOp, kIdentity, kLumMax);
+  reduce(L.get(), N, kMaxOp, kIdentity, kLumMax);
   end_stage("luminance");
 }
 
@@ -192,12 +192,12 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   s.stages = s.options.stage_timing ? &out.stages : nullptr;
   const auto t0 = Impl::clock::now();
   s.upload(rgb_in);
-  s.rt->run("log_luminance", kGroup, {s.N}, s.L.m, int(s.N), s.slots.m, int(kLumMax), p.luminance_floor, s.H[0].m);
+  s.rt->run("log_luminance", kGroup, {s.N}, s.L.get(), int(s.N), s.slots.get(), int(kLumMax), p.luminance_floor, s.H[0].get());
   s.end_stage("log luminance");
   int top = 0;  // coarsest level used
   while (top + 1 < int(s.levels.size()) && std::min(s.levels[top + 1].w, s.levels[top + 1].h) >= p.coarsest) {
     const GridSize f = s.levels[top], c = s.levels[top + 1];
-    s.rt->run("pyramid_down", kGroup, {sz(c.w), sz(c.h)}, s.H[top].m, f.w, f.h, s.H[top + 1].m, c.w, c.h);
+    s.rt->run("pyramid_down", kGroup, {sz(c.w), sz(c.h)}, s.H[top].get(), f.w, f.h, s.H[top + 1].get(), c.w, c.h);
     ++top;
   }
   s.end_stage("pyramid");
@@ -205,35 +205,35 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   int cur = 0;
   for (int k = top; k >= 0; --k) {
     const GridSize g = s.levels[k];
-    s.rt->run("gradient_magnitude", kGroup, {sz(g.w), sz(g.h)}, s.H[k].m, g.w, g.h, std::ldexp(1.0, k + 1), s.mag.m);
-    s.reduce(s.mag.m, g.n(), Impl::kSumOp, Impl::kIdentity, kLevelSums + k);
+    s.rt->run("gradient_magnitude", kGroup, {sz(g.w), sz(g.h)}, s.H[k].get(), g.w, g.h, std::ldexp(1.0, k + 1), s.mag.get());
+    s.reduce(s.mag.get(), g.n(), Impl::kSumOp, Impl::kIdentity, kLevelSums + k);
     const GridSize c = k < top ? s.levels[k + 1] : g;
     const int apply = k >= p.detail_level || k == top;  // the coarsest level always attenuates
-    s.rt->run("attenuation", kGroup, {sz(g.w), sz(g.h)}, s.mag.m, g.w, g.h, s.slots.m, int(kLevelSums + k), p.alpha,
-              p.beta, p.noise, apply, s.phi[1 - cur].m, c.w, c.h, int(k < top), s.phi[cur].m);
+    s.rt->run("attenuation", kGroup, {sz(g.w), sz(g.h)}, s.mag.get(), g.w, g.h, s.slots.get(), int(kLevelSums + k), p.alpha,
+              p.beta, p.noise, apply, s.phi[1 - cur].get(), c.w, c.h, int(k < top), s.phi[cur].get());
     cur = 1 - cur;
   }
   s.phi0 = 1 - cur;
   s.end_stage("attenuation");
-  s.rt->run("divergence", kGroup, {sz(s.w), sz(s.h)}, s.H[0].m, s.phi[s.phi0].m, s.w, s.h, s.b.m);
+  s.rt->run("divergence", kGroup, {sz(s.w), sz(s.h)}, s.H[0].get(), s.phi[s.phi0].get(), s.w, s.h, s.b.get());
   s.end_stage("divergence");
   out.solve = s.solve(solver);
   s.end_stage("poisson solve");
   // exposure: black and white percentiles of I from a histogram
-  s.reduce(s.I.m, s.N, Impl::kMinOp, Impl::kIdentity, kMin);
-  s.reduce(s.I.m, s.N, Impl::kMaxOp, Impl::kIdentity, kMax);
+  s.reduce(s.I.get(), s.N, Impl::kMinOp, Impl::kIdentity, kMin);
+  s.reduce(s.I.get(), s.N, Impl::kMaxOp, Impl::kIdentity, kMax);
   const int zero = 0;
-  ocl::check(clEnqueueFillBuffer(s.rt->queue(), s.hist.m, &zero, sizeof zero, 0, Impl::kBins * sizeof(int), 0, nullptr,
+  ocl::check(clEnqueueFillBuffer(s.rt->queue(), s.hist.get(), &zero, sizeof zero, 0, Impl::kBins * sizeof(int), 0, nullptr,
                                  nullptr),
              "clEnqueueFillBuffer");
   // a grid of work-groups that loop over the image (local counts per group)
-  s.rt->run("histogram", kGroup, {std::min<std::size_t>(s.N, 256 * kGroup)}, s.I.m, int(s.N), s.slots.m, int(kMin), int(kMax), Impl::kBins, s.hist.m);
+  s.rt->run("histogram", kGroup, {std::min<std::size_t>(s.N, 256 * kGroup)}, s.I.get(), int(s.N), s.slots.get(), int(kMin), int(kMax), Impl::kBins, s.hist.get());
   std::vector<int> hist(Impl::kBins);
   double range[2];
-  ocl::check(clEnqueueReadBuffer(s.rt->queue(), s.slots.m, CL_FALSE, kMin * sizeof(double), 2 * sizeof(double), range, 0,
+  ocl::check(clEnqueueReadBuffer(s.rt->queue(), s.slots.get(), CL_FALSE, kMin * sizeof(double), 2 * sizeof(double), range, 0,
                                  nullptr, nullptr),
              "clEnqueueReadBuffer");
-  s.rt->read(s.hist.m, hist.data(), hist.size() * sizeof(int));
+  s.rt->read(s.hist.get(), hist.data(), hist.size() * sizeof(int));
   auto percentile = [&](double pct) {
     const double want = pct / 100 * double(s.N);
     double cum = 0;
@@ -245,8 +245,8 @@ ToneMapped Pipeline::Impl::fattal(const float* rgb_in, std::uint8_t* dst, const 
   };
   const double lo = percentile(p.black_percentile), hi = percentile(p.white_percentile);
   s.end_stage("exposure");
-  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.m, s.L.m, s.I.m, int(s.N), std::exp(lo), std::exp(hi),
-            p.saturation, s.srgb_table.m, s.rgb8.m, s.linear.m);
+  s.rt->run("compose_fattal", kGroup, {s.N}, s.rgb.get(), s.L.get(), s.I.get(), int(s.N), std::exp(lo), std::exp(hi),
+            p.saturation, s.srgb_table.get(), s.rgb8.get(), s.linear.get());
   s.download(out, dst, t0);
   return out;
 }
@@ -280,10 +280,10 @@ ToneMapped Pipeline::Impl::reinhard(const float* rgb_in, std::uint8_t* dst, cons
   s.stages = s.options.stage_timing ? &out.stages : nullptr;
   const auto t0 = Impl::clock::now();
   s.upload(rgb_in);
-  s.reduce(s.L.m, s.N, Impl::kSumOp, Impl::kLogDelta, kLogSum, p.delta);
+  s.reduce(s.L.get(), s.N, Impl::kSumOp, Impl::kLogDelta, kLogSum, p.delta);
   s.end_stage("log average");
-  s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.m, s.L.m, int(s.N), s.slots.m, int(kLogSum), int(kLumMax), p.key,
-            p.white, p.saturation, s.srgb_table.m, s.rgb8.m, s.linear.m);
+  s.rt->run("compose_reinhard", kGroup, {s.N}, s.rgb.get(), s.L.get(), int(s.N), s.slots.get(), int(kLogSum), int(kLumMax), p.key,
+            p.white, p.saturation, s.srgb_table.get(), s.rgb8.get(), s.linear.get());
   s.download(out, dst, t0);
   return out;
 }
@@ -293,7 +293,7 @@ Pipeline::Fields Pipeline::fields() const {
   Fields f;
   auto get = [&](const ocl::Mem& m, std::vector<double>& v) {
     v.resize(s.N);
-    s.rt->read(m.m, v.data(), s.N * sizeof(double));
+    s.rt->read(m.get(), v.data(), s.N * sizeof(double));
   };
   get(s.H[0], f.H);
   get(s.phi[s.phi0], f.Phi);
@@ -309,16 +309,16 @@ std::vector<double> Pipeline::solve_poisson(const std::vector<double>& rhs, cons
                        std::to_string(s.h) + " grid");
   for (std::size_t i = 0; i < rhs.size(); ++i)
     if (!std::isfinite(rhs[i])) throw NonFiniteInput("solve_poisson: right-hand side value " + std::to_string(i) + " is not finite");
-  s.rt->write(s.b.m, rhs.data(), s.N * sizeof(double));
+  s.rt->write(s.b.get(), rhs.data(), s.N * sizeof(double));
   SolveReport rep = s.solve(c);
   if (rep.relative_residual < 0) {  // PSCR: measure it as for the iterative solvers
     const double bn = s.project_rhs(nullptr);
     s.need_residual();
-    rep.relative_residual = bn > 0 ? s.residual_norm(s.I.m, s.b.m, {s.w, s.h}, s.r.m) / bn : 0;
+    rep.relative_residual = bn > 0 ? s.residual_norm(s.I.get(), s.b.get(), {s.w, s.h}, s.r.get()) / bn : 0;
   }
   if (report) *report = rep;
   std::vector<double> u(s.N);
-  s.rt->read(s.I.m, u.data(), s.N * sizeof(double));
+  s.rt->read(s.I.get(), u.data(), s.N * sizeof(double));
   return u;
 }
 

@@ -38,13 +38,13 @@ constexpr std::size_t kGroup = 256;
 
 void Pipeline::Impl::subtract_mean(cl_mem u, const GridSize& g) const {
   reduce(u, g.n(), kSumOp, kIdentity, kSum);
-  rt->run("subtract_slot_mean", kGroup, {g.n()}, u, int(g.n()), slots.m, int(kSum));
+  rt->run("subtract_slot_mean", kGroup, {g.n()}, u, int(g.n()), slots.get(), int(kSum));
 }
 
 double Pipeline::Impl::project_rhs(double* incompatible) const {
-  reduce(b.m, N, kSumOp, kIdentity, kSum);
-  rt->run("subtract_slot_mean", kGroup, {N}, b.m, int(N), slots.m, int(kSum));
-  reduce(b.m, N, kSumOp, kSquare, kRhs2);
+  reduce(b.get(), N, kSumOp, kIdentity, kSum);
+  rt->run("subtract_slot_mean", kGroup, {N}, b.get(), int(N), slots.get(), int(kSum));
+  reduce(b.get(), N, kSumOp, kSquare, kRhs2);
   const double norm_c = std::sqrt(read_slot(kRhs2));
   if (incompatible) {
     const double removed = std::fabs(read_slot(kSum)) / std::sqrt(double(N));  // ‖mean 1‖
@@ -55,12 +55,12 @@ double Pipeline::Impl::project_rhs(double* incompatible) const {
 }
 
 void Pipeline::Impl::need_residual() {
-  if (!r.m) r = rt->alloc(N * sizeof(double), "residual");
+  if (!r.get()) r = rt->alloc(N * sizeof(double), "residual");
 }
 
 void Pipeline::Impl::need_solver_buffers(Solver s) {
   need_residual();
-  if (s == Solver::jacobi && !unew.m) unew = rt->alloc(N * sizeof(double), "Jacobi iterate");
+  if (s == Solver::jacobi && !unew.get()) unew = rt->alloc(N * sizeof(double), "Jacobi iterate");
   const bool multigrid = s == Solver::multigrid_v || s == Solver::multigrid_w || s == Solver::multigrid_f;
   if (!multigrid || !mg.empty()) return;
   // halve until the grid has at most 16 cells; kept only when every level is allocated
@@ -104,9 +104,9 @@ SolveReport Pipeline::Impl::solve(const SolverControls& c) {
   if (c.solver != Solver::pscr) {
     rep = solve_iterative(c);
   } else {
-    ocl::check(clEnqueueCopyBuffer(rt->queue(), b.m, I.m, 0, 0, N * sizeof(double), 0, nullptr, nullptr),
+    ocl::check(clEnqueueCopyBuffer(rt->queue(), b.get(), I.get(), 0, 0, N * sizeof(double), 0, nullptr, nullptr),
                "clEnqueueCopyBuffer");
-    rep.incompatible_part = opencl::solve(*plan, I.m).incompatible_part;
+    rep.incompatible_part = opencl::solve(*plan, I.get()).incompatible_part;
     rep.iterations = 1;
     rep.converged = true;
   }
@@ -122,7 +122,7 @@ SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
   const GridSize g{w, h};
   const double bnorm = project_rhs(&rep.incompatible_part);
   const double zero = 0;
-  ocl::check(clEnqueueFillBuffer(rt->queue(), I.m, &zero, sizeof zero, 0, N * sizeof(double), 0, nullptr, nullptr),
+  ocl::check(clEnqueueFillBuffer(rt->queue(), I.get(), &zero, sizeof zero, 0, N * sizeof(double), 0, nullptr, nullptr),
              "clEnqueueFillBuffer");
   if (bnorm == 0) {
     rep.relative_residual = 0;
@@ -138,19 +138,19 @@ SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
   }
   long next_check = mg ? 1 : 10;
   double rel = 1;
-  cl_mem u = I.m, un = unew.m;
+  cl_mem u = I.get(), un = unew.get();
   for (long it = 1; it <= c.max_iterations; ++it) {
     switch (c.solver) {
       case Solver::jacobi:
-        rt->run("jacobi", kGroup, {std::size_t(w), std::size_t(h)}, u, b.m, w, h, omega, un);
+        rt->run("jacobi", kGroup, {std::size_t(w), std::size_t(h)}, u, b.get(), w, h, omega, un);
         std::swap(u, un);
         break;
       case Solver::gauss_seidel:
-      case Solver::sor: smooth(u, b.m, g, 1, omega); break;
+      case Solver::sor: smooth(u, b.get(), g, 1, omega); break;
       default: multigrid_cycle(0, c.solver, c.pre_smooth, c.post_smooth); break;
     }
     if (it >= next_check || it == c.max_iterations) {
-      rel = residual_norm(u, b.m, g, r.m) / bnorm;
+      rel = residual_norm(u, b.get(), g, r.get()) / bnorm;
       rep.iterations = it;
       const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
       if (rel <= c.tolerance || elapsed > c.max_seconds) break;
@@ -158,10 +158,10 @@ SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
       next_check = mg ? it + 1 : it + std::max<long>(10, it / 10);
     }
   }
-  if (u != I.m)
-    ocl::check(clEnqueueCopyBuffer(rt->queue(), u, I.m, 0, 0, N * sizeof(double), 0, nullptr, nullptr),
+  if (u != I.get())
+    ocl::check(clEnqueueCopyBuffer(rt->queue(), u, I.get(), 0, 0, N * sizeof(double), 0, nullptr, nullptr),
                "clEnqueueCopyBuffer");
-  subtract_mean(I.m, g);
+  subtract_mean(I.get(), g);
   rep.relative_residual = rel;
   rep.converged = rel <= c.tolerance;
   return rep;
@@ -170,14 +170,14 @@ SolveReport Pipeline::Impl::solve_iterative(const SolverControls& c) {
 // Level l of the hierarchy: the image (I, b, r) or mg[l-1].
 void Pipeline::Impl::multigrid_cycle(int level, Solver kind, int pre, int post) {
   const GridSize g = level == 0 ? GridSize{w, h} : mg[level - 1];
-  cl_mem u = level == 0 ? I.m : mg_u[level - 1].m, bb = level == 0 ? b.m : mg_b[level - 1].m,
-         rr = level == 0 ? r.m : mg_r[level - 1].m;
+  cl_mem u = level == 0 ? I.get() : mg_u[level - 1].get(), bb = level == 0 ? b.get() : mg_b[level - 1].get(),
+         rr = level == 0 ? r.get() : mg_r[level - 1].get();
   if (level == int(mg.size())) {  // coarsest: a few cells, solved in one work-item
     rt->run("coarse_solve", 1, {1}, u, bb, g.w, g.h, 60);
     return;
   }
   const GridSize cg = mg[level];
-  cl_mem cu = mg_u[level].m, cb = mg_b[level].m;
+  cl_mem cu = mg_u[level].get(), cb = mg_b[level].get();
   smooth(u, bb, g, pre, 1.0);
   rt->run("residual", kGroup, {std::size_t(g.w), std::size_t(g.h)}, u, bb, g.w, g.h, rr);
   rt->run("restrict_sum", kGroup, {std::size_t(cg.w), std::size_t(cg.h)}, rr, g.w, g.h, cb, cg.w, cg.h);

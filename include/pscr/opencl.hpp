@@ -22,7 +22,8 @@ template <class T> cl_command_queue queue(const Plan<T>& plan);
 
 // Solves A u = f in place: `x` holds `count` right-hand sides of
 // problem.unknowns() entries each, one after another, and receives the
-// solutions. Returns when the solve has finished. The solutions are checked
+// solutions. Any N works: a right-hand side whose offset is not a multiple
+// of the device's base-address alignment is solved through a device copy. Returns when the solve has finished. The solutions are checked
 // on the device; a non-finite value throws NumericalBreakdown.
 // Pure Neumann (see Plan::solve): the projection and the zero weighted mean
 // are done on the device too, and SolveStats::incompatible_part is reported.

@@ -42,6 +42,12 @@ struct SolveStats {
   double incompatible_part = 0;
 };
 
+// Threads: a plan may be used from several threads at once. solve() and
+// solve_batch() of the reference backend run concurrently (each call has its
+// own workspace); an OpenCL plan has one set of device buffers, so its solves
+// (and opencl::solve) take turns under a lock held by the plan. Moving,
+// assigning or destroying a plan, and set_parameters(), must not overlap
+// other calls on it.
 template <class T> class Plan {
  public:
   Plan(const Problem<T>& problem, const Options& options = {});

@@ -9,16 +9,25 @@ namespace pscr::ocl {
 namespace {
 
 // A string property through an OpenCL getter (clGetDeviceInfo / clGetPlatformInfo).
-template <class Handle, class Info, class Getter> std::string info_text(Getter get, Handle h, Info what) {
+template <class Handle, class Info, class Getter> std::string info_text(Getter get, Handle h, Info what, const char* call) {
   size_t n = 0;
-  get(h, what, 0, nullptr, &n);
+  check(get(h, what, 0, nullptr, &n), call);
   std::string s(n, '\0');
-  get(h, what, n, s.data(), nullptr);
+  check(get(h, what, n, s.data(), nullptr), call);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-std::string info_string(cl_device_id d, cl_device_info what) { return info_text(clGetDeviceInfo, d, what); }
-std::string platform_name(cl_platform_id p) { return info_text(clGetPlatformInfo, p, cl_platform_info(CL_PLATFORM_NAME)); }
+std::string info_string(cl_device_id d, cl_device_info what) {
+  return info_text(clGetDeviceInfo, d, what, "clGetDeviceInfo");
+}
+std::string platform_name(cl_platform_id p) {
+  return info_text(clGetPlatformInfo, p, cl_platform_info(CL_PLATFORM_NAME), "clGetPlatformInfo(CL_PLATFORM_NAME)");
+}
+template <class V> V device_value(cl_device_id d, cl_device_info what, const char* name) {
+  V v{};
+  check(clGetDeviceInfo(d, what, sizeof v, &v, nullptr), (std::string("clGetDeviceInfo(") + name + ")").c_str());
+  return v;
+}
 std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -43,8 +52,7 @@ Device select_device(const std::string& selector_in) {
     std::vector<cl_device_id> devs(nd);
     check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, nd, devs.data(), nullptr), "clGetDeviceIDs");
     for (unsigned di = 0; di < nd; ++di) {
-      cl_device_type t;
-      clGetDeviceInfo(devs[di], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
+      const auto t = device_value<cl_device_type>(devs[di], CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
       all.push_back({plats[pi], devs[di], pi, di, platform_name(plats[pi]) + " / " + info_string(devs[di], CL_DEVICE_NAME),
                      (t & CL_DEVICE_TYPE_GPU) != 0});
     }
@@ -74,29 +82,33 @@ Device select_device(const std::string& selector_in) {
 Device describe_device(cl_device_id id) {
   Device d;
   d.device = id;
-  clGetDeviceInfo(id, CL_DEVICE_PLATFORM, sizeof d.platform, &d.platform, nullptr);
+  d.platform = device_value<cl_platform_id>(id, CL_DEVICE_PLATFORM, "CL_DEVICE_PLATFORM");
   d.device_name = info_string(id, CL_DEVICE_NAME);
   d.name = platform_name(d.platform) + " / " + d.device_name;
-  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d.max_work_group, &d.max_work_group, nullptr);
-  clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d.local_mem, &d.local_mem, nullptr);
-  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr);
+  d.max_work_group = device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
+  d.local_mem = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
+  check(clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr),
+        "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   d.fp64 = info_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
-  clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
-  clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);
+  d.max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  d.global_mem = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
+  d.base_align_bytes = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "CL_DEVICE_MEM_BASE_ADDR_ALIGN") / 8;
   return d;
 }
 
-cl_program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options) {
+Program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options) {
   cl_int st;
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, nullptr, &st);
+  Program prog(clCreateProgramWithSource(ctx, 1, &source, nullptr, &st));
   check(st, "clCreateProgramWithSource");
-  st = clBuildProgram(prog, 1, &dev.device, options.c_str(), nullptr, nullptr);
+  st = clBuildProgram(prog.get(), 1, &dev.device, options.c_str(), nullptr, nullptr);
   if (st != CL_SUCCESS) {
     size_t n = 0;
-    clGetProgramBuildInfo(prog, dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-    std::string log(n, '\0');
-    clGetProgramBuildInfo(prog, dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-    clReleaseProgram(prog);
+    std::string log;
+    if (clGetProgramBuildInfo(prog.get(), dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS) {
+      log.assign(n, '\0');
+      if (clGetProgramBuildInfo(prog.get(), dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr) != CL_SUCCESS)
+        log = "(build log unavailable)";
+    }
     throw KernelBuildError("OpenCL program build failed on " + dev.name + " (" + status_name(st) +
                            ") with options '" + options + "'; compiler log:\n" + log);
   }

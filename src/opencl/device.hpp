@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "cl_check.hpp"
+#include "handles.hpp"
 
 namespace pscr::ocl {
 
@@ -17,6 +17,7 @@ struct Device {
   cl_ulong local_mem = 0;
   cl_ulong max_alloc = 0;
   cl_ulong global_mem = 0;
+  std::size_t base_align_bytes = 1;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: sub-buffer offsets must be multiples
 };
 
 // selector: "P:D" (platform and device indices), or a case-insensitive
@@ -24,10 +25,10 @@ struct Device {
 // first GPU, else the first device. Throws BackendError naming what exists.
 Device select_device(const std::string& selector);
 
-// The properties of one device.
+// The properties of one device; BackendError when a query fails.
 Device describe_device(cl_device_id id);
 
 // Builds `source` with `options`; KernelBuildError carries the compiler log.
-cl_program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
+Program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
 
 }  // namespace pscr::ocl

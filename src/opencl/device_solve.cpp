@@ -51,23 +51,22 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
   cl_command_queue q = queue(plan);
   const std::size_t bytes = plan.problem().unknowns() * sizeof(T);
   cl_int st;
-  ocl::Mem rhs, work;
-  rhs.m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  ocl::Mem rhs(clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st));
   ocl::check(st, "clCreateBuffer (time_solves)");
-  work.m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  ocl::Mem work(clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st));
   ocl::check(st, "clCreateBuffer (time_solves)");
-  ocl::check(clEnqueueWriteBuffer(q, rhs.m, CL_TRUE, 0, bytes, f, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+  ocl::check(clEnqueueWriteBuffer(q, rhs.get(), CL_TRUE, 0, bytes, f, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
   // repeated solves must not feed solutions back in as right-hand sides
   auto fresh = [&] {
-    ocl::check(clEnqueueCopyBuffer(q, rhs.m, work.m, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer");
+    ocl::check(clEnqueueCopyBuffer(q, rhs.get(), work.get(), 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer");
     ocl::check(clFinish(q), "clFinish");
   };
   fresh();
-  solve(plan, work.m);
+  solve(plan, work.get());
   std::vector<double> ts;
   for (int r = 0; r < reps; ++r) {
     fresh();
-    ts.push_back(solve(plan, work.m).seconds);
+    ts.push_back(solve(plan, work.get()).seconds);
   }
   return ts;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -52,40 +53,56 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     upload_plan();
-    cost_ = rt_->dry_run([&] { solve_dim(0, x_.m, 1, sigma0_.m, pinned0_.m); });
+    cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
 
   double solve_in_place(T* x, std::size_t count) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns();
     double transfer = 0;
     using clk = std::chrono::steady_clock;
     for (std::size_t c = 0; c < count; ++c) {
       auto t0 = clk::now();
-      rt_->write(x_.m, x + c * N, N * sizeof(T));
+      rt_->write(x_.get(), x + c * N, N * sizeof(T));
       transfer += std::chrono::duration<double>(clk::now() - t0).count();
-      solve_dim(0, x_.m, 1, sigma0_.m, pinned0_.m);
+      solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
       rt_->finish();
       t0 = clk::now();
-      rt_->read(x_.m, x + c * N, N * sizeof(T));
+      rt_->read(x_.get(), x + c * N, N * sizeof(T));
       transfer += std::chrono::duration<double>(clk::now() - t0).count();
     }
     return transfer;
   }
 
   double solve_device(void* buffer, std::size_t count) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
     cl_mem buf = static_cast<cl_mem>(buffer);
-    const std::size_t N = pd_.problem.unknowns();
+    const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
     const bool neumann = pd_.pure_neumann;
     std::vector<T> s(neumann ? 2 * count : 0);  // pure Neumann: (Σ f_i, Σ |f_i|²) of each right-hand side
+    // Reads into s may be pending when an error unwinds: wait for them before s goes away.
+    struct FinishOnExit {
+      cl_command_queue q;
+      ~FinishOnExit() { clFinish(q); }
+    } finish_on_exit{rt_->queue()};
     for (std::size_t c = 0; c < count; ++c) {
+      // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
+      // offset meets the device's base-address alignment, else a copy in the
+      // plan's solution vector (copied back after the solve).
+      const std::size_t offset = c * bytes;
       cl_mem x = buf;
-      Mem view;  // right-hand side c as a sub-buffer (c = 0: the buffer itself)
-      if (c > 0) {
-        cl_buffer_region region{c * N * sizeof(T), N * sizeof(T)};
+      Mem view;
+      const bool staged = offset % rt_->device().base_align_bytes != 0;
+      if (staged) {
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), buf, x_.get(), offset, 0, bytes, 0, nullptr, nullptr),
+                   "clEnqueueCopyBuffer (right-hand side of a batch)");
+        x = x_.get();
+      } else if (offset > 0) {
+        cl_buffer_region region{offset, bytes};
         cl_int st;
-        view.m = clCreateSubBuffer(buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &st);
-        ocl::check(st, "clCreateSubBuffer (right-hand side of a batch; its offset must meet the device's alignment)");
-        x = view.m;
+        view.reset(clCreateSubBuffer(buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &st));
+        ocl::check(st, "clCreateSubBuffer (right-hand side of a batch)");
+        x = view.get();
       }
       if (neumann) {
         // solve the compatible part f - mean(f) (orthogonal projection onto range(A))
@@ -96,17 +113,20 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
                    "clEnqueueReadBuffer (null-space sums)");
         rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), t, real_t<T>(1.0 / double(N)));
       }
-      solve_dim(0, x, 1, sigma0_.m, pinned0_.m);
+      solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
       if (neumann)  // zero weighted mean, as Plan::solve returns
         rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), null_space_sums(x, 1),
                  real_t<T>(1.0 / neumann_weight_sum_));
+      if (staged)
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), x_.get(), buf, 0, offset, bytes, 0, nullptr, nullptr),
+                   "clEnqueueCopyBuffer (solution of a batch)");
     }
     // One pass over the solutions instead of a silent NaN.
     const int zero = 0;
     int flag = 0;
-    rt_->write(flag_.m, &zero, sizeof zero);
-    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.m);
-    rt_->read(flag_.m, &flag, sizeof flag);  // blocking: the earlier reads are done too
+    rt_->write(flag_.get(), &zero, sizeof zero);
+    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.get());
+    rt_->read(flag_.get(), &flag, sizeof flag);  // blocking: the earlier reads are done too
     rt_->finish();
     if (flag)
       throw NumericalBreakdown(
@@ -118,7 +138,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     }
     return incompatible;
   }
-  void set_profiling(bool on) override { rt_->set_profiling(on); }
+  void set_profiling(bool on) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    rt_->set_profiling(on);
+  }
   std::string check_parameters(const KernelParameters& p) const override {
     try {
       validate(p, "kernel parameters");
@@ -139,7 +162,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     info.flops = cost_.flops;
     info.bytes = cost_.bytes;
   }
-  std::vector<KernelTime> kernel_times() const override { return rt_->kernel_times(); }
+  std::vector<KernelTime> kernel_times() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return rt_->kernel_times();
+  }
   void* opencl_context() const override { return rt_->context(); }
   void* opencl_queue() const override { return rt_->queue(); }
 
@@ -241,7 +267,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T),
-                                                        afac_[D_ - 1].m, mfac_[D_ - 1].m, pd_.pure_neumann);
+                                                        afac_[D_ - 1].get(), mfac_[D_ - 1].get(), pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -258,26 +284,26 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     const cl_ulong n2 = D_ > 1 ? pd_.problem.size(1) : 1, n3 = D_ > 2 ? pd_.problem.size(2) : 1;
     std::size_t m = std::min(first, (N + fan - 1) / fan);
     rt_->count(2.0 * N, double(N));
-    rt_->run("null_space_partials", 256, {m}, x, cl_ulong(N), neumann_w_[0].m, neumann_w_[1].m, neumann_w_[2].m, n2,
-             n3, weighted, cl_ulong(m), reduce_[0].m);
+    rt_->run("null_space_partials", 256, {m}, x, cl_ulong(N), neumann_w_[0].get(), neumann_w_[1].get(), neumann_w_[2].get(), n2,
+             n3, weighted, cl_ulong(m), reduce_[0].get());
     int cur = 0;
     while (m > 1) {
       const std::size_t next = (m + fan - 1) / fan;
-      rt_->run("pair_sums", 256, {next}, reduce_[cur].m, cl_ulong(m), cl_ulong(next), reduce_[1 - cur].m);
+      rt_->run("pair_sums", 256, {next}, reduce_[cur].get(), cl_ulong(m), cl_ulong(next), reduce_[1 - cur].get());
       m = next;
       cur = 1 - cur;
     }
-    return reduce_[cur].m;
+    return reduce_[cur].get();
   }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
-    A2 = afac_[d + 1].m;
-    M2 = mfac_[d + 1].m;
+    A2 = afac_[d + 1].get();
+    M2 = mfac_[d + 1].get();
     n2 = int(pd_.problem.size(d + 1));
     if (d + 2 < D_) {
-      A3 = afac_[d + 2].m;
-      M3 = mfac_[d + 2].m;
+      A3 = afac_[d + 2].get();
+      M3 = mfac_[d + 2].get();
       n3 = int(pd_.problem.size(d + 2));
     } else {
       A3 = A2;
@@ -303,10 +329,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     rt_->count(2 * RB * (to_sources ? lb.source_modes : 2.0 * lb.modes),
                RB * (lb.modes + (to_sources ? lb.sources : 2.0 * lb.ngroups)));
     if (lanes == 1)
-      rt_->launch("accumulate", 3, global, local, db.Y.m, lb.groups.m, lb.W.m, db.V.m, X, int(R), batch, lb.modes,
+      rt_->launch("accumulate", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch, lb.modes,
                   lb.ngroups, to_sources);
     else
-      rt_->launch("accumulate_tree", 3, global, local, db.Y.m, lb.groups.m, lb.W.m, db.V.m, X, int(R), batch,
+      rt_->launch("accumulate_tree", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch,
                   lb.modes, lb.ngroups, to_sources, LocalBytes{wb * lanes * wr * sizeof(T)});
   }
 
@@ -321,7 +347,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cl_mem A2, M2, A3, M3;
     int n2, n3;
     rest_factors(d, A2, M2, n2, A3, M3, n3);
-    cl_mem Ad = afac_[d].m, Md = mfac_[d].m;
+    cl_mem Ad = afac_[d].get(), Md = mfac_[d].get();
     const bool leaf = d + 2 == D_;
     // The partial solutions of one level: right-hand sides from the source rows
     // of X (and the boundary terms BL, BR in back substitution), then the
@@ -333,12 +359,12 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       const int lines = lb.modes * batch;
       rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
                RB * (lb.modes + lb.sources + 2.0 * use_boundary * lb.ngroups));
-      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.m, lb.groups.m, lb.mode_group.m, lb.W.m,
-             db.BL.m, db.BR.m, R, batch, lb.modes, use_boundary);
-      rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.m, pinned, lb.zero_flag.m,
-             db.child_sigma.m, db.child_pinned.m, batch, lb.modes);
-      if (leaf) tri_->solve(db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
-      else solve_dim(d + 1, db.Y.m, lines, db.child_sigma.m, db.child_pinned.m);
+      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(), lb.groups.get(), lb.mode_group.get(), lb.W.get(),
+             db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
+      rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
+             db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
+      if (leaf) tri_->solve(db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
+      else solve_dim(d + 1, db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
     };
     for (int i = 1; i < k; ++i) {
       const LevelBufs& lb = db.levels[i - 1];
@@ -346,13 +372,13 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       accumulate(db, lb, X, batch, 0);
       rt.count(RB * lb.nsurv * 2 * blk, RB * lb.nsurv * 4);
       if (lb.nsurv > 0)
-        rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.m, lb.survivors.m, lb.nsurv,
+        rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.get(), lb.survivors.get(), lb.nsurv,
                lb.ngroups, Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
     }
     for (int i = k; i >= 1; --i) {
       const LevelBufs& lb = db.levels[i - 1];
       rt.count(RB * lb.ngroups * 2 * blk, RB * lb.ngroups * 4);
-      rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.m, db.BR.m, lb.groups.m, lb.ngroups,
+      rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.get(), db.BR.get(), lb.groups.get(), lb.ngroups,
              Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
       partial_solutions(lb, 1);
       accumulate(db, lb, X, batch, 1);
@@ -361,6 +387,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
 
   const PlanData<T>& pd_;
   int D_;
+  // One set of device buffers and kernel arguments per plan: solves from
+  // several threads take turns (clSetKernelArg is not thread-safe either).
+  mutable std::mutex mutex_;
   KernelParameters p_;
   std::string source_;
   std::unique_ptr<ocl::Runtime> rt_;

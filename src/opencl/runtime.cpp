@@ -7,51 +7,65 @@ namespace pscr::ocl {
 Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile)
     : dev_(dev), profile_(profile) {
   cl_int st;
-  ctx_ = clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st);
+  ctx_.reset(clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st));
   check(st, "clCreateContext");
-  queue_ = clCreateCommandQueue(ctx_, dev_.device, CL_QUEUE_PROFILING_ENABLE, &st);
+  queue_.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &st));
   check(st, "clCreateCommandQueue");
   build(source, build_options);
 }
 
 Runtime::Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile)
     : profile_(profile) {
+  if (!queue) throw InvalidArgument("null OpenCL command queue");
   cl_device_id id = nullptr;
+  cl_context ctx = nullptr;
   check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof id, &id, nullptr), "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
-  check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx_, &ctx_, nullptr),
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr),
         "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
+        "clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)");
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    throw InvalidArgument("the OpenCL command queue is out of order; the solver needs an in-order queue");
   dev_ = describe_device(id);
-  clRetainContext(ctx_);
-  clRetainCommandQueue(queue);
-  queue_ = queue;
+  ctx_ = retain(ctx);
+  queue_ = retain(queue);
+  queue_profiling_ = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+  set_profiling(profile);
   build(source, build_options);
 }
 
+void Runtime::set_profiling(bool on) {
+  if (on && !queue_profiling_)
+    throw InvalidArgument("kernel profiling needs a command queue created with CL_QUEUE_PROFILING_ENABLE");
+  profile_ = on;
+}
+
 void Runtime::build(const char* source, const std::string& build_options) {
-  prog_ = build_program(ctx_, dev_, source, build_options);
+  prog_ = build_program(ctx_.get(), dev_, source, build_options);
   cl_uint n = 0;
-  check(clCreateKernelsInProgram(prog_, 0, nullptr, &n), "clCreateKernelsInProgram");
-  std::vector<cl_kernel> ks(n);
-  check(clCreateKernelsInProgram(prog_, n, ks.data(), nullptr), "clCreateKernelsInProgram");
-  for (cl_kernel k : ks) {
+  check(clCreateKernelsInProgram(prog_.get(), 0, nullptr, &n), "clCreateKernelsInProgram");
+  std::vector<cl_kernel> raw(n, nullptr);
+  check(clCreateKernelsInProgram(prog_.get(), n, raw.data(), nullptr), "clCreateKernelsInProgram");
+  std::vector<Kernel> ks;
+  for (cl_kernel k : raw) ks.emplace_back(k);  // owned before anything below can throw
+  for (Kernel& k : ks) {
     std::size_t len = 0;
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &len);
+    check(clGetKernelInfo(k.get(), CL_KERNEL_FUNCTION_NAME, 0, nullptr, &len), "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
     std::string name(len, '\0');
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, len, name.data(), nullptr);
+    check(clGetKernelInfo(k.get(), CL_KERNEL_FUNCTION_NAME, len, name.data(), nullptr),
+          "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
     while (!name.empty() && name.back() == '\0') name.pop_back();
     std::size_t wg = 0;
-    check(clGetKernelWorkGroupInfo(k, dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr),
+    check(clGetKernelWorkGroupInfo(k.get(), dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr),
           "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-    kernels_[name] = Kernel{k, std::min(wg, dev_.max_work_group)};
+    kernels_[name] = KernelEntry{std::move(k), std::min(wg, dev_.max_work_group)};
   }
 }
 
 Runtime::~Runtime() {
-  for (auto& p : pending_) clReleaseEvent(p.second);
-  for (auto& k : kernels_) clReleaseKernel(k.second.kernel);
-  if (prog_) clReleaseProgram(prog_);
-  if (queue_) clReleaseCommandQueue(queue_);
-  if (ctx_) clReleaseContext(ctx_);
+  // Kernels may still be running on buffers the owner releases next.
+  if (queue_) clFinish(queue_.get());
 }
 
 Mem Runtime::alloc(std::size_t bytes, const char* what) {
@@ -69,8 +83,7 @@ Mem Runtime::alloc(std::size_t bytes, const char* what) {
     throw AllocationTooLarge(os.str());
   }
   cl_int st;
-  Mem m;
-  m.m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  Mem m(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE, bytes, nullptr, &st));
   check(st, "clCreateBuffer");
   bytes_ += bytes;
   return m;
@@ -79,36 +92,29 @@ Mem Runtime::alloc(std::size_t bytes, const char* what) {
 PinnedHost::PinnedHost(cl_context ctx, cl_command_queue queue, std::size_t bytes, const char* what)
     : bytes_(bytes) {
   cl_int st;
-  buf_ = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, std::max<std::size_t>(bytes, 16), nullptr, &st);
+  const std::size_t size = std::max<std::size_t>(bytes, 16);
+  buf_.reset(clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &st));
   check(st, (std::string("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) for ") + what).c_str());
-  ptr_ = clEnqueueMapBuffer(queue, buf_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, std::max<std::size_t>(bytes, 16), 0,
-                            nullptr, nullptr, &st);
-  if (st != CL_SUCCESS) {
-    clReleaseMemObject(buf_);
-    buf_ = nullptr;
-    check(st, (std::string("clEnqueueMapBuffer for ") + what).c_str());
-  }
-  clRetainCommandQueue(queue);
-  queue_ = queue;
+  queue_ = retain(queue);
+  ptr_ = clEnqueueMapBuffer(queue, buf_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, nullptr, nullptr, &st);
+  check(st, (std::string("clEnqueueMapBuffer for ") + what).c_str());
 }
 
 PinnedHost::~PinnedHost() {
-  if (!buf_) return;
+  if (!ptr_) return;
   // copies that read or write the memory are on this queue: wait for them before unmapping
-  clEnqueueUnmapMemObject(queue_, buf_, ptr_, 0, nullptr, nullptr);
-  clFinish(queue_);
-  clReleaseMemObject(buf_);
-  clReleaseCommandQueue(queue_);
+  clEnqueueUnmapMemObject(queue_.get(), buf_.get(), ptr_, 0, nullptr, nullptr);
+  clFinish(queue_.get());
 }
 
 void Runtime::write(cl_mem m, const void* src, std::size_t bytes) const {
-  check(clEnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+  check(clEnqueueWriteBuffer(queue_.get(), m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
 }
 void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
-  check(clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+  check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
 }
 
-const Runtime::Kernel& Runtime::entry(const char* name) const {
+const Runtime::KernelEntry& Runtime::entry(const char* name) const {
   auto it = kernels_.find(name);
   if (it == kernels_.end()) throw BackendError(std::string("kernel '") + name + "' is missing from the program");
   return it->second;
@@ -117,7 +123,7 @@ const Runtime::Kernel& Runtime::entry(const char* name) const {
 void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
                       const std::array<std::size_t, 3>& local) const {
   cl_event ev = nullptr;
-  const cl_int st = clEnqueueNDRangeKernel(queue_, k, cl_uint(dims), nullptr, global.data(), local.data(), 0, nullptr,
+  const cl_int st = clEnqueueNDRangeKernel(queue_.get(), k, cl_uint(dims), nullptr, global.data(), local.data(), 0, nullptr,
                                            profile_ ? &ev : nullptr);
   if (st != CL_SUCCESS) {
     std::ostringstream os;
@@ -130,22 +136,24 @@ void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<
     os << ", " << nargs << " arguments)";
     check(st, os.str().c_str());
   }
-  if (ev) pending_.emplace_back(name, ev);
+  if (ev) pending_.emplace_back(name, Event(ev));
 }
 
 void Runtime::finish() const {
-  check(clFinish(queue_), "clFinish");
-  for (auto& [name, ev] : pending_) {
+  check(clFinish(queue_.get()), "clFinish");
+  std::vector<std::pair<const char*, Event>> done;
+  done.swap(pending_);
+  for (auto& [name, ev] : done) {
     cl_ulong t0 = 0, t1 = 0;
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
-    clReleaseEvent(ev);
+    check(clGetEventProfilingInfo(ev.get(), CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr),
+          "clGetEventProfilingInfo (is the queue created with CL_QUEUE_PROFILING_ENABLE?)");
+    check(clGetEventProfilingInfo(ev.get(), CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr),
+          "clGetEventProfilingInfo");
     KernelTime& kt = times_[name];
     kt.kernel = name;
     kt.seconds += 1e-9 * double(t1 - t0);
     ++kt.launches;
   }
-  pending_.clear();
 }
 
 std::vector<KernelTime> Runtime::kernel_times() const {

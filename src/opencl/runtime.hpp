@@ -10,23 +10,10 @@
 #include <vector>
 
 #include "device.hpp"
+#include "handles.hpp"
 #include "pscr/plan.hpp"
 
 namespace pscr::ocl {
-
-// Owning cl_mem handle.
-struct Mem {
-  cl_mem m = nullptr;
-  Mem() = default;
-  Mem(const Mem&) = delete;
-  Mem& operator=(const Mem&) = delete;
-  Mem(Mem&& o) noexcept : m(o.m) { o.m = nullptr; }
-  Mem& operator=(Mem&& o) noexcept {
-    std::swap(m, o.m);
-    return *this;
-  }
-  ~Mem() { if (m) clReleaseMemObject(m); }
-};
 
 // Host memory that the device copies to and from at the full bus speed: an
 // ALLOC_HOST_PTR buffer, mapped once for its whole life. This is how OpenCL
@@ -43,7 +30,7 @@ class PinnedHost {
     swap(o);
     return *this;
   }
-  ~PinnedHost();  // unmaps, then releases the buffer and the queue
+  ~PinnedHost();  // unmaps, then the handles release the buffer and the queue
 
   void* data() const { return ptr_; }
   std::size_t size() const { return bytes_; }
@@ -55,8 +42,8 @@ class PinnedHost {
     std::swap(ptr_, o.ptr_);
     std::swap(bytes_, o.bytes_);
   }
-  cl_command_queue queue_ = nullptr;
-  cl_mem buf_ = nullptr;
+  Queue queue_;
+  Mem buf_;
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
@@ -90,20 +77,20 @@ class Runtime {
   // (clients that feed a plan's solves). Profiling needs a queue created with
   // CL_QUEUE_PROFILING_ENABLE.
   Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile);
-  ~Runtime();
+  ~Runtime();  // waits for the queue; the handles release everything
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   const Device& device() const { return dev_; }
-  cl_context context() const { return ctx_; }
-  cl_command_queue queue() const { return queue_; }
+  cl_context context() const { return ctx_.get(); }
+  cl_command_queue queue() const { return queue_.get(); }
 
   // Device buffer; AllocationTooLarge (with the sizes) before anything is
   // allocated past the device's largest allocation or its global memory.
   Mem alloc(std::size_t bytes, const char* what);
   template <class V> Mem upload(const std::vector<V>& v, const char* what) {
     Mem m = alloc(v.size() * sizeof(V), what);
-    if (!v.empty()) write(m.m, v.data(), v.size() * sizeof(V));
+    if (!v.empty()) write(m.get(), v.data(), v.size() * sizeof(V));
     return m;
   }
   void write(cl_mem m, const void* src, std::size_t bytes) const;
@@ -115,7 +102,7 @@ class Runtime {
   void launch(const char* name, int dims, std::array<std::size_t, 3> global, std::array<std::size_t, 3> local,
               const A&... args) const {
     if (dry_) return;
-    cl_kernel k = entry(name).kernel;
+    cl_kernel k = entry(name).kernel.get();
     cl_uint idx = 0;
     (set_arg(k, idx++, args), ...);
     enqueue(name, k, dims, global, local);
@@ -172,15 +159,17 @@ class Runtime {
     dry_ = false;
     return cost_;
   }
-  void set_profiling(bool on) { profile_ = on; }
+  // InvalidArgument when turned on for a caller's queue made without
+  // CL_QUEUE_PROFILING_ENABLE.
+  void set_profiling(bool on);
   std::vector<KernelTime> kernel_times() const;
 
  private:
-  struct Kernel {
-    cl_kernel kernel = nullptr;
+  struct KernelEntry {
+    Kernel kernel;
     std::size_t max_group = 1;
   };
-  const Kernel& entry(const char* name) const;  // BackendError when the program lacks it
+  const KernelEntry& entry(const char* name) const;  // BackendError when the program lacks it
   template <class A> static void set_arg(cl_kernel k, cl_uint idx, const A& a) {
     check(clSetKernelArg(k, idx, sizeof(A), &a), "clSetKernelArg");
   }
@@ -192,16 +181,17 @@ class Runtime {
                const std::array<std::size_t, 3>& local) const;
 
   Device dev_;
-  cl_context ctx_ = nullptr;
-  cl_command_queue queue_ = nullptr;
-  cl_program prog_ = nullptr;
-  std::map<std::string, Kernel> kernels_;
+  Context ctx_;
+  Queue queue_;
+  Program prog_;
+  std::map<std::string, KernelEntry> kernels_;
   std::size_t bytes_ = 0;
   bool profile_ = false;
+  bool queue_profiling_ = true;  // the queue has CL_QUEUE_PROFILING_ENABLE
   mutable bool dry_ = false;
   mutable Cost cost_;
   double scalar_bytes_ = 8, flops_per_op_ = 1;
-  mutable std::vector<std::pair<const char*, cl_event>> pending_;
+  mutable std::vector<std::pair<const char*, Event>> pending_;
   mutable std::map<std::string, KernelTime> times_;
 };
 

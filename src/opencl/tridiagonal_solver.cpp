@@ -52,7 +52,7 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
   const std::size_t S = stored_.size();
   std::vector<cl_ulong> offsets(S, 0);
   for (std::size_t s = 2; s < S; ++s) offsets[s] = offsets[s - 1] + 3 * cl_ulong(rows_[stored_[s - 1]]) * L;
-  auto buf = [&](std::size_t s) { return s == 0 ? Y : levels_.m; };
+  auto buf = [&](std::size_t s) { return s == 0 ? Y : levels_.get(); };
   auto mode = [](std::size_t s) { return s == 0 ? 1 : 0; };
   auto rows = [&](std::size_t s) { return rows_[stored_[s]]; };
   auto two = [&](std::size_t s) { return stored_[s + 1] - stored_[s] == 2; };  // step s → s+1
