@@ -8,6 +8,7 @@
 
 #include "../lapack.hpp"
 #include "crawford.hpp"
+#include "relative_eigen.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
 
@@ -48,41 +49,16 @@ template <class C> double norm1(const Tridiagonal<C>& t) {
 
 // Real symmetric pencil with diagonal M > 0: T = D^-1/2 A D^-1/2 and MRRR
 // (dstemr), whose eigenvectors are orthogonal to working precision even in
-// tight clusters. Vectors are computed in column blocks to bound memory.
+// tight clusters; diagonally dominant A first tries the relative-accuracy
+// method (relative_eigen.hpp).
 PencilEigen<double> eigen_mrrr(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                const std::vector<int>& keep) {
+  if (auto accurate = eigen_relative(A, M, keep)) return std::move(*accurate);
   const int m = static_cast<int>(A.size());
-  std::vector<double> sq(m);
-  for (int i = 0; i < m; ++i) {
-    if (!(M.diag[i] > 0)) throw SingularPencil("mass matrix M is not positive definite (diagonal entry " +
-                                               std::to_string(i) + " <= 0)");
-    sq[i] = std::sqrt(M.diag[i]);
-  }
   PencilEigen<double> out;
   out.lambda.resize(m);
   out.rows.assign(keep.size() * m, 0.0);
-  const std::size_t max_entries = std::size_t(1) << 26;  // 512 MiB of eigenvector block
-  const int block = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(m, max_entries / m)));
-  std::vector<double> z(static_cast<std::size_t>(m) * block), w(m);
-  std::vector<lapack_int> isuppz(2 * std::max(m, 1));
-  for (int il = 1; il <= m; il += block) {
-    const int iu = std::min(m, il + block - 1);
-    std::vector<double> d(m), e(std::max(m, 1), 0.0);
-    for (int i = 0; i < m; ++i) d[i] = A.diag[i] / M.diag[i];
-    for (int i = 0; i + 1 < m; ++i) e[i] = A.off[i] / (sq[i] * sq[i + 1]);
-    lapack_int found = 0;
-    lapack_logical tryrac = 1;
-    const char range = (il == 1 && iu == m) ? 'A' : 'I';
-    const int info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', range, m, d.data(), e.data(), 0, 0, il, iu, &found,
-                                    w.data(), z.data(), m, block, isuppz.data(), &tryrac);
-    if (info != 0 || found != iu - il + 1)
-      throw NumericalBreakdown("dstemr failed (info " + std::to_string(info) + ")");
-    for (int l = 0; l < found; ++l) {
-      out.lambda[il - 1 + l] = w[l];
-      for (std::size_t t = 0; t < keep.size(); ++t)
-        out.rows[t * m + il - 1 + l] = z[static_cast<std::size_t>(l) * m + keep[t]] / sq[keep[t]];
-    }
-  }
+  eigen_mrrr_range(A, M, keep, 0, m - 1, out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "excess.hpp"
 #include "layout.hpp"
 #include "pscr/problem.hpp"
 
@@ -39,6 +40,12 @@ template <class T> struct PlanData {
   std::vector<DimensionPlan<T>> dims;
   bool pure_neumann = false;
   std::size_t eigen_problems = 0;
+  // The tridiagonal systems of the last dimension: eliminated in the excess
+  // representation (excess_form: every shift keeps them diagonally dominant)
+  // or by the ordinary formulas (indefinite or complex systems).
+  bool excess_form = false;
+  ExcessRows<T> excess;
+  double sigma_min = 0;  // smallest real part of the shifts σ = c + Σ λ
   std::size_t bytes() const;
 };
 

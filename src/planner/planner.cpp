@@ -208,6 +208,17 @@ template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int rad
     pd.dims.push_back(plan_dimension<T>(problem.factor(d).template cast<W<T>>(), radix, pd.pure_neumann,
                                         pd.eigen_problems));
   check_regular(pd, problem.factor(D - 1).template cast<W<T>>(), W<T>(problem.c()));
+  double sigma_min = std::real(problem.c());
+  for (auto& dp : pd.dims) {
+    double lo = std::numeric_limits<double>::infinity();
+    for (auto& ge : dp.eigen)
+      for (auto& l : ge.lambda) lo = std::min(lo, double(std::real(l)));
+    sigma_min += lo;
+  }
+  pd.sigma_min = sigma_min;
+  const auto& last = problem.factor(D - 1);
+  pd.excess_form = excess_form_applies(last, sigma_min);
+  if (pd.excess_form) pd.excess = excess_rows(last);
   return pd;
 }
 

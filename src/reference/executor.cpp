@@ -40,6 +40,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
 
  private:
   const Factor<T>& factor(int d) const { return pd_.problem.factor(d); }
+  const planner::ExcessRows<T>* excess() const { return pd_.excess_form ? &pd_.excess : nullptr; }
   std::size_t rest(int d) const {
     std::size_t r = 1;
     for (int e = d + 1; e < D_; ++e) r *= factor(e).size();
@@ -82,7 +83,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
           if (bl) axpy(R, T(-W(ref.start_pos, l)), bl, rhs);
           if (br) axpy(R, T(-W(ref.end_pos, l)), br, rhs);
           const T s = sigma + ge.lambda[l];
-          if (leaf) reference::thomas_single(factor(D_ - 1), s, l == zero, rhs, cp);
+          if (leaf) reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, cp);
           else solve_dim(d + 1, s, l == zero, rhs, false);
           for (std::size_t t = 0; t < outpos.size(); ++t) axpy(R, W(outpos[t], l), rhs, acc + t * R);
         }
@@ -105,7 +106,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         auto& w = mb.wout.emplace_back();
         for (int b = 0; b < B; ++b) w[b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
       }
-      reference::partial_solution_batch<B>(factor(D_ - 1), mb, rhs, cp);
+      reference::partial_solution_batch<B>(reference::LineSystem<T>(factor(D_ - 1), excess()), mb, rhs, cp);
     };
 
     const std::size_t scratch = R * B;

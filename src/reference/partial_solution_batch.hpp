@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pscr/problem.hpp"
+#include "thomas.hpp"
 
 namespace pscr::reference {
 
@@ -22,18 +23,13 @@ template <int B, class T> struct ModeBatch {
 };
 
 template <int B, class T>
-void partial_solution_batch(const Factor<T>& f, const ModeBatch<B, T>& mb, T* __restrict y, T* __restrict cp) {
-  const std::size_t n = f.size();
-  const T* Ad = f.A.diag.data();
-  const T* Md = f.M.diag.data();
-  const T* Ao = f.A.off.data();
-  const T* Mo = f.M.off.data();
+void partial_solution_batch(const LineSystem<T>& sys, const ModeBatch<B, T>& mb, T* __restrict y, T* __restrict cp) {
+  const std::size_t n = sys.n;
   const int ns = int(mb.src.size()), no = int(mb.out.size());
+  T r[B];  // excess form: ê/p of the previous row
+  for (int b = 0; b < B; ++b) r[b] = T(0);
   // Forward sweep with the right-hand side formed on the fly.
   for (std::size_t i = 0; i < n; ++i) {
-    const T ad = Ad[i], md = Md[i];
-    const T alo = i > 0 ? Ao[i - 1] : T(0), mlo = i > 0 ? Mo[i - 1] : T(0);
-    const T aup = i + 1 < n ? Ao[i] : T(0), mup = i + 1 < n ? Mo[i] : T(0);
     T g[B];
 #pragma omp simd
     for (int b = 0; b < B; ++b) g[b] = T(0);
@@ -44,23 +40,12 @@ void partial_solution_batch(const Factor<T>& f, const ModeBatch<B, T>& mb, T* __
     }
     T* __restrict yi = y + i * B;
     T* __restrict ci = cp + i * B;
-    if (i == 0) {
-#pragma omp simd
-      for (int b = 0; b < B; ++b) {
-        const T inv = T(1) / (ad + mb.sigma[b] * md);
-        ci[b] = (aup + mb.sigma[b] * mup) * inv;
-        yi[b] = g[b] * inv;
-      }
-    } else {
-      const T* __restrict yp = yi - B;
-      const T* __restrict cq = ci - B;
-#pragma omp simd
-      for (int b = 0; b < B; ++b) {
-        const T lo = alo + mb.sigma[b] * mlo;
-        const T inv = T(1) / (ad + mb.sigma[b] * md - lo * cq[b]);
-        ci[b] = (aup + mb.sigma[b] * mup) * inv;
-        yi[b] = (g[b] - lo * yp[b]) * inv;
-      }
+    for (int b = 0; b < B; ++b) {
+      const T s = mb.sigma[b], lo = sys.lower(i, s), up = sys.upper(i, s);
+      const T cq = i > 0 ? ci[b - B] : T(0), yp = i > 0 ? yi[b - B] : T(0);
+      const T inv = sys.pivot_reciprocal(lo, up, sys.diagonal(i, s, lo, up), cq, r[b]);
+      ci[b] = up * inv;
+      yi[b] = (g[b] - lo * yp) * inv;
     }
   }
   // Backward sweep with the outputs accumulated on the fly.

@@ -1,0 +1,79 @@
+// The excess representation of the tridiagonal systems (A + σM) y = g of the
+// last dimension (internal; see docs/accuracy.md).
+//
+// Row i of T = A + σM has diagonal d_i and off-diagonals o_{i-1}, o_i. Its
+// excess (diagonal dominance) is e_i = d_i − |o_{i−1}| − |o_i|. For small σ
+// the diagonal holds σ only in its last bits, so e is never formed as that
+// difference: with the signed row sums ra_i = A_ii + A_i,i−1 + A_i,i+1 and
+// rm_i (the same of M), computed in double from the factor data,
+//     e_i = ra_i + σ rm_i − 2 max(o_{i−1}, 0) − 2 max(o_i, 0)
+// (algebraically equal for any signs; for the Laplacians of the builders
+// ra is exactly zero inside the domain, so σ keeps its relative precision).
+// Elimination (Thomas, CR, PCR) then runs on (o, e) with additions of
+// non-negative numbers only; that needs e ≥ 0 and d > 0 for every shift the
+// method meets, which the planner checks (see excess_form_applies).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "pscr/problem.hpp"
+
+namespace pscr::planner {
+
+template <class T> struct ExcessRows {
+  std::vector<T> ra, rm;        // signed row sums of A and M (rounded from double)
+  T ra_cut = T(0), rm_cut = T(0);  // row n−2 without its right neighbour (pure-Neumann pinned systems)
+};
+
+// Row sums in double; for complex T (never used on the excess path) empty.
+template <class T> ExcessRows<T> excess_rows(const Factor<T>& f) {
+  ExcessRows<T> x;
+  if constexpr (!is_complex_v<T>) {
+    const std::size_t n = f.size();
+    auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
+      double s = double(t.diag[i]);
+      if (i > 0) s += double(t.off[i - 1]);
+      if (right && i + 1 < n) s += double(t.off[i]);
+      return s;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      x.ra.push_back(T(sum(f.A, i, true)));
+      x.rm.push_back(T(sum(f.M, i, true)));
+    }
+    if (n >= 2) {
+      x.ra_cut = T(sum(f.A, n - 2, false));
+      x.rm_cut = T(sum(f.M, n - 2, false));
+    }
+  }
+  return x;
+}
+
+// Whether every system (A + σM) with σ ≥ sigma_min is diagonally dominant
+// with a positive diagonal: real, A and M diagonally dominant by rows with
+// positive diagonals (up to the rounding of their entries), and sigma_min ≥ 0
+// (then e(σ) ≥ excess(A) + σ excess(M) ≥ 0 by the triangle inequality).
+template <class T> bool excess_form_applies(const Factor<T>& f, double sigma_min) {
+  if constexpr (is_complex_v<T>) {
+    return false;
+  } else {
+    if (!(sigma_min >= 0)) return false;
+    const std::size_t n = f.size();
+    for (const Tridiagonal<T>* t : {&f.A, &f.M})
+      for (std::size_t i = 0; i < n; ++i) {
+        double off = 0;
+        if (i > 0) off += std::abs(double(t->off[i - 1]));
+        if (i + 1 < n) off += std::abs(double(t->off[i]));
+        // a deficit within the rounding of the data (graded meshes) is the data's own
+        const double slack = 8 * double(std::numeric_limits<T>::epsilon()) * double(t->diag[i]);
+        if (!(double(t->diag[i]) >= off - slack) || !(double(t->diag[i]) >= 0)) return false;
+      }
+    // a zero diagonal of A + σM (σ = 0 and A_ii = 0) would leave no pivot
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(double(f.A.diag[i]) > 0) && !(double(f.M.diag[i]) > 0)) return false;
+    return true;
+  }
+}
+
+}  // namespace pscr::planner
