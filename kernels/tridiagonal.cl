@@ -12,58 +12,108 @@
 // Pinned lines (pure-Neumann null mode) are solved in the least-squares sense
 // with their last unknown fixed at zero, after center_pinned.
 
-typedef struct { scalar a, c, d; } row_t;  // a x_{i-1} + x_i + c x_{i+1} = d
+// A row of a symmetric tridiagonal system,
+//   lo x_{i-1} + diag x_i + up x_{i+1} = g,
+// with s the diagonal, or with EXCESS_FORM its excess
+// e = diag − |lo| − |up| (the diagonal dominance; docs/accuracy.md). In the
+// excess form every elimination adds non-negative numbers only: the plan
+// chooses it when every system it meets is diagonally dominant, so that a
+// small shift σ is carried to full relative precision instead of being lost
+// in the last bits of the diagonal.
+typedef struct { scalar lo, s, up, g; } row_t;
+
+#ifdef EXCESS_FORM
+inline scalar row_diag(row_t r) { return r.s + fabs(r.lo) + fabs(r.up); }
+#else
+inline scalar row_diag(row_t r) { return r.s; }
+#endif
 
 // How a CR level is stored (`mode`):
-//   1  level 0: coefficients generated from A, M, σ; d = S[i][line];
-//   0  reduced levels: planes a | c | d of n rows.
+//   1  level 0: coefficients generated from A, M, σ; g = S[i][line];
+//   0  reduced levels: planes o | s | g of n rows, o_i the coupling of rows
+//      i and i+1 (the system stays symmetric under CR).
 // Levels are taken two at a time where possible (cr_reduce2, cr_back2): the
 // level in between is never stored.
-// n0 is the length of level 0.
+// n0 is the length of level 0. E (EXCESS_FORM) holds the signed row sums of A
+// and M from the plan, ra | rm, n0 + 1 entries each, the last one that of row
+// n0 − 2 without its right neighbour (pinned systems).
 
-// Row i of level 0 without its right-hand side, normalised to unit diagonal;
-// the returned d is 1/diagonal.
-inline row_t level0_coef(__global const scalar* A, __global const scalar* M, int n0, int i, scalar sg, int pin) {
-  scalar lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
-  scalar up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
-  scalar di = A[i] + smul(sg, M[i]);
-  if (pin && i == n0 - 1) { lo = ZERO; di = FROM_REAL(1); }
-  if (pin && i == n0 - 2) up = ZERO;
+// Row i of level 0 without its right-hand side.
+inline row_t level0_coef(__global const scalar* A, __global const scalar* M, __global const scalar* E, int n0, int i,
+                         scalar sg, int pin) {
   row_t o;
-  o.d = srecip(di);
-  o.a = smul(lo, o.d);
-  o.c = smul(up, o.d);
+  o.lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
+  o.up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
+  o.g = ZERO;
+  if (pin && i == n0 - 1) {  // the pinned unknown: x = 0
+    o.lo = ZERO;
+    o.s = FROM_REAL(1);
+    return o;
+  }
+  const int cut = pin && i == n0 - 2;
+  if (cut) o.up = ZERO;
+#ifdef EXCESS_FORM
+  const int k = cut ? n0 : i;
+  o.s = E[k] + sg * E[n0 + 1 + k] - 2 * fmax(o.lo, ZERO) - 2 * fmax(o.up, ZERO);
+#else
+  o.s = A[i] + smul(sg, M[i]);
+#endif
   return o;
 }
 
-// Row i of the middle of three consecutive rows (m, c, p) with its
-// neighbours eliminated, normalised: one CR reduction of one row.
+// The middle of three consecutive rows (m, c, p) with its neighbours
+// eliminated: one CR (or PCR) reduction of one row. An absent p is the
+// identity row with a zero right-hand side.
 inline row_t cr_combine(row_t m, row_t c, row_t p) {
-  const scalar r = srecip(FROM_REAL(1) - smul(c.a, m.c) - smul(c.c, p.a));
+  const scalar rm = srecip(row_diag(m)), rp = srecip(row_diag(p));
+  const scalar wl = smul(c.lo, rm), wr = smul(c.up, rp);
   row_t o;
-  o.a = -smul(smul(c.a, m.a), r);
-  o.c = -smul(smul(c.c, p.c), r);
-  o.d = smul(c.d - smul(c.a, m.d) - smul(c.c, p.d), r);
+  o.lo = -smul(wl, m.lo);
+  o.up = -smul(wr, p.up);
+  o.g = c.g - smul(wl, m.g) - smul(wr, p.g);
+#ifdef EXCESS_FORM
+  o.s = c.s + fabs(wl) * m.s + fabs(wr) * p.s;
+#else
+  o.s = c.s - smul(wl, m.up) - smul(wr, p.lo);
+#endif
   return o;
 }
 
-inline size_t d_plane(int mode, int n) { return mode == 0 ? (size_t)2 * n : 0; }
-// Where the right-hand side (and, after back substitution, the solution) of row i lives.
-inline size_t x_index(int mode, int n, int L, int line, int i) { return (d_plane(mode, n) + i) * L + line; }
+inline row_t identity_row(void) {
+  row_t o = {ZERO, FROM_REAL(1), ZERO, ZERO};
+  return o;
+}
 
-// Row i of a level of length n, normalised.
+// x_i from its row and the solutions on both sides.
+inline scalar back_solve(row_t r, scalar xl, scalar xr) {
+  return sdiv(r.g - smul(r.lo, xl) - smul(r.up, xr), row_diag(r));
+}
+
+inline size_t g_plane(int mode, int n) { return mode == 0 ? (size_t)2 * n : 0; }
+// Where the right-hand side (and, after back substitution, the solution) of row i lives.
+inline size_t x_index(int mode, int n, int L, int line, int i) { return (g_plane(mode, n) + i) * L + line; }
+
+// Row i of a level of length n.
 inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
-                     __global const scalar* M, int n0, scalar sg, int pin) {
+                     __global const scalar* M, __global const scalar* E, int n0, scalar sg, int pin) {
   row_t o;
   if (mode == 1) {
-    o = level0_coef(A, M, n0, i, sg, pin);
-    o.d = smul(S[(size_t)i * L + line], o.d);
+    o = level0_coef(A, M, E, n0, i, sg, pin);
+    o.g = S[(size_t)i * L + line];
   } else {
-    o.a = S[(size_t)i * L + line];
-    o.c = S[((size_t)n + i) * L + line];
-    o.d = S[((size_t)2 * n + i) * L + line];
+    o.lo = i > 0 ? S[(size_t)(i - 1) * L + line] : ZERO;
+    o.up = i + 1 < n ? S[(size_t)i * L + line] : ZERO;
+    o.s = S[((size_t)n + i) * L + line];
+    o.g = S[((size_t)2 * n + i) * L + line];
   }
   return o;
+}
+
+// Stores row j of a reduced level (planes o | s | g of n rows).
+inline void put_row(__global scalar* S, int n, int L, int line, int j, row_t r) {
+  S[(size_t)j * L + line] = r.up;
+  S[((size_t)n + j) * L + line] = r.s;
+  S[((size_t)2 * n + j) * L + line] = r.g;
 }
 
 // Least-squares pinning of the null mode: subtract the mean, fix the last row.
@@ -81,33 +131,28 @@ __kernel void center_pinned(__global scalar* Y, int n, int L, __global const int
 // the output being row 2j+1 of the input with its neighbours eliminated.
 // Global size (L, n/2).
 __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
-                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, int n0,
-                        __global const scalar* sigma, __global const int* pinned) {
+                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, __global const scalar* E,
+                        int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= no) return;
   in += in_off;
   out += out_off;
   const scalar sg = sigma[line];
   const int pin = pinned[line], i = 2 * j + 1;
-  const row_t m = get_row(in_mode, in, n, L, line, i - 1, A, M, n0, sg, pin);
-  const row_t c = get_row(in_mode, in, n, L, line, i, A, M, n0, sg, pin);
-  row_t p = {ZERO, ZERO, ZERO};
-  if (i + 1 < n) p = get_row(in_mode, in, n, L, line, i + 1, A, M, n0, sg, pin);
+  const row_t m = get_row(in_mode, in, n, L, line, i - 1, A, M, E, n0, sg, pin);
+  const row_t c = get_row(in_mode, in, n, L, line, i, A, M, E, n0, sg, pin);
+  const row_t p = i + 1 < n ? get_row(in_mode, in, n, L, line, i + 1, A, M, E, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);
-  out[x_index(out_mode, no, L, line, j)] = o.d;
-  if (out_mode == 0) {
-    out[(size_t)j * L + line] = o.a;
-    out[((size_t)no + j) * L + line] = o.c;
-  }
+  if (out_mode == 0) put_row(out, no, L, line, j, o);
+  else out[x_index(out_mode, no, L, line, j)] = o.g;
 }
 
 // Row i of the next level, computed from three rows of level (S, n rows).
 inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
-                      __global const scalar* M, int n0, scalar sg, int pin) {
-  const row_t m = get_row(mode, S, n, L, line, 2 * i, A, M, n0, sg, pin);
-  const row_t c = get_row(mode, S, n, L, line, 2 * i + 1, A, M, n0, sg, pin);
-  row_t p = {ZERO, ZERO, ZERO};
-  if (2 * i + 2 < n) p = get_row(mode, S, n, L, line, 2 * i + 2, A, M, n0, sg, pin);
+                      __global const scalar* M, __global const scalar* E, int n0, scalar sg, int pin) {
+  const row_t m = get_row(mode, S, n, L, line, 2 * i, A, M, E, n0, sg, pin);
+  const row_t c = get_row(mode, S, n, L, line, 2 * i + 1, A, M, E, n0, sg, pin);
+  const row_t p = 2 * i + 2 < n ? get_row(mode, S, n, L, line, 2 * i + 2, A, M, E, n0, sg, pin) : identity_row();
   return cr_combine(m, c, p);
 }
 
@@ -116,30 +161,26 @@ inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line
 // which halves the traffic of the reduction; its rows are regenerated in
 // registers from level k. Global size (L, n/4).
 __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
-                         ulong out_off, int L, __global const scalar* A, __global const scalar* M, int n0,
-                         __global const scalar* sigma, __global const int* pinned) {
+                         ulong out_off, int L, __global const scalar* A, __global const scalar* M,
+                         __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
   if (line >= L || j >= n2) return;
   in += in_off;
   out += out_off;
   const scalar sg = sigma[line];
   const int pin = pinned[line];
-  const row_t m = next_row(in_mode, in, n, L, line, 2 * j, A, M, n0, sg, pin);
-  const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, A, M, n0, sg, pin);
-  row_t p = {ZERO, ZERO, ZERO};
-  if (2 * j + 2 < n1) p = next_row(in_mode, in, n, L, line, 2 * j + 2, A, M, n0, sg, pin);
-  const row_t o = cr_combine(m, c, p);
-  out[(size_t)j * L + line] = o.a;
-  out[((size_t)n2 + j) * L + line] = o.c;
-  out[((size_t)2 * n2 + j) * L + line] = o.d;
+  const row_t m = next_row(in_mode, in, n, L, line, 2 * j, A, M, E, n0, sg, pin);
+  const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, A, M, E, n0, sg, pin);
+  const row_t p = 2 * j + 2 < n1 ? next_row(in_mode, in, n, L, line, 2 * j + 2, A, M, E, n0, sg, pin) : identity_row();
+  put_row(out, n2, L, line, j, cr_combine(m, c, p));
 }
 
 // One CR back-substitution step: the solution of level (out, n/2 rows), held
 // in its d plane, gives the odd rows of level (in, n rows); the even rows
 // follow from their equations. Global size (L, (n+1)/2).
 __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
-                      ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, int n0,
-                      __global const scalar* sigma, __global const int* pinned) {
+                      ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M,
+                      __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= (n + 1) / 2) return;
   in += in_off;
@@ -147,8 +188,8 @@ __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __g
   const int i = 2 * j;
   const scalar xl = j > 0 ? out[x_index(out_mode, no, L, line, j - 1)] : ZERO;
   const scalar xr = i + 1 < n ? out[x_index(out_mode, no, L, line, j)] : ZERO;
-  const row_t r = get_row(in_mode, in, n, L, line, i, A, M, n0, sigma[line], pinned[line]);
-  in[x_index(in_mode, n, L, line, i)] = r.d - smul(r.a, xl) - smul(r.c, xr);
+  const row_t r = get_row(in_mode, in, n, L, line, i, A, M, E, n0, sigma[line], pinned[line]);
+  in[x_index(in_mode, n, L, line, i)] = back_solve(r, xl, xr);
   if (i + 1 < n) in[x_index(in_mode, n, L, line, i + 1)] = xr;
 }
 
@@ -158,8 +199,8 @@ __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __g
 // level-(k+1) row in between is regenerated from them. Global size
 // (L, ceil(n/4)).
 __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
-                       ulong out_off, int L, __global const scalar* A, __global const scalar* M, int n0,
-                       __global const scalar* sigma, __global const int* pinned) {
+                       ulong out_off, int L, __global const scalar* A, __global const scalar* M,
+                       __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
   if (line >= L || j >= (n + 3) / 4) return;
   in += in_off;
@@ -171,15 +212,15 @@ __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __
   const scalar xp = j < n2 ? out[x_index(0, n2, L, line, j)] : ZERO;
   scalar xc = ZERO;
   if (2 * j < n1) {
-    const row_t r = next_row(in_mode, in, n, L, line, 2 * j, A, M, n0, sg, pin);
-    xc = r.d - smul(r.a, xm) - smul(r.c, xp);
+    const row_t r = next_row(in_mode, in, n, L, line, 2 * j, A, M, E, n0, sg, pin);
+    xc = back_solve(r, xm, xp);
   }
-  const row_t r0 = get_row(in_mode, in, n, L, line, 4 * j, A, M, n0, sg, pin);
-  const scalar x0 = r0.d - smul(r0.a, xm) - smul(r0.c, xc);
+  const row_t r0 = get_row(in_mode, in, n, L, line, 4 * j, A, M, E, n0, sg, pin);
+  const scalar x0 = back_solve(r0, xm, xc);
   scalar x2 = ZERO;
   if (4 * j + 2 < n) {
-    const row_t r2 = get_row(in_mode, in, n, L, line, 4 * j + 2, A, M, n0, sg, pin);
-    x2 = r2.d - smul(r2.a, xc) - smul(r2.c, xp);
+    const row_t r2 = get_row(in_mode, in, n, L, line, 4 * j + 2, A, M, E, n0, sg, pin);
+    x2 = back_solve(r2, xc, xp);
   }
   // every read of level k is done before the first write
   in[x_index(in_mode, n, L, line, 4 * j)] = x0;
@@ -188,72 +229,96 @@ __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __
   if (4 * j + 3 < n) in[x_index(in_mode, n, L, line, 4 * j + 3)] = xp;
 }
 
+// Row i of a PCR step with stride st in local memory: lo = o[i − st], up = o[i].
+inline row_t local_row(__local const scalar* o, __local const scalar* s, __local const scalar* g, int i, int st,
+                       int lanes, int lane) {
+  row_t r;
+  r.lo = i >= st ? o[(i - st) * lanes + lane] : ZERO;
+  r.up = o[i * lanes + lane];
+  r.s = s[i * lanes + lane];
+  r.g = g[i * lanes + lane];
+  return r;
+}
+
 // The short system of each line in local memory. Work-group (lanes, T) with
 // T = 2^steps work-items per line: PCR steps until rows i and i±T decouple,
 // then work-item t runs Thomas on rows t, t+T, t+2T, ... The solution
-// replaces the right-hand side. `buf` holds 6·n·lanes scalars.
+// replaces the right-hand side. `buf` holds 6·n·lanes scalars: planes
+// o | s | g and their next PCR step, o_i the coupling of rows i and i+stride.
 __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __global const scalar* A,
-                       __global const scalar* M, int n0, __global const scalar* sigma, __global const int* pinned,
-                       __local scalar* buf) {
+                       __global const scalar* M, __global const scalar* E, int n0, __global const scalar* sigma,
+                       __global const int* pinned, __local scalar* buf) {
   const int lane = get_local_id(0), lanes = get_local_size(0);
   const int t = get_local_id(1), T = get_local_size(1);
   const int line = get_group_id(0) * lanes + lane;
   const int active = line < L;
   S += off;
   const size_t plane = (size_t)n * lanes;
-  __local scalar* a = buf;
-  __local scalar* c = buf + plane;
-  __local scalar* d = buf + 2 * plane;
-  __local scalar* a2 = buf + 3 * plane;
-  __local scalar* c2 = buf + 4 * plane;
-  __local scalar* d2 = buf + 5 * plane;
+  __local scalar* o = buf;
+  __local scalar* s = buf + plane;
+  __local scalar* g = buf + 2 * plane;
+  __local scalar* o2 = buf + 3 * plane;
+  __local scalar* s2 = buf + 4 * plane;
+  __local scalar* g2 = buf + 5 * plane;
   if (active) {
     const scalar sg = sigma[line];
     const int pin = pinned[line];
     for (int i = t; i < n; i += T) {
-      const row_t r = get_row(mode, S, n, L, line, i, A, M, n0, sg, pin);
-      a[i * lanes + lane] = r.a;
-      c[i * lanes + lane] = r.c;
-      d[i * lanes + lane] = r.d;
+      const row_t r = get_row(mode, S, n, L, line, i, A, M, E, n0, sg, pin);
+      o[i * lanes + lane] = r.up;
+      s[i * lanes + lane] = r.s;
+      g[i * lanes + lane] = r.g;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = 1; s < T; s *= 2) {
+  for (int st = 1; st < T; st *= 2) {
     for (int i = t; i < n; i += T) {
-      const int k = i * lanes + lane, km = (i - s) * lanes + lane, kp = (i + s) * lanes + lane;
-      const scalar ai = a[k], ci = c[k];
-      const scalar am = i >= s ? a[km] : ZERO, cm = i >= s ? c[km] : ZERO, dm = i >= s ? d[km] : ZERO;
-      const scalar ap = i + s < n ? a[kp] : ZERO, cp = i + s < n ? c[kp] : ZERO, dp = i + s < n ? d[kp] : ZERO;
-      const scalar r = srecip(FROM_REAL(1) - smul(ai, cm) - smul(ci, ap));
-      a2[k] = -smul(smul(ai, am), r);
-      c2[k] = -smul(smul(ci, cp), r);
-      d2[k] = smul(d[k] - smul(ai, dm) - smul(ci, dp), r);
+      const row_t c = local_row(o, s, g, i, st, lanes, lane);
+      const row_t m = i >= st ? local_row(o, s, g, i - st, st, lanes, lane) : identity_row();
+      const row_t p = i + st < n ? local_row(o, s, g, i + st, st, lanes, lane) : identity_row();
+      const row_t r = cr_combine(m, c, p);
+      const int k = i * lanes + lane;
+      o2[k] = r.up;
+      s2[k] = r.s;
+      g2[k] = r.g;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // the rows just read are not read again: swap planes instead of copying
     __local scalar* tmp;
-    tmp = a; a = a2; a2 = tmp;
-    tmp = c; c = c2; c2 = tmp;
-    tmp = d; d = d2; d2 = tmp;
+    tmp = o; o = o2; o2 = tmp;
+    tmp = s; s = s2; s2 = tmp;
+    tmp = g; g = g2; g2 = tmp;
   }
   if (!active || t >= n) return;
-  // Thomas on rows t, t+T, ...: forward elimination, then back substitution.
-  scalar cprev = ZERO, dprev = ZERO;
+  // Thomas on rows t, t+T, ...: forward elimination (the multiplier c' = up/p
+  // goes to s, the eliminated right-hand side to g), then back substitution.
+  scalar cprev = ZERO, gprev = ZERO;
+#ifdef EXCESS_FORM
+  scalar ratio = ZERO;  // ê/p of the previous row
+#endif
   int last = t;
   for (int i = t; i < n; i += T) {
     const int k = i * lanes + lane;
-    const scalar r = srecip(FROM_REAL(1) - smul(a[k], cprev));
-    cprev = smul(c[k], r);
-    dprev = smul(d[k] - smul(a[k], dprev), r);
-    c[k] = cprev;
-    d[k] = dprev;
+    const row_t r = local_row(o, s, g, i, T, lanes, lane);
+    const scalar lo = i >= T ? r.lo : ZERO;
+#ifdef EXCESS_FORM
+    const scalar e_hat = r.s + fabs(lo) * ratio;
+    const scalar inv = srecip(e_hat + fabs(r.up));
+    ratio = e_hat * inv;
+#else
+    const scalar inv = srecip(r.s - smul(lo, cprev));
+#endif
+    cprev = i + T < n ? smul(r.up, inv) : ZERO;
+    gprev = smul(r.g - smul(lo, gprev), inv);
+    s[k] = cprev;
+    g[k] = gprev;
     last = i;
   }
-  scalar x = d[last * lanes + lane];
+  scalar x = g[last * lanes + lane];
   S[x_index(mode, n, L, line, last)] = x;
   for (int i = last - T; i >= 0; i -= T) {
     const int k = i * lanes + lane;
-    x = d[k] - smul(c[k], x);
+    x = g[k] - smul(s[k], x);
     S[x_index(mode, n, L, line, i)] = x;
   }
 }

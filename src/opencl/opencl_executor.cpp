@@ -50,6 +50,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
+    if (pd.excess_form) opts << " -DEXCESS_FORM";
     rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     upload_plan();
@@ -194,6 +195,16 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       afac_.push_back(rt.upload(a, "factor matrices"));
       mfac_.push_back(rt.upload(m, "factor matrices"));
     }
+    // signed row sums of the last factor for the excess form: ra | ra_cut | rm | rm_cut
+    std::vector<T> e{T(0)};
+    if (pd_.excess_form) {
+      const auto& ex = pd_.excess;
+      e.assign(ex.ra.begin(), ex.ra.end());
+      e.push_back(ex.ra_cut);
+      e.insert(e.end(), ex.rm.begin(), ex.rm.end());
+      e.push_back(ex.rm_cut);
+    }
+    excess_ = rt.upload(e, "row sums");
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
@@ -267,7 +278,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T),
-                                                        afac_[D_ - 1].get(), mfac_[D_ - 1].get(), pd_.pure_neumann);
+                                                        afac_[D_ - 1].get(), mfac_[D_ - 1].get(), excess_.get(),
+                                                        pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -397,7 +409,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
-  Mem x_, sigma0_, pinned0_, flag_;
+  Mem x_, sigma0_, pinned0_, flag_, excess_;
   Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
   double neumann_weight_sum_ = 0;
 };

@@ -72,7 +72,8 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     const int nchunks = (m + chunk - 1) / chunk;
     auto W = [&](int pos, int l) { return ge.coeff[std::size_t(pos) * m + l]; };
 
-    auto run = [&](int c, T* rhs, T* cp, T* acc) {
+    using S = reference::sweep_t<T>;
+    auto run = [&](int c, T* rhs, S* work, T* acc) {
       const int l0 = c * chunk, cnt = std::min(chunk, m - l0);
       if (!leaf || (zero >= l0 && zero < l0 + cnt)) {
         // One mode at a time: nested 2D solve, or the pinned singular mode.
@@ -83,7 +84,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
           if (bl) axpy(R, T(-W(ref.start_pos, l)), bl, rhs);
           if (br) axpy(R, T(-W(ref.end_pos, l)), br, rhs);
           const T s = sigma + ge.lambda[l];
-          if (leaf) reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, cp);
+          if (leaf) reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, work);
           else solve_dim(d + 1, s, l == zero, rhs, false);
           for (std::size_t t = 0; t < outpos.size(); ++t) axpy(R, W(outpos[t], l), rhs, acc + t * R);
         }
@@ -106,13 +107,15 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         auto& w = mb.wout.emplace_back();
         for (int b = 0; b < B; ++b) w[b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
       }
-      reference::partial_solution_batch<B>(reference::LineSystem<T>(factor(D_ - 1), excess()), mb, rhs, cp);
+      reference::partial_solution_batch<B>(reference::LineSystem<T>(factor(D_ - 1), excess()), mb, work,
+                                           work + R * B);
     };
 
     const std::size_t scratch = R * B;
     if (!parallel || nchunks == 1) {
-      std::vector<T> rhs(scratch), cp(scratch);
-      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), cp.data(), out);
+      std::vector<T> rhs(scratch);
+      std::vector<S> work(2 * scratch);
+      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), out);
       return;
     }
     // Static chunk assignment and an ordered sum of the per-thread partial
@@ -120,9 +123,10 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     std::vector<std::vector<T>> partial(threads_);
 #pragma omp parallel num_threads(threads_)
     {
-      std::vector<T> rhs(scratch), cp(scratch), acc(outpos.size() * R, T(0));
+      std::vector<T> rhs(scratch), acc(outpos.size() * R, T(0));
+      std::vector<S> work(2 * scratch);
 #pragma omp for schedule(static, 1)
-      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), cp.data(), acc.data());
+      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), acc.data());
       partial[omp_get_thread_num()] = std::move(acc);
     }
     for (auto& acc : partial)

@@ -22,12 +22,15 @@ template <int B, class T> struct ModeBatch {
   std::vector<std::array<T, B>> wout;  // W[r,l] of each output row per mode
 };
 
+// y and cp: n·B entries of sweep_t<T> each.
 template <int B, class T>
-void partial_solution_batch(const LineSystem<T>& sys, const ModeBatch<B, T>& mb, T* __restrict y, T* __restrict cp) {
+void partial_solution_batch(const LineSystem<T>& sys, const ModeBatch<B, T>& mb, sweep_t<T>* __restrict y,
+                            sweep_t<T>* __restrict cp) {
+  using S = sweep_t<T>;
   const std::size_t n = sys.n;
   const int ns = int(mb.src.size()), no = int(mb.out.size());
-  T r[B];  // excess form: ê/p of the previous row
-  for (int b = 0; b < B; ++b) r[b] = T(0);
+  S r[B];  // excess form: ê/p of the previous row
+  for (int b = 0; b < B; ++b) r[b] = S(0);
   // Forward sweep with the right-hand side formed on the fly.
   for (std::size_t i = 0; i < n; ++i) {
     T g[B];
@@ -38,29 +41,29 @@ void partial_solution_batch(const LineSystem<T>& sys, const ModeBatch<B, T>& mb,
 #pragma omp simd
       for (int b = 0; b < B; ++b) g[b] += mb.wsrc[p][b] * v;
     }
-    T* __restrict yi = y + i * B;
-    T* __restrict ci = cp + i * B;
+    S* __restrict yi = y + i * B;
+    S* __restrict ci = cp + i * B;
     for (int b = 0; b < B; ++b) {
-      const T s = mb.sigma[b], lo = sys.lower(i, s), up = sys.upper(i, s);
-      const T cq = i > 0 ? ci[b - B] : T(0), yp = i > 0 ? yi[b - B] : T(0);
-      const T inv = sys.pivot_reciprocal(lo, up, sys.diagonal(i, s, lo, up), cq, r[b]);
+      const S s = mb.sigma[b], lo = sys.lower(i, s), up = sys.upper(i, s);
+      const S cq = i > 0 ? ci[b - B] : S(0), yp = i > 0 ? yi[b - B] : S(0);
+      const S inv = sys.pivot_reciprocal(lo, up, sys.diagonal(i, s, lo, up), cq, r[b]);
       ci[b] = up * inv;
-      yi[b] = (g[b] - lo * yp) * inv;
+      yi[b] = (S(g[b]) - lo * yp) * inv;
     }
   }
   // Backward sweep with the outputs accumulated on the fly.
   for (std::size_t i = n; i-- > 0;) {
-    T* __restrict yi = y + i * B;
+    S* __restrict yi = y + i * B;
     if (i + 1 < n) {
-      const T* __restrict yn = yi + B;
-      const T* __restrict ci = cp + i * B;
+      const S* __restrict yn = yi + B;
+      const S* __restrict ci = cp + i * B;
 #pragma omp simd
       for (int b = 0; b < B; ++b) yi[b] -= ci[b] * yn[b];
     }
     for (int t = 0; t < no; ++t) {
-      T s = 0;
-      for (int b = 0; b < B; ++b) s += mb.wout[t][b] * yi[b];
-      mb.out[t][i] += s;
+      S s = 0;
+      for (int b = 0; b < B; ++b) s += S(mb.wout[t][b]) * yi[b];
+      mb.out[t][i] += T(s);
     }
   }
 }

@@ -7,13 +7,20 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "../planner/excess.hpp"
 #include "pscr/problem.hpp"
 
 namespace pscr::reference {
+
+// The Thomas recurrences of float systems run in double: a sweep is a chain
+// of n dependent pivots, and in float that chain alone would cost about n·ε.
+template <class T> using sweep_t = std::conditional_t<std::is_same_v<T, float>, double,
+                                   std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
 
 // The systems of one factor: rows 0..n−1 of A + σM, or (pinned) rows
 // 0..n−2, the pure-Neumann null mode with its last unknown fixed at zero.
@@ -28,82 +35,68 @@ template <class T> struct LineSystem {
 
   LineSystem(const Factor<T>& fac, const planner::ExcessRows<T>* ex, bool pinned = false)
       : f(fac), excess(ex), n(pinned ? fac.size() - 1 : fac.size()) {}
-  T lower(std::size_t i, T s) const { return i > 0 ? Ao[i - 1] + s * Mo[i - 1] : T(0); }
-  T upper(std::size_t i, T s) const { return i + 1 < n ? Ao[i] + s * Mo[i] : T(0); }
+  using S = sweep_t<T>;
+  S lower(std::size_t i, S s) const { return i > 0 ? S(Ao[i - 1]) + s * S(Mo[i - 1]) : S(0); }
+  S upper(std::size_t i, S s) const { return i + 1 < n ? S(Ao[i]) + s * S(Mo[i]) : S(0); }
   // The diagonal (ordinary) or the excess of row i.
-  T diagonal(std::size_t i, T s, T lo, T up) const {
+  S diagonal(std::size_t i, S s, S lo, S up) const {
     if constexpr (!is_complex_v<T>) {
       if (excess) {
         const bool cut = i + 1 == n && n < f.size();
-        const T ra = cut ? excess->ra_cut : excess->ra[i], rm = cut ? excess->rm_cut : excess->rm[i];
-        return ra + s * rm - 2 * std::max(lo, T(0)) - 2 * std::max(up, T(0));
+        const S ra = cut ? excess->ra_cut : excess->ra[i], rm = cut ? excess->rm_cut : excess->rm[i];
+        return ra + s * rm - 2 * std::max(lo, S(0)) - 2 * std::max(up, S(0));
       }
     }
     (void)lo;
     (void)up;
-    return Ad[i] + s * Md[i];
+    return S(Ad[i]) + s * S(Md[i]);
   }
   // 1/pivot of row i given the eliminated previous row: its c' = o/p (cq,
   // ordinary) or its excess ratio r = ê/p (excess form), updated to row i's.
-  T pivot_reciprocal(T lo, T up, T diag, T cq, T& r) const {
+  S pivot_reciprocal(S lo, S up, S diag, S cq, S& r) const {
     if constexpr (!is_complex_v<T>) {
       if (excess) {
-        const T e_hat = diag + std::abs(lo) * r;
-        const T inv = T(1) / (e_hat + std::abs(up));
+        const S e_hat = diag + std::abs(lo) * r;
+        const S inv = S(1) / (e_hat + std::abs(up));
         r = e_hat * inv;
         return inv;
       }
     }
     (void)r;
-    return T(1) / (diag - lo * cq);
+    return S(1) / (diag - lo * cq);
   }
 };
 
-// B systems at once, interleaved: y[i*B + b] is entry i of system b with shift
-// sigma[b]. Interleaving hides the division latency of the recurrence.
-template <int B, class T> void thomas_batch(const LineSystem<T>& sys, const T* sigma, T* y, T* cp) {
-  const std::size_t n = sys.n;
-  T s[B], r[B];
-  for (int b = 0; b < B; ++b) {
-    s[b] = sigma[b];
-    r[b] = T(0);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    T* yi = y + i * B;
-    T* ci = cp + i * B;
-    for (int b = 0; b < B; ++b) {
-      const T lo = sys.lower(i, s[b]), up = sys.upper(i, s[b]);
-      const T cq = i > 0 ? ci[b - B] : T(0), yp = i > 0 ? yi[b - B] : T(0);
-      const T inv = sys.pivot_reciprocal(lo, up, sys.diagonal(i, s[b], lo, up), cq, r[b]);
-      ci[b] = up * inv;
-      yi[b] = (yi[b] - lo * yp) * inv;
-    }
-  }
-  for (std::size_t i = n - 1; i-- > 0;) {
-    T* yi = y + i * B;
-    const T* yn = yi + B;
-    const T* ci = cp + i * B;
-    for (int b = 0; b < B; ++b) yi[b] -= ci[b] * yn[b];
-  }
-}
-
-// One system; `pinned` solves the singular pure-Neumann system A y = g
-// (σ = 0, constant null space) in the least-squares sense: g loses its mean,
-// then y[n-1] = 0 and the leading (n-1) system is solved.
+// One system in place: y (n entries) with shift sigma; `work` holds 2n
+// entries of sweep_t<T>. `pinned` solves the singular pure-Neumann system
+// A y = g (σ = 0, constant null space) in the least-squares sense: g loses
+// its mean, then y[n-1] = 0 and the leading (n-1) system is solved.
 template <class T>
-void thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T sigma, bool pinned, T* y, T* cp) {
+void thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T sigma, bool pinned, T* y,
+                   sweep_t<T>* work) {
+  using S = sweep_t<T>;
   const std::size_t n = f.size();
-  if (!pinned) {
-    thomas_batch<1>(LineSystem<T>(f, excess), &sigma, y, cp);
-    return;
+  if (pinned) {
+    T mean = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += y[i];
+    mean /= T(static_cast<real_t<T>>(n));
+    for (std::size_t i = 0; i < n; ++i) y[i] -= mean;
+    y[n - 1] = 0;
+    if (n == 1) return;
   }
-  T mean = 0;
-  for (std::size_t i = 0; i < n; ++i) mean += y[i];
-  mean /= T(static_cast<real_t<T>>(n));
-  for (std::size_t i = 0; i < n; ++i) y[i] -= mean;
-  y[n - 1] = 0;
-  if (n == 1) return;
-  thomas_batch<1>(LineSystem<T>(f, excess, true), &sigma, y, cp);
+  const LineSystem<T> sys(f, excess, pinned);
+  S* w = work;
+  S* cp = work + n;
+  S r = 0;
+  const S s = sigma;
+  for (std::size_t i = 0; i < sys.n; ++i) {
+    const S lo = sys.lower(i, s), up = sys.upper(i, s);
+    const S inv = sys.pivot_reciprocal(lo, up, sys.diagonal(i, s, lo, up), i > 0 ? cp[i - 1] : S(0), r);
+    cp[i] = up * inv;
+    w[i] = (S(y[i]) - lo * (i > 0 ? w[i - 1] : S(0))) * inv;
+  }
+  for (std::size_t i = sys.n - 1; i-- > 0;) w[i] -= cp[i] * w[i + 1];
+  for (std::size_t i = 0; i < sys.n; ++i) y[i] = T(w[i]);
 }
 
 }  // namespace pscr::reference
