@@ -43,6 +43,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
+  impl_->info.elimination = impl_->data.excess_form ? "excess" : "ordinary";
+  for (auto& dp : impl_->data.dims) impl_->info.eigen_methods.push_back(dp.eigen_method);
   impl_->exec->describe(impl_->info);
 }
 

@@ -17,6 +17,14 @@ struct PlanInfo {
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
   bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
+  // How each stage keeps its accuracy (docs/accuracy.md). elimination: the
+  // tridiagonal systems of the last dimension, "excess" (every system
+  // diagonally dominant: eliminated in the excess representation) or
+  // "ordinary"; eigen_methods: per PSCR dimension, "relative" (eigenpairs to
+  // high relative accuracy), "mrrr", "crawford" or "dense" (the method of its
+  // largest group sub-pencil; others may differ).
+  std::string elimination;
+  std::vector<std::string> eigen_methods;
   std::string backend;          // "reference" or "opencl: <platform> / <device>"
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use

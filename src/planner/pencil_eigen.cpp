@@ -59,6 +59,7 @@ PencilEigen<double> eigen_mrrr(const Tridiagonal<double>& A, const Tridiagonal<d
   out.lambda.resize(m);
   out.rows.assign(keep.size() * m, 0.0);
   eigen_mrrr_range(A, M, keep, 0, m - 1, out);
+  out.method = "mrrr";
   return out;
 }
 
@@ -78,6 +79,7 @@ PencilEigen<C> eigen_dense(const Tridiagonal<C>& A, const Tridiagonal<C>& M, con
   const int m = static_cast<int>(A.size());
   std::vector<C> a = dense(A), b = dense(M);
   PencilEigen<C> out;
+  out.method = "dense";
   out.lambda.resize(m);
   out.rows.resize(keep.size() * m);
   if constexpr (!is_complex_v<C>) {
@@ -145,6 +147,7 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
   constexpr int window = 4;
   std::vector<std::vector<C>> prev, prevM;  // recent normalised vectors and M·w
   PencilEigen<C> out;
+  out.method = "crawford";
   out.lambda.resize(m);
   out.rows.resize(keep.size() * m);
   std::vector<C> dl(m), dd(m), du(m), du2(m), x(m), mx(m);
@@ -195,6 +198,7 @@ template <class C> PencilEigen<C> from_real(const PencilEigen<double>& r) {
   PencilEigen<C> out;
   out.lambda.assign(r.lambda.begin(), r.lambda.end());
   out.rows.assign(r.rows.begin(), r.rows.end());
+  out.method = r.method;
   return out;
 }
 

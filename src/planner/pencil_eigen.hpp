@@ -18,6 +18,7 @@ enum class EigenMethod {
 template <class C> struct PencilEigen {
   std::vector<C> lambda;  // m eigenvalues
   std::vector<C> rows;    // keep.size() × m, rows[t*m + l] = W[keep[t], l]
+  const char* method = "";  // "relative", "mrrr", "crawford" or "dense"
 };
 
 // Eigenpairs keeping only the eigenvector rows listed in `keep` (0-based).

@@ -2,6 +2,7 @@
 // the shared eigenpairs of each PSCR dimension (no OpenCL here).
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "excess.hpp"
@@ -31,6 +32,7 @@ template <class T> struct DimensionPlan {
   std::vector<std::vector<GroupRef>> groups;  // groups[i-1][g] parallel to layout.levels[i-1].groups[g]
   std::vector<GroupEigen<T>> eigen;
   int zero_mode = -1;  // pure Neumann: the top-level mode whose eigenvalue is exactly 0
+  std::string eigen_method;  // that of the largest group sub-pencil
 };
 
 template <class T> struct PlanData {

@@ -87,6 +87,7 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
       GroupEigen<T>& ge = dp.eigen[order[o]];
       ge.m = j.e - j.s + 1;
       ge.rows = j.rows;
+      if (o == 0) dp.eigen_method = pe.method;
       for (auto& v : pe.lambda) ge.lambda.push_back(static_cast<T>(v));
       for (auto& v : pe.rows) ge.coeff.push_back(static_cast<T>(v));
     } catch (const SingularPencil& ex) {

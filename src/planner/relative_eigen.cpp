@@ -127,6 +127,7 @@ std::optional<PencilEigen<double>> eigen_relative(const Tridiagonal<double>& A, 
                                   &dummy, 1);
   if (info != 0) return std::nullopt;
   PencilEigen<double> out;
+  out.method = "relative";
   out.lambda.resize(m);
   out.rows.assign(keep.size() * m, 0.0);
   for (int k = 0; k < m; ++k) out.lambda[k] = gd[m - 1 - k] * gd[m - 1 - k];  // ascending
