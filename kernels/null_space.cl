@@ -3,6 +3,17 @@
 // solve, and the solution's weighted mean is removed after it. The sums are a
 // barrier-free tree: each stage adds `fan` strided entries per work-item, so
 // the result is deterministic and no work-group synchronisation is needed.
+// The sums are compensated (Kahan): in float, a plain running sum of the few
+// hundred terms of a work-item would shift the mean by hundreds of ε.
+
+// s += v with the running compensation c.
+#define KAHAN_ADD(s, c, v)          \
+  do {                              \
+    const scalar y_ = (v) - (c);    \
+    const scalar t_ = (s) + y_;     \
+    (c) = (t_ - (s)) - y_;          \
+    (s) = t_;                       \
+  } while (0)
 
 // Stage 1. part[2j] = Σ w_i x_i and part[2j+1] = Σ |x_i|² over i ≡ j (mod m),
 // w_i = w1[i1]·w2[i2]·w3[i3] for i = (i1·n2 + i2)·n3 + i3 (weighted != 0) or 1.
@@ -11,7 +22,7 @@ __kernel void null_space_partials(__global const scalar* x, ulong n, __global co
                                   int weighted, ulong m, __global scalar* part) {
   const ulong j = get_global_id(0);
   if (j >= m) return;
-  scalar s = ZERO;
+  scalar s = ZERO, cs = ZERO;
   real q = 0;
   for (ulong i = j; i < n; i += m) {
     const scalar v = x[i];
@@ -22,9 +33,9 @@ __kernel void null_space_partials(__global const scalar* x, ulong n, __global co
 #endif
     if (weighted) {
       const ulong i3 = i % n3, i12 = i / n3;
-      s += v * (w1[i12 / n2] * w2[i12 % n2] * w3[i3]);
+      KAHAN_ADD(s, cs, v * (w1[i12 / n2] * w2[i12 % n2] * w3[i3]));
     } else {
-      s += v;
+      KAHAN_ADD(s, cs, v);
     }
   }
   part[2 * j] = s;
@@ -35,9 +46,9 @@ __kernel void null_space_partials(__global const scalar* x, ulong n, __global co
 __kernel void pair_sums(__global const scalar* in, ulong pairs, ulong m, __global scalar* out) {
   const ulong j = get_global_id(0);
   if (j >= m) return;
-  scalar s0 = ZERO, s1 = ZERO;
+  scalar s0 = ZERO, s1 = ZERO, c0 = ZERO;
   for (ulong p = j; p < pairs; p += m) {
-    s0 += in[2 * p];
+    KAHAN_ADD(s0, c0, in[2 * p]);
     s1 += in[2 * p + 1];
   }
   out[2 * j] = s0;

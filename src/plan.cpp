@@ -81,12 +81,13 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   SolveStats st;
   if (impl_->data.pure_neumann) {
     // Solve the compatible part: remove the component along the null vector 1.
+    // Sums in double: a float running sum of N terms would be off by about N·ε.
     for (std::size_t c = 0; c < count; ++c) {
       T* x = u + c * N;
-      T sum = 0;
+      wide_t<T> sum = 0;
       double norm2 = 0;
-      for (std::size_t i = 0; i < N; ++i) { sum += x[i]; norm2 += std::norm(x[i]); }
-      const T mean = sum / T(real_t<T>(N));
+      for (std::size_t i = 0; i < N; ++i) { sum += wide_t<T>(x[i]); norm2 += std::norm(wide_t<T>(x[i])); }
+      const T mean = T(sum / double(N));
       for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
       const double removed = std::abs(mean) * std::sqrt(double(N));
       st.incompatible_part = std::max(st.incompatible_part, norm2 > 0 ? removed / std::sqrt(norm2) : 0.0);
@@ -98,9 +99,9 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
     const double wsum = impl_->neumann_weight_sum;
     for (std::size_t c = 0; c < count; ++c) {
       T* x = u + c * N;
-      T s = 0;
-      for (std::size_t i = 0; i < N; ++i) s += T(real_t<T>(w[i])) * x[i];
-      const T mean = s / T(real_t<T>(wsum));
+      wide_t<T> s = 0;
+      for (std::size_t i = 0; i < N; ++i) s += w[i] * wide_t<T>(x[i]);
+      const T mean = T(s / wsum);
       for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
     }
   }
