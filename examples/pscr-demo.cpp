@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "fftw_dst_poisson.hpp"
 #include "pscr/pscr.hpp"
@@ -64,7 +65,8 @@ int bench(int n, int reps, int threads, pscr::Backend backend) {
   const auto t0 = clk::now();
   pscr::Plan<double> plan(p, o);
   const double init = since(t0);
-  const int fft_threads = threads > 0 ? threads : 2;
+  // the same core count as the PSCR executor (0 = all cores)
+  const int fft_threads = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
   FftwDstPoisson fft(2, n, fft_threads);
   std::vector<double> ts, tf, tt;
   for (int r = 0; r < reps; ++r) {  // interleaved so both see the same machine load

@@ -12,7 +12,7 @@
 namespace pscr {
 
 struct PlanInfo {
-  double init_seconds = 0;      // planner time (layout + eigenpairs)
+  double init_seconds = 0;      // plan construction: layout, eigenpairs, backend set-up (program build, uploads)
   std::size_t eigen_problems = 0;  // distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
