@@ -9,10 +9,12 @@
 typedef double real;
 typedef double2 real2;
 #define NR_ITERATIONS 4
+#define PIVOT_LIMIT 1.4901161193847656e-8  // sqrt(DBL_EPSILON)
 #else
 typedef float real;
 typedef float2 real2;
 #define NR_ITERATIONS 3
+#define PIVOT_LIMIT 3.4526698e-4f  // sqrt(FLT_EPSILON)
 #endif
 
 // 1/x. Newton–Raphson: |x| = m·2^e with m in [1/2, 1), initial guess
@@ -39,11 +41,13 @@ inline scalar srecip(scalar b) {
 }
 #define ZERO ((scalar)(0, 0))
 #define FROM_REAL(v) ((scalar)((v), 0))
+inline real sabs(scalar a) { return length(a); }
 #else
 typedef real scalar;
 #define smul(a, b) ((a) * (b))
 #define srecip(b) recip_real(b)
 #define ZERO ((scalar)0)
 #define FROM_REAL(v) ((scalar)(v))
+#define sabs(a) fabs(a)
 #endif
 #define sdiv(a, b) smul((a), srecip(b))

@@ -20,7 +20,23 @@
 // chooses it when every system it meets is diagonally dominant, so that a
 // small shift σ is carried to full relative precision instead of being lost
 // in the last bits of the diagonal.
+// On the ordinary path, `watch` is the relative size of the pivot the row was
+// formed with (|new diagonal| over the terms it came from; 1 if none): below
+// PIVOT_LIMIT (√ε) more than half the digits are lost, and the kernel records
+// the line in flags[1] for the host to report (the elimination does not pivot).
+#ifdef EXCESS_FORM
 typedef struct { scalar lo, s, up, g; } row_t;
+#define WATCH_INIT
+#else
+typedef struct { scalar lo, s, up, g; real watch; } row_t;
+#define WATCH_INIT , 1
+#endif
+// Records a line whose elimination met a small pivot.
+inline void watch_pivot(row_t r, __global int* flags, int line) {
+#ifndef EXCESS_FORM
+  if (r.watch < (real)PIVOT_LIMIT) flags[1] = line + 1;
+#endif
+}
 
 #ifdef EXCESS_FORM
 inline scalar row_diag(row_t r) { return r.s + fabs(r.lo) + fabs(r.up); }
@@ -42,6 +58,9 @@ inline scalar row_diag(row_t r) { return r.s; }
 inline row_t level0_coef(__global const scalar* A, __global const scalar* M, __global const scalar* E, int n0, int i,
                          scalar sg, int pin) {
   row_t o;
+#ifndef EXCESS_FORM
+  o.watch = 1;
+#endif
   o.lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
   o.up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
   o.g = ZERO;
@@ -74,13 +93,15 @@ inline row_t cr_combine(row_t m, row_t c, row_t p) {
 #ifdef EXCESS_FORM
   o.s = c.s + fabs(wl) * m.s + fabs(wr) * p.s;
 #else
-  o.s = c.s - smul(wl, m.up) - smul(wr, p.lo);
+  const scalar tl = smul(wl, m.up), tr = smul(wr, p.lo);
+  o.s = c.s - tl - tr;
+  o.watch = fmin(fmin(m.watch, c.watch), fmin(p.watch, sabs(o.s) / (sabs(c.s) + sabs(tl) + sabs(tr))));
 #endif
   return o;
 }
 
 inline row_t identity_row(void) {
-  row_t o = {ZERO, FROM_REAL(1), ZERO, ZERO};
+  row_t o = {ZERO, FROM_REAL(1), ZERO, ZERO WATCH_INIT};
   return o;
 }
 
@@ -101,6 +122,9 @@ inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line,
     o = level0_coef(A, M, E, n0, i, sg, pin);
     o.g = S[(size_t)i * L + line];
   } else {
+#ifndef EXCESS_FORM
+    o.watch = 1;  // checked when it was formed
+#endif
     o.lo = i > 0 ? S[(size_t)(i - 1) * L + line] : ZERO;
     o.up = i + 1 < n ? S[(size_t)i * L + line] : ZERO;
     o.s = S[((size_t)n + i) * L + line];
@@ -131,8 +155,9 @@ __kernel void center_pinned(__global scalar* Y, int n, int L, __global const int
 // the output being row 2j+1 of the input with its neighbours eliminated.
 // Global size (L, n/2).
 __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
-                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M, __global const scalar* E,
-                        int n0, __global const scalar* sigma, __global const int* pinned) {
+                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M,
+                        __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned,
+                        __global int* flags) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= no) return;
   in += in_off;
@@ -143,6 +168,7 @@ __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_m
   const row_t c = get_row(in_mode, in, n, L, line, i, A, M, E, n0, sg, pin);
   const row_t p = i + 1 < n ? get_row(in_mode, in, n, L, line, i + 1, A, M, E, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);
+  watch_pivot(o, flags, line);
   if (out_mode == 0) put_row(out, no, L, line, j, o);
   else out[x_index(out_mode, no, L, line, j)] = o.g;
 }
@@ -162,7 +188,8 @@ inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line
 // registers from level k. Global size (L, n/4).
 __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
                          ulong out_off, int L, __global const scalar* A, __global const scalar* M,
-                         __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
+                         __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned,
+                         __global int* flags) {
   const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
   if (line >= L || j >= n2) return;
   in += in_off;
@@ -172,7 +199,9 @@ __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_
   const row_t m = next_row(in_mode, in, n, L, line, 2 * j, A, M, E, n0, sg, pin);
   const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, A, M, E, n0, sg, pin);
   const row_t p = 2 * j + 2 < n1 ? next_row(in_mode, in, n, L, line, 2 * j + 2, A, M, E, n0, sg, pin) : identity_row();
-  put_row(out, n2, L, line, j, cr_combine(m, c, p));
+  const row_t o = cr_combine(m, c, p);  // its watch covers m, c and p
+  watch_pivot(o, flags, line);
+  put_row(out, n2, L, line, j, o);
 }
 
 // One CR back-substitution step: the solution of level (out, n/2 rows), held
@@ -233,6 +262,9 @@ __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __
 inline row_t local_row(__local const scalar* o, __local const scalar* s, __local const scalar* g, int i, int st,
                        int lanes, int lane) {
   row_t r;
+#ifndef EXCESS_FORM
+  r.watch = 1;
+#endif
   r.lo = i >= st ? o[(i - st) * lanes + lane] : ZERO;
   r.up = o[i * lanes + lane];
   r.s = s[i * lanes + lane];
@@ -247,7 +279,7 @@ inline row_t local_row(__local const scalar* o, __local const scalar* s, __local
 // o | s | g and their next PCR step, o_i the coupling of rows i and i+stride.
 __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __global const scalar* A,
                        __global const scalar* M, __global const scalar* E, int n0, __global const scalar* sigma,
-                       __global const int* pinned, __local scalar* buf) {
+                       __global const int* pinned, __global int* flags, __local scalar* buf) {
   const int lane = get_local_id(0), lanes = get_local_size(0);
   const int t = get_local_id(1), T = get_local_size(1);
   const int line = get_group_id(0) * lanes + lane;
@@ -277,6 +309,7 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
       const row_t m = i >= st ? local_row(o, s, g, i - st, st, lanes, lane) : identity_row();
       const row_t p = i + st < n ? local_row(o, s, g, i + st, st, lanes, lane) : identity_row();
       const row_t r = cr_combine(m, c, p);
+      if (active) watch_pivot(r, flags, line);
       const int k = i * lanes + lane;
       o2[k] = r.up;
       s2[k] = r.s;
@@ -306,7 +339,9 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
     const scalar inv = srecip(e_hat + fabs(r.up));
     ratio = e_hat * inv;
 #else
-    const scalar inv = srecip(r.s - smul(lo, cprev));
+    const scalar t_lo = smul(lo, cprev), piv = r.s - t_lo;
+    if (sabs(piv) < (real)PIVOT_LIMIT * (sabs(r.s) + sabs(t_lo))) flags[1] = line + 1;
+    const scalar inv = srecip(piv);
 #endif
     cprev = i + T < n ? smul(r.up, inv) : ZERO;
     gprev = smul(r.g - smul(lo, gprev), inv);

@@ -97,3 +97,47 @@ BOOST_AUTO_TEST_CASE(bad_options) {
 BOOST_AUTO_TEST_CASE(wrong_dimension_count) {
   BOOST_CHECK_THROW(Problem<double>({good(3)}, 0.0), pscr::InvalidArgument);
 }
+
+// c within a small relative distance δ of minus an eigenvalue sum: the
+// operator is nearly singular, the ordinary elimination meets a pivot of
+// relative size ~δ, and the solve says so (NumericalBreakdown naming the
+// system) instead of returning an answer with no correct digits. A larger δ
+// (indefinite, but well away from singular) solves to the band solve's answer.
+template <class T> void near_singular_case(pscr::Backend backend) {
+  const int n1 = 12, n2 = 9;
+  const auto f1 = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const auto f2 = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const double pi = 3.14159265358979323846;
+  auto lam = [&](int k, int n) { const double s = std::sin(pi * k / (2.0 * (n + 1))); return 4 * s * s; };
+  const double sum = lam(3, n1) + lam(2, n2);  // an interior eigenvalue sum: indefinite operator
+  const double eps = std::numeric_limits<pscr::real_t<T>>::epsilon();
+  pscr::Options o;
+  o.backend = backend;
+  for (double delta : {1e-2, 1e-3}) {
+    const auto p = pscr::Problem<double>::make2d(f1, f2, -sum * (1 - delta)).template cast<T>();
+    pscr::Plan<T> plan(p, o);
+    const auto f = test::random_vector<T>(p.unknowns(), 7);
+    std::vector<T> u(f.size());
+    plan.solve(f.data(), u.data());
+    BOOST_TEST_CONTEXT("delta " << delta) {
+      BOOST_TEST(plan.info().elimination == "ordinary");
+      BOOST_TEST(test::rel_error(u, test::band_solve(p, f)) <= 1e4 * eps / delta);
+    }
+  }
+  const double delta = std::is_same_v<pscr::real_t<T>, double> ? 1e-10 : 1e-5;
+  const auto p = pscr::Problem<double>::make2d(f1, f2, -sum * (1 - delta)).template cast<T>();
+  pscr::Plan<T> plan(p, o);  // not singular to the plan's test (1e-12): planned
+  const auto f = test::random_vector<T>(p.unknowns(), 8);
+  std::vector<T> u(f.size());
+  BOOST_CHECK_EXCEPTION(plan.solve(f.data(), u.data()), pscr::NumericalBreakdown, [](auto& e) {
+    return mentions(e, "near-singular tridiagonal system") && mentions(e, "sigma");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(near_singular_eliminations_are_reported) {
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
+    near_singular_case<double>(backend);
+    near_singular_case<float>(backend);
+    near_singular_case<std::complex<double>>(backend);
+  }
+}

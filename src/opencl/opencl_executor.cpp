@@ -66,11 +66,13 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       auto t0 = clk::now();
       rt_->write(x_.get(), x + c * N, N * sizeof(T));
       transfer += std::chrono::duration<double>(clk::now() - t0).count();
+      clear_flags();
       solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
       rt_->finish();
       t0 = clk::now();
       rt_->read(x_.get(), x + c * N, N * sizeof(T));
       transfer += std::chrono::duration<double>(clk::now() - t0).count();
+      check_flags(false);
     }
     return transfer;
   }
@@ -86,6 +88,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       cl_command_queue q;
       ~FinishOnExit() { clFinish(q); }
     } finish_on_exit{rt_->queue()};
+    clear_flags();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
       // offset meets the device's base-address alignment, else a copy in the
@@ -123,15 +126,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
                    "clEnqueueCopyBuffer (solution of a batch)");
     }
     // One pass over the solutions instead of a silent NaN.
-    const int zero = 0;
-    int flag = 0;
-    rt_->write(flag_.get(), &zero, sizeof zero);
     rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.get());
-    rt_->read(flag_.get(), &flag, sizeof flag);  // blocking: the earlier reads are done too
     rt_->finish();
-    if (flag)
-      throw NumericalBreakdown(
-          "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
+    check_flags(true);
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -208,7 +205,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
-    flag_ = rt.alloc(sizeof(int), "flags");
+    flag_ = rt.alloc(2 * sizeof(int), "flags");  // non-finite solution; near-singular elimination (line + 1)
     if (pd_.pure_neumann) {
       for (int d = 0; d < 3; ++d) {
         std::vector<real_t<T>> w{1};
@@ -279,13 +276,37 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       if (d + 2 == D_)
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T),
                                                         afac_[D_ - 1].get(), mfac_[D_ - 1].get(), excess_.get(),
-                                                        pd_.pure_neumann);
+                                                        flag_.get(), pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
   }
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
+
+  void clear_flags() const {
+    const int zero[2] = {0, 0};
+    rt_->write(flag_.get(), zero, sizeof zero);
+  }
+  // After a finished solve: a non-finite solution (scanned) or a
+  // near-singular elimination recorded by the tridiagonal kernels.
+  void check_flags(bool scanned) const {
+    int flags[2] = {0, 0};
+    rt_->read(flag_.get(), flags, sizeof flags);
+    if (scanned && flags[0])
+      throw NumericalBreakdown(
+          "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
+    if (flags[1] > 0) {
+      T sigma{};
+      rt_->read_at(dims_.back().child_sigma.get(), std::size_t(flags[1] - 1) * sizeof(T), &sigma, sizeof sigma);
+      std::ostringstream os;
+      os << "near-singular tridiagonal system (A" << D_ << " + sigma M" << D_ << ") with shift sigma = " << sigma
+         << ": a pivot below sqrt(eps) of the terms it was formed from (the elimination does not pivot), so more "
+            "than half the digits are lost; c is close to a sum of eigenvalues of the factor pencils (the operator "
+            "is nearly singular), or the system is indefinite";
+      throw NumericalBreakdown(os.str());
+    }
+  }
 
   // Pure Neumann: (Σ w_i x_i, Σ |x_i|²) of one vector by a barrier-free tree
   // of strided sums (kernels/null_space.cl), left on the device; returns the

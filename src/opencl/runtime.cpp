@@ -114,6 +114,10 @@ void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
 }
 
+void Runtime::read_at(cl_mem m, std::size_t offset, void* dst, std::size_t bytes) const {
+  check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+}
+
 const Runtime::KernelEntry& Runtime::entry(const char* name) const {
   auto it = kernels_.find(name);
   if (it == kernels_.end()) throw BackendError(std::string("kernel '") + name + "' is missing from the program");

@@ -95,6 +95,7 @@ class Runtime {
   }
   void write(cl_mem m, const void* src, std::size_t bytes) const;
   void read(cl_mem m, void* dst, std::size_t bytes) const;
+  void read_at(cl_mem m, std::size_t offset, void* dst, std::size_t bytes) const;
   std::size_t bytes() const { return bytes_; }
 
   // Launch with explicit global and local sizes (dims = 1..3).

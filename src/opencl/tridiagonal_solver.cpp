@@ -27,8 +27,9 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 }
 
 TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
-                                     std::size_t scalar_bytes, cl_mem A, cl_mem M, cl_mem E, bool may_pin)
-    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), E_(E), may_pin_(may_pin) {
+                                     std::size_t scalar_bytes, cl_mem A, cl_mem M, cl_mem E, cl_mem flags,
+                                     bool may_pin)
+    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), E_(E), flags_(flags), may_pin_(may_pin) {
   rows_.push_back(n);
   while (rows_.back() > p.local_size) rows_.push_back(rows_.back() / 2);
   const std::string why = limits(rt.device(), p, n, scalar_bytes, rt.max_group("cr_local"));
@@ -68,16 +69,16 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
     rt_.count(Ld * (gen(s) + (two(s) ? 60 : 15) * out), Ld * (level_scalars(s) + 3 * out));
     if (two(s))
       rt_.run("cr_reduce2", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], lines, A_, M_, E_, n0, sigma, pinned);
+              offsets[s + 1], lines, A_, M_, E_, n0, sigma, pinned, flags_);
     else
       rt_.run("cr_reduce", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], mode(s + 1), lines, A_, M_, E_, n0, sigma, pinned);
+              offsets[s + 1], mode(s + 1), lines, A_, M_, E_, n0, sigma, pinned, flags_);
   }
   const std::size_t lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
   rt_.count(Ld * (gen(S - 1) + (15.0 * p_.pcr_steps + 8) * rows(S - 1)),
             Ld * (level_scalars(S - 1) + rows(S - 1)));
   rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(S - 1), offsets[S - 1], rows(S - 1),
-             mode(S - 1), lines, A_, M_, E_, n0, sigma, pinned, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
+             mode(S - 1), lines, A_, M_, E_, n0, sigma, pinned, flags_, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
   for (std::size_t s = S - 1; s-- > 0;) {
     rt_.count(Ld * (gen(s) + (two(s) ? 25 : 5) * rows(s)), Ld * (rows(s + 1) + level_scalars(s) + rows(s)));
     if (two(s))

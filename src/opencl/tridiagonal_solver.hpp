@@ -17,7 +17,7 @@ class TridiagonalSolver {
   // EXCESS_FORM), else unused; up to max_lines lines per solve. Throws InvalidArgument when the parameters
   // exceed the device's work-group or local-memory limits.
   TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines, std::size_t scalar_bytes,
-                    cl_mem A, cl_mem M, cl_mem E, bool may_pin);
+                    cl_mem A, cl_mem M, cl_mem E, cl_mem flags, bool may_pin);
   // Why parameters p do not fit the device for lines of length n (empty when
   // they do): work-group and local-memory limits; local_stage_group is the
   // work-group limit of the cr_local kernel where it is known.
@@ -34,6 +34,7 @@ class TridiagonalSolver {
   std::vector<int> stored_;  // the levels kept in memory (all, or 0, 2, 4, … and the last)
   std::size_t scalar_bytes_;
   cl_mem A_, M_, E_;
+  cl_mem flags_;  // flags[1] = line + 1 of a near-singular elimination (ordinary path)
   bool may_pin_;
   Mem levels_;  // planes a | c | d of every stored reduced level
 };

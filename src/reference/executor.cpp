@@ -3,12 +3,18 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "../kron.hpp"
 #include "partial_solution_batch.hpp"
 #include "thomas.hpp"
+#include "pscr/errors.hpp"
 
 namespace pscr {
 namespace {
@@ -23,8 +29,34 @@ template <class T> void axpy(std::size_t n, T a, const T* x, T* y) {
   for (std::size_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+// Ordinary eliminations lose about log10(1/rel) digits at a pivot of relative
+// size rel (cancellation); below √ε more than half the digits are gone.
+template <class T> const double kPivotLimit = std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon()));
+constexpr double kPivotWatch = 1e-2;  // worth recording (and naming the system)
+
+template <class T> std::string shift_text(const T& s) {
+  std::ostringstream os;
+  os << "shift sigma = " << s;
+  return os.str();
+}
+
 // Systems per interleaved Thomas batch.
 template <class T> constexpr int batch_width() { return is_complex_v<T> ? 4 : 4; }
+
+// The smallest relative pivot of the ordinary eliminations of one solve call,
+// and the shift of its system, gathered from all threads.
+struct PivotWatch {
+  std::mutex m;
+  double smallest = 1;
+  std::string system;
+  void report(double rel, const std::string& what) {
+    std::lock_guard<std::mutex> lock(m);
+    if (rel < smallest) {
+      smallest = rel;
+      system = what;
+    }
+  }
+};
 
 template <class T> class ReferenceExecutor final : public Executor<T> {
  public:
@@ -33,10 +65,23 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
 
   double solve_in_place(T* x, std::size_t count) const override {
     const std::size_t N = pd_.problem.unknowns();
-    for (std::size_t c = 0; c < count; ++c) solve_dim(0, pd_.problem.c(), pd_.pure_neumann, x + c * N, threads_ > 1);
+    PivotWatch watch;
+    for (std::size_t c = 0; c < count; ++c)
+      solve_dim(0, pd_.problem.c(), pd_.pure_neumann, x + c * N, threads_ > 1, watch);
+    check_pivots(watch.smallest, watch.system);
     return 0;
   }
   void describe(PlanInfo& info) const override { info.backend = "reference"; }
+
+  void check_pivots(double smallest, const std::string& system) const {
+    if (smallest >= kPivotLimit<T>) return;
+    std::ostringstream os;
+    os << "near-singular tridiagonal system (A" << D_ << " + sigma M" << D_ << ") with " << system
+       << ": a pivot of relative size " << smallest << " (below sqrt(eps) = " << kPivotLimit<T>
+       << "; the elimination does not pivot), so more than half the digits are lost; c is close to a sum of "
+          "eigenvalues of the factor pencils (the operator is nearly singular), or the system is indefinite";
+    throw NumericalBreakdown(os.str());
+  }
 
  private:
   const Factor<T>& factor(int d) const { return pd_.problem.factor(d); }
@@ -60,7 +105,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
   // and out[t] = Σ_l W[outpos[t], l] y_l.
   void partial_solutions(int d, T sigma, bool null_level, const GroupEigen<T>& ge, const GroupRef& ref,
                          const Group& g, const T* F, const T* bl, const T* br, const std::vector<int>& outpos,
-                         T* out, bool parallel) const {
+                         T* out, bool parallel, PivotWatch& watch) const {
     const std::size_t R = rest(d);
     const int m = ge.m;
     std::fill(out, out + outpos.size() * R, T(0));
@@ -84,8 +129,12 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
           if (bl) axpy(R, T(-W(ref.start_pos, l)), bl, rhs);
           if (br) axpy(R, T(-W(ref.end_pos, l)), br, rhs);
           const T s = sigma + ge.lambda[l];
-          if (leaf) reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, work);
-          else solve_dim(d + 1, s, l == zero, rhs, false);
+          if (leaf) {
+            const double rel = reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, work);
+            if (rel < kPivotWatch) watch.report(rel, shift_text(s));
+          } else {
+            solve_dim(d + 1, s, l == zero, rhs, false, watch);
+          }
           for (std::size_t t = 0; t < outpos.size(); ++t) axpy(R, W(outpos[t], l), rhs, acc + t * R);
         }
         return;
@@ -107,8 +156,9 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         auto& w = mb.wout.emplace_back();
         for (int b = 0; b < B; ++b) w[b] = b < cnt ? W(outpos[t], l0 + b) : T(0);
       }
-      reference::partial_solution_batch<B>(reference::LineSystem<T>(factor(D_ - 1), excess()), mb, work,
-                                           work + R * B);
+      const reference::LineSystem<T> sys(factor(D_ - 1), excess());
+      reference::partial_solution_batch<B>(sys, mb, work, work + R * B);
+      if (sys.smallest_pivot < kPivotWatch) watch.report(sys.smallest_pivot, shift_text(mb.sigma[0]) + " (or one of the next " + std::to_string(cnt - 1) + " modes)");
     };
 
     const std::size_t scratch = R * B;
@@ -135,7 +185,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
 
   // Solves (A_d⊗M_r + M_d⊗(A_r + σ M_r)) x = x in place by radix-q PSCR over
   // dimension d. `null_mode`: σ is the shift of the pure-Neumann null space.
-  void solve_dim(int d, T sigma, bool null_mode, T* X, bool parallel) const {
+  void solve_dim(int d, T sigma, bool null_mode, T* X, bool parallel, PivotWatch& watch) const {
     const DimensionPlan<T>& dp = pd_.dims[d];
     const auto& L = dp.layout;
     const int n = L.n, k = L.k;
@@ -160,7 +210,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         const GroupRef& ref = refs[gi];
         const std::vector<int> outpos{ref.start_pos, ref.end_pos};
         partial_solutions(d, sigma, false, dp.eigen[ref.eigen], ref, lv.groups[gi], X, nullptr, nullptr, outpos,
-                          &V[gi * 2 * R], par);
+                          &V[gi * 2 * R], par, watch);
       });
       const std::size_t S = lv.survivors.size();
 #pragma omp parallel for if (parallel) num_threads(threads_)
@@ -192,7 +242,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         }
         partial_solutions(d, sigma, null_mode && i == k, dp.eigen[ref.eigen], ref, g, X,
                           bl.empty() ? nullptr : bl.data(), br.empty() ? nullptr : br.data(), ref.source_pos,
-                          out.data(), par);
+                          out.data(), par, watch);
         for (std::size_t p = 0; p < g.sources.size(); ++p)
           std::copy(out.begin() + p * R, out.begin() + (p + 1) * R, X + std::size_t(g.sources[p]) * R);
       });

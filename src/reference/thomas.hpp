@@ -51,6 +51,10 @@ template <class T> struct LineSystem {
     (void)up;
     return S(Ad[i]) + s * S(Md[i]);
   }
+  // Ordinary eliminations: the smallest |pivot| relative to the size of the
+  // terms it was formed from (cancellation), over the sweeps of this object.
+  // The excess form needs no watch: its pivots are sums of non-negative terms.
+  mutable double smallest_pivot = 1;
   // 1/pivot of row i given the eliminated previous row: its c' = o/p (cq,
   // ordinary) or its excess ratio r = ê/p (excess form), updated to row i's.
   S pivot_reciprocal(S lo, S up, S diag, S cq, S& r) const {
@@ -63,7 +67,10 @@ template <class T> struct LineSystem {
       }
     }
     (void)r;
-    return S(1) / (diag - lo * cq);
+    const S piv = diag - lo * cq;
+    const double rel = double(std::abs(piv)) / double(std::abs(diag) + std::abs(lo * cq));
+    if (rel < smallest_pivot) smallest_pivot = rel;
+    return S(1) / piv;
   }
 };
 
@@ -71,9 +78,11 @@ template <class T> struct LineSystem {
 // entries of sweep_t<T>. `pinned` solves the singular pure-Neumann system
 // A y = g (σ = 0, constant null space) in the least-squares sense: g loses
 // its mean, then y[n-1] = 0 and the leading (n-1) system is solved.
+// Returns the smallest relative pivot of an ordinary elimination (1 for the
+// excess form).
 template <class T>
-void thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T sigma, bool pinned, T* y,
-                   sweep_t<T>* work) {
+double thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T sigma, bool pinned, T* y,
+                     sweep_t<T>* work) {
   using S = sweep_t<T>;
   const std::size_t n = f.size();
   if (pinned) {
@@ -82,7 +91,7 @@ void thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T s
     mean /= T(static_cast<real_t<T>>(n));
     for (std::size_t i = 0; i < n; ++i) y[i] -= mean;
     y[n - 1] = 0;
-    if (n == 1) return;
+    if (n == 1) return 1;
   }
   const LineSystem<T> sys(f, excess, pinned);
   S* w = work;
@@ -97,6 +106,7 @@ void thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T s
   }
   for (std::size_t i = sys.n - 1; i-- > 0;) w[i] -= cp[i] * w[i + 1];
   for (std::size_t i = 0; i < sys.n; ++i) y[i] = T(w[i]);
+  return sys.smallest_pivot;
 }
 
 }  // namespace pscr::reference
