@@ -79,8 +79,11 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
   std::vector<int> order(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = int(i);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return jobs[a].e - jobs[a].s > jobs[b].e - jobs[b].s; });
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t o = 0; o < order.size(); ++o) {
+  // Large pencils one at a time, each spreading its eigenvectors over the
+  // threads; then the many small ones in parallel.
+  std::size_t large = 0;
+  while (large < order.size() && jobs[order[large]].e - jobs[order[large]].s + 1 >= 1024) ++large;
+  auto solve_job = [&](std::size_t o) {
     const Job& j = jobs[order[o]];
     try {
       auto pe = pencil_eigen(sub_pencil(f.A, j.s, j.e), sub_pencil(f.M, j.s, j.e), j.rows);
@@ -95,7 +98,10 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
     } catch (const std::exception& ex) {
       errors[order[o]] = std::string("B|") + ex.what();
     }
-  }
+  };
+  for (std::size_t o = 0; o < large; ++o) solve_job(o);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t o = large; o < order.size(); ++o) solve_job(o);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!errors[i].empty()) {
       std::ostringstream os;

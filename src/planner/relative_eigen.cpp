@@ -65,9 +65,12 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
   }
   const std::size_t max_entries = std::size_t(1) << 26;  // 512 MiB of eigenvector block
   const int block = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(m, max_entries / m)));
+  // A subset by index makes dstemr find its eigenvalues by bisection, which
+  // costs more than all of them by dqds: take all when they fit in one block.
+  const int first = (block == m && 2 * (iu - il + 1) > m) ? 0 : il;
   std::vector<double> z(static_cast<std::size_t>(m) * block), w(m);
   std::vector<lapack_int> isuppz(2 * std::max(m, 1));
-  for (int lo = il; lo <= iu; lo += block) {
+  for (int lo = first; lo <= iu; lo += block) {
     const int hi = std::min(iu, lo + block - 1);
     std::vector<double> d(m), e(std::max(m, 1), 0.0);
     for (int i = 0; i < m; ++i) d[i] = A.diag[i] / M.diag[i];
@@ -78,7 +81,7 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
     const int info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', range, m, d.data(), e.data(), 0, 0, lo + 1, hi + 1,
                                     &found, w.data(), z.data(), m, block, isuppz.data(), &tryrac);
     if (info != 0 || found != hi - lo + 1) throw NumericalBreakdown("dstemr failed (info " + std::to_string(info) + ")");
-    for (int l = 0; l < found; ++l) {
+    for (int l = std::max(0, il - lo); l < found; ++l) {
       out.lambda[lo + l] = w[l];
       for (std::size_t t = 0; t < keep.size(); ++t)
         out.rows[t * m + lo + l] = z[static_cast<std::size_t>(l) * m + keep[t]] / sq[keep[t]];
@@ -143,13 +146,19 @@ std::optional<PencilEigen<double>> eigen_relative(const Tridiagonal<double>& A, 
       break;
     }
   }
-  std::vector<double> z(m), lp(m), um(m), s(m), p(m);
-  for (int k = 0; k < first_dense; ++k) {
-    twisted_vector(dt, lt, out.lambda[k], z, lp, um, s, p);
-    long double nrm = 0;
-    for (double v : z) nrm += (long double)v * v;
-    const double inv = double(1 / std::sqrt(nrm));
-    for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + k] = z[keep[t]] * inv / std::sqrt(M.diag[keep[t]]);
+  // O(m) each and independent: spread over the host threads (a nested call
+  // from the planner's parallel loop over groups runs on its own thread).
+#pragma omp parallel if (first_dense >= 256)
+  {
+    std::vector<double> z(m), lp(m), um(m), s(m), p(m);
+#pragma omp for schedule(dynamic, 32)
+    for (int k = 0; k < first_dense; ++k) {
+      twisted_vector(dt, lt, out.lambda[k], z, lp, um, s, p);
+      double nrm = 0;
+      for (double v : z) nrm += v * v;
+      const double inv = 1 / std::sqrt(nrm);
+      for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + k] = z[keep[t]] * inv / std::sqrt(M.diag[keep[t]]);
+    }
   }
   if (first_dense < m) {
     // dstemr's vectors (and its eigenvalues there: absolute accuracy is what counts at the top)
