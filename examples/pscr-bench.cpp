@@ -5,7 +5,7 @@
 //              [--precision double|float] [--backend opencl|reference]
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
-//              [--no-anchors] [--defaults]
+//              [--no-anchors] [--defaults] [--first-solution]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time, the median (min, max) of R device-
@@ -37,6 +37,7 @@
 namespace {
 
 using clk = std::chrono::steady_clock;
+const clk::time_point g_process_start = clk::now();  // static initialisation: before main
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
 
 struct Config {
@@ -46,6 +47,7 @@ struct Config {
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
   bool anchors = true;
   bool defaults = false;  // --defaults: the built-in parameters, not the tuned ones
+  bool first_solution = false;  // --first-solution: plan and one host solve, timed from process start
   std::vector<int> sizes;
   pscr::Backend backend = pscr::Backend::opencl;
   std::vector<std::pair<std::string, int>> set;
@@ -176,6 +178,15 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   std::vector<T> f(N), u(N);
   for (std::size_t i = 0; i < N; ++i) f[i] = T(std::sin(0.37 * double(i)) + 0.1);
   const auto hs = plan.solve(f.data(), u.data());
+  const pscr::PlanInfo& pi = plan.info();
+  const double setup = pi.init_seconds - pi.eigen_seconds - pi.build_seconds;
+  if (c.first_solution) {
+    std::printf("first solution %dD %d %s: %.3f s after process start (plan %.3f s: eigen data %.3f s, program %.3f s "
+                "[cache %s], set-up %.3f s; solve with copies %.3f s)\n",
+                c.dim, n, pscr::scalar_name<T>(), since(g_process_start), pi.init_seconds, pi.eigen_seconds,
+                pi.build_seconds, pi.program_cache.empty() ? "-" : pi.program_cache.c_str(), setup, hs.seconds);
+    return true;
+  }
   const double residual = p.relative_residual(f.data(), u.data());
   std::vector<double> ts;
   std::vector<pscr::KernelTime> shares;
@@ -208,6 +219,9 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
               c.dim, sz.c_str(), pscr::scalar_name<T>(), init, 1e3 * hs.transfer_seconds, 1e3 * med, 1e3 * lo,
               1e3 * hi, residual, 1e-9 * info.flops / med, 1e-9 * info.bytes / med, info.flops / std::max(info.bytes, 1.0),
               ratio(anc.fftw).c_str(), ratio(anc.clfft).c_str());
+  std::printf("    plan %.3f s: eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s\n", init,
+              info.eigen_seconds, info.build_seconds, info.program_cache.empty() ? "-" : info.program_cache.c_str(),
+              setup);
   if (anc.fftw > 0 || anc.clfft > 0)
     std::printf("    anchors: FFTW DST-I %.3f ms (%d threads), clFFT DST-I %s; max |u - u_anchor| / max |u| = %.1e\n",
                 1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
@@ -220,7 +234,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     *json << "{\"problem\": \"" << c.problem << "\", \"dim\": " << c.dim << ", \"n\": " << n << ", \"type\": \""
           << pscr::scalar_name<T>() << "\", \"backend\": \"" << plan.info().backend << "\", \"parameters\": \""
           << pscr::to_string(plan.info().parameters) << "\", \"parameters_source\": \"" << plan.info().parameters_source
-          << "\", \"init_s\": " << init
+          << "\", \"init_s\": " << init << ", \"eigen_s\": " << info.eigen_seconds
+          << ", \"build_s\": " << info.build_seconds << ", \"program_cache\": \"" << info.program_cache << "\""
           << ", \"transfer_s\": " << hs.transfer_seconds << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
           << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops
@@ -259,6 +274,7 @@ int main(int argc, char** argv) {
     else if (a == "--tuning") c.tuning = val();
     else if (a == "--no-anchors") c.anchors = false;
     else if (a == "--defaults") c.defaults = true;
+    else if (a == "--first-solution") c.first_solution = true;
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "opencl") c.backend = pscr::Backend::opencl;

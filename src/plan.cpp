@@ -31,6 +31,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
   const auto t0 = clock_type::now();
   impl_ = std::make_unique<Impl>(problem, options);
+  impl_->info.eigen_seconds = seconds_since(t0);
   switch (options.backend) {
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
     case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options); break;

@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+
+#include <unistd.h>
 
 #include "pscr/opencl.hpp"
 #include "support.hpp"
@@ -396,4 +399,50 @@ BOOST_AUTO_TEST_CASE(timed_device_solves) {
   BOOST_CHECK_THROW(pscr::opencl::time_solves(plan, f.data(), 0), pscr::InvalidArgument);
   BOOST_CHECK_THROW(pscr::opencl::time_solves(plan, static_cast<const double*>(nullptr), 2), pscr::InvalidArgument);
   BOOST_CHECK_THROW(pscr::opencl::time_solves(pscr::Plan<double>(p), f.data(), 2), pscr::InvalidArgument);
+}
+
+// The program cache: a first plan compiles and stores, a second loads (same
+// answers), corrupt or truncated entries are rebuilt and replaced, "off"
+// compiles every time, and an unusable directory still gives a working plan.
+BOOST_AUTO_TEST_CASE(program_cache) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pscr-cache-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto p = pscr::poisson2d(pscr::graded_mesh(30, 1.0, 1.01), pscr::graded_mesh(20, 1.0, 1.0));
+  const auto f = test::random_vector<double>(p.unknowns(), 3);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.program_cache = dir.string();
+  auto solve = [&](const std::string& expect) {
+    pscr::Plan<double> plan(p, o);
+    BOOST_TEST(plan.info().program_cache.rfind(expect, 0) == 0, plan.info().program_cache << " (expected " << expect << ")");
+    BOOST_TEST(plan.info().build_seconds > 0.0);
+    BOOST_TEST(plan.info().eigen_seconds > 0.0);
+    std::vector<double> u(f.size());
+    plan.solve(f.data(), u.data());
+    return u;
+  };
+  const auto u1 = solve("miss");
+  std::vector<fs::path> entries;
+  for (auto& e : fs::directory_iterator(dir)) entries.push_back(e.path());
+  BOOST_REQUIRE(entries.size() == 1u);
+  const auto u2 = solve("hit");
+  BOOST_TEST(u2 == u1);
+  {  // flip bytes in the middle of the binary
+    std::fstream io(entries[0], std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(std::streamoff(fs::file_size(entries[0]) / 2));
+    io.write("\xde\xad\xbe\xef", 4);
+  }
+  BOOST_TEST(solve("miss") == u1);
+  BOOST_TEST(solve("hit") == u1);
+  fs::resize_file(entries[0], fs::file_size(entries[0]) / 3);  // truncated
+  BOOST_TEST(solve("miss") == u1);
+  std::ofstream(entries[0], std::ios::trunc) << "not a cache entry";
+  BOOST_TEST(solve("miss") == u1);
+  o.program_cache = "off";
+  BOOST_TEST(solve("off") == u1);
+  o.program_cache = (dir / "a-file").string();  // a file where the directory should be
+  std::ofstream(dir / "a-file") << "x";
+  BOOST_TEST(solve("miss (not stored") == u1);
+  fs::remove_all(dir);
 }

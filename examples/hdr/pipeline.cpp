@@ -155,6 +155,17 @@ int Pipeline::height() const { return impl_->h; }
 int Pipeline::pyramid_levels() const { return int(impl_->levels.size()); }
 std::string Pipeline::device() const { return impl_->rt->device().name; }
 double Pipeline::plan_seconds() const { return impl_->plan_seconds; }
+Pipeline::PlanTimes Pipeline::plan_times() const {
+  PlanTimes t;
+  const PlanInfo& pi = impl_->plan->info();
+  t.total = impl_->plan_seconds;
+  t.eigen = pi.eigen_seconds;
+  t.solver_program = pi.build_seconds;
+  t.solver_cache = pi.program_cache;
+  t.client_program = impl_->rt->build_seconds();
+  t.client_cache = impl_->rt->program_cache();
+  return t;
+}
 std::size_t Pipeline::device_bytes() const { return impl_->plan->info().device_bytes + impl_->rt->bytes(); }
 
 namespace {

@@ -1,6 +1,7 @@
 // pscr-hdr: tone-maps an HDR image (Radiance .hdr, OpenEXR .exr, .pfm, or a
 // synthetic scene) to an 8-bit sRGB PNG (or a linear EXR, HDR or PFM) by gradient-domain compression with an
 // exact PSCR Poisson solve (or an iterative solver), or by Reinhard's operator.
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -8,6 +9,8 @@
 #include "tonemap.hpp"
 
 namespace {
+
+const std::chrono::steady_clock::time_point g_process_start = std::chrono::steady_clock::now();  // before main
 
 const char* kTool = "pscr-hdr";
 
@@ -109,6 +112,15 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const auto& s : out.stages) std::printf("  %-14s %9.3f ms\n", s.stage.c_str(), 1e3 * s.seconds);
+    if (times) {
+      const auto t = pipe.plan_times();
+      std::printf("  plan %.3f s: eigen data %.3f s, solver program %.3f s (cache %s), pipeline program %.3f s "
+                  "(cache %s), set-up %.3f s\n",
+                  t.total, t.eigen, t.solver_program, t.solver_cache.c_str(), t.client_program, t.client_cache.c_str(),
+                  t.total - t.eigen - t.solver_program - t.client_program);
+      std::printf("  wall from process start to the output written: %.3f s\n",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - g_process_start).count());
+    }
     return op == "fattal" && !out.solve.converged ? 3 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", kTool, e.what());

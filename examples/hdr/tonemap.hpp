@@ -143,6 +143,13 @@ class Pipeline {
   int pyramid_levels() const;
   std::string device() const;
   double plan_seconds() const;  // PSCR plan and program build
+  // Where the planning time went: the PSCR plan's eigen data and program, the
+  // pipeline's own program (with their program-cache outcomes), the rest set-up.
+  struct PlanTimes {
+    double total = 0, eigen = 0, solver_program = 0, client_program = 0;
+    std::string solver_cache, client_cache;
+  };
+  PlanTimes plan_times() const;
   // Device memory held: the PSCR plan's and the pipeline's buffers. The
   // iterative solvers' buffers are allocated by their first use.
   std::size_t device_bytes() const;

@@ -28,6 +28,12 @@ struct Options {
   std::string tuning_file;
   // Record per-kernel device times (OpenCL profiling events): Plan::kernel_times().
   bool profile = false;
+  // Compiled OpenCL programs kept on disk, so that later processes skip the
+  // compilation: "" = $PSCR_PROGRAM_CACHE if set ("off" or a directory), else
+  // $XDG_CACHE_HOME/pscr, else ~/.cache/pscr; "off" = compile every time; or
+  // a directory. Entries are checked (key and checksum) and rebuilt when
+  // stale or corrupt; PlanInfo::program_cache tells what happened.
+  std::string program_cache;
 };
 
 }  // namespace pscr

@@ -51,7 +51,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
     if (pd.excess_form) opts << " -DEXCESS_FORM";
-    rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile);
+    rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     upload_plan();
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
@@ -157,6 +157,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     info.device_bytes = rt_->bytes();
     info.parameters = p_;
     info.parameters_source = source_;
+    info.build_seconds = rt_->build_seconds();
+    info.program_cache = rt_->program_cache();
     info.flops = cost_.flops;
     info.bytes = cost_.bytes;
   }

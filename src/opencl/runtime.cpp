@@ -2,19 +2,23 @@
 
 #include <sstream>
 
+#include "program_cache.hpp"
+
 namespace pscr::ocl {
 
-Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile)
+Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile,
+                 const std::string& program_cache)
     : dev_(dev), profile_(profile) {
   cl_int st;
   ctx_.reset(clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st));
   check(st, "clCreateContext");
   queue_.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &st));
   check(st, "clCreateCommandQueue");
-  build(source, build_options);
+  build(source, build_options, program_cache);
 }
 
-Runtime::Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile)
+Runtime::Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile,
+                 const std::string& program_cache)
     : profile_(profile) {
   if (!queue) throw InvalidArgument("null OpenCL command queue");
   cl_device_id id = nullptr;
@@ -32,7 +36,7 @@ Runtime::Runtime(cl_command_queue queue, const char* source, const std::string& 
   queue_ = retain(queue);
   queue_profiling_ = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
   set_profiling(profile);
-  build(source, build_options);
+  build(source, build_options, program_cache);
 }
 
 void Runtime::set_profiling(bool on) {
@@ -41,8 +45,11 @@ void Runtime::set_profiling(bool on) {
   profile_ = on;
 }
 
-void Runtime::build(const char* source, const std::string& build_options) {
-  prog_ = build_program(ctx_.get(), dev_, source, build_options);
+void Runtime::build(const char* source, const std::string& build_options, const std::string& program_cache) {
+  CachedBuild b = build_cached(ctx_.get(), dev_, source, build_options, program_cache);
+  prog_ = std::move(b.program);
+  cache_outcome_ = b.outcome;
+  build_seconds_ = b.seconds;
   cl_uint n = 0;
   check(clCreateKernelsInProgram(prog_.get(), 0, nullptr, &n), "clCreateKernelsInProgram");
   std::vector<cl_kernel> raw(n, nullptr);

@@ -71,18 +71,25 @@ class Runtime {
  public:
   // profile: collect per-kernel device times from profiling events
   // (kernel_times()); the queue always allows it, so it can be turned on later.
-  Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile);
+  // program_cache: where compiled programs are kept (program_cache.hpp;
+  // "" = the environment's or default directory, "off" = none).
+  Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile,
+          const std::string& program_cache = "");
   // Shares an existing in-order queue and its context (both retained), so that
   // the program's buffers and launches order with other work on that queue
   // (clients that feed a plan's solves). Profiling needs a queue created with
   // CL_QUEUE_PROFILING_ENABLE.
-  Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile);
+  Runtime(cl_command_queue queue, const char* source, const std::string& build_options, bool profile,
+          const std::string& program_cache = "");
   ~Runtime();  // waits for the queue; the handles release everything
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   const Device& device() const { return dev_; }
   cl_context context() const { return ctx_.get(); }
+  // How the program was obtained ("hit", "miss", "off", see CachedBuild) and how long it took.
+  const std::string& program_cache() const { return cache_outcome_; }
+  double build_seconds() const { return build_seconds_; }
   cl_command_queue queue() const { return queue_.get(); }
 
   // Device buffer; AllocationTooLarge (with the sizes) before anything is
@@ -177,7 +184,7 @@ class Runtime {
   static void set_arg(cl_kernel k, cl_uint idx, const LocalBytes& a) {
     check(clSetKernelArg(k, idx, a.bytes, nullptr), "clSetKernelArg (local memory)");
   }
-  void build(const char* source, const std::string& build_options);
+  void build(const char* source, const std::string& build_options, const std::string& program_cache);
   void enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
                const std::array<std::size_t, 3>& local) const;
 
@@ -189,6 +196,8 @@ class Runtime {
   std::size_t bytes_ = 0;
   bool profile_ = false;
   bool queue_profiling_ = true;  // the queue has CL_QUEUE_PROFILING_ENABLE
+  std::string cache_outcome_;
+  double build_seconds_ = 0;
   mutable bool dry_ = false;
   mutable Cost cost_;
   double scalar_bytes_ = 8, flops_per_op_ = 1;
