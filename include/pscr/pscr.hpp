@@ -10,3 +10,4 @@
 #include "pscr/problem.hpp"
 #include "pscr/scalar.hpp"
 #include "pscr/tridiagonal.hpp"
+#include "pscr/version.hpp"

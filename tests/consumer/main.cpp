@@ -1,5 +1,10 @@
-// Builds against an installed libpscr and solves a small problem.
+// Builds against an installed libpscr and solves a small problem; the
+// OpenCL header compiles from the package's flags alone, and the loaded
+// library has the headers' version.
+#include <pscr/opencl.hpp>
 #include <pscr/pscr.hpp>
+
+#include <cstring>
 
 #include <cstdio>
 #include <vector>
@@ -11,6 +16,13 @@ int main() {
   std::vector<double> f(p.unknowns(), 1.0), u(f.size());
   plan.solve(f.data(), u.data());
   const double r = p.relative_residual(f.data(), u.data());
-  std::printf("consumer residual %.2e\n", r);
+  std::printf("consumer residual %.2e, library %s, headers %s\n", r, pscr::version(), PSCR_VERSION_STRING);
+  if (std::strcmp(pscr::version(), PSCR_VERSION_STRING) != 0) return 1;
+  // an OpenCL entry point of the API is reachable (a reference plan is refused by name)
+  try {
+    pscr::opencl::queue(plan);
+    return 1;
+  } catch (const pscr::InvalidArgument&) {
+  }
   return r < 1e-12 ? 0 : 1;
 }
