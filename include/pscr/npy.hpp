@@ -1,6 +1,7 @@
 // Minimal NumPy .npy reader/writer (format versions 1.0-3.0, little-endian,
 // C order) for float32/float64/complex64/complex128 arrays.
 #pragma once
+#include "pscr/export.hpp"
 #include <complex>
 #include <cstddef>
 #include <string>
@@ -10,7 +11,7 @@ namespace pscr::npy {
 
 enum class DType { float32, float64, complex64, complex128 };
 
-struct Array {
+struct PSCR_API Array {
   DType dtype = DType::float64;
   std::vector<std::size_t> shape;
   std::vector<unsigned char> bytes;  // raw data, C order
@@ -19,11 +20,11 @@ struct Array {
   template <class T> std::vector<T> as() const;
 };
 
-const char* dtype_name(DType t);
-std::size_t dtype_size(DType t);
+PSCR_API const char* dtype_name(DType t);
+PSCR_API std::size_t dtype_size(DType t);
 
 // Throws FileFormatError naming the file and the problem.
-Array load(const std::string& path);
-template <class T> void save(const std::string& path, const std::vector<std::size_t>& shape, const T* data);
+PSCR_API Array load(const std::string& path);
+template <class T> PSCR_API void save(const std::string& path, const std::vector<std::size_t>& shape, const T* data);
 
 }  // namespace pscr::npy

@@ -2,6 +2,7 @@
 // device between solves. Include this header only where OpenCL is wanted;
 // pscr/pscr.hpp does not pull OpenCL in.
 #pragma once
+#include "pscr/export.hpp"
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
@@ -17,8 +18,8 @@ namespace pscr::opencl {
 // The context and in-order queue of an OpenCL plan (InvalidArgument for other
 // backends). Create buffers in this context; enqueue work on this queue (or
 // synchronise with it) to order it with the solves.
-template <class T> cl_context context(const Plan<T>& plan);
-template <class T> cl_command_queue queue(const Plan<T>& plan);
+template <class T> PSCR_API cl_context context(const Plan<T>& plan);
+template <class T> PSCR_API cl_command_queue queue(const Plan<T>& plan);
 
 // Solves A u = f in place: `x` holds `count` right-hand sides of
 // problem.unknowns() entries each, one after another, and receives the
@@ -29,12 +30,12 @@ template <class T> cl_command_queue queue(const Plan<T>& plan);
 // are done on the device too, and SolveStats::incompatible_part is reported.
 // Errors: InvalidArgument (not an OpenCL plan, buffer of another context),
 // SizeMismatch (buffer smaller than count right-hand sides).
-template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
+template <class T> PSCR_API SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
 
 // Times `reps` device-resident solves of the right-hand side f (host array of
 // problem.unknowns() entries): f is uploaded once, each solve works on a fresh
 // device copy made outside the timed region, after one untimed warm-up solve.
 // Returns the wall time of each solve in seconds. Errors as for solve().
-template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps);
+template <class T> PSCR_API std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps);
 
 }  // namespace pscr::opencl

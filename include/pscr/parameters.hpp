@@ -2,6 +2,7 @@
 // library, the tuner (tuning/pscr-tune) and the JSON tuning files. A new
 // parameter is one member here plus one row in parameter_table().
 #pragma once
+#include "pscr/export.hpp"
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -45,17 +46,17 @@ struct ParameterInfo {
 };
 
 // Every parameter with its range; the tuner searches exactly these.
-const std::vector<ParameterInfo>& parameter_table();
+PSCR_API const std::vector<ParameterInfo>& parameter_table();
 
 // Throws InvalidArgument naming the parameter (prefixed by `where`) when a
 // value is outside its range or not a power of two where one is required.
-void validate(const KernelParameters& p, const std::string& where = "parameters");
+PSCR_API void validate(const KernelParameters& p, const std::string& where = "parameters");
 
-bool operator==(const KernelParameters& a, const KernelParameters& b);
+PSCR_API bool operator==(const KernelParameters& a, const KernelParameters& b);
 inline bool operator!=(const KernelParameters& a, const KernelParameters& b) { return !(a == b); }
 
 // "key=value key=value ..." for logs and reports.
-std::string to_string(const KernelParameters& p);
-std::ostream& operator<<(std::ostream& os, const KernelParameters& p);
+PSCR_API std::string to_string(const KernelParameters& p);
+PSCR_API std::ostream& operator<<(std::ostream& os, const KernelParameters& p);
 
 }  // namespace pscr

@@ -1,6 +1,7 @@
 // A plan: the eigenpairs and layout of a problem, built once, that solves
 // any number of right-hand sides (FFTW-style plan/execute split).
 #pragma once
+#include "pscr/export.hpp"
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -59,7 +60,7 @@ struct SolveStats {
 // (and opencl::solve) take turns under a lock held by the plan. Moving,
 // assigning or destroying a plan, and set_parameters(), must not overlap
 // other calls on it.
-template <class T> class Plan {
+template <class T> class PSCR_API Plan {
  public:
   Plan(const Problem<T>& problem, const Options& options = {});
   ~Plan();

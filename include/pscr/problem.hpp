@@ -1,5 +1,6 @@
 // A separable problem: A = A1⊗M2 + M1⊗A2 + c·M1⊗M2 (2D) or its 3D form.
 #pragma once
+#include "pscr/export.hpp"
 #include <cstddef>
 #include <vector>
 
@@ -18,7 +19,7 @@ template <class T> struct Factor {
 
 // Index 1 slowest: u[(i1*n2 + i2)*n3 + i3]. Constructors validate sizes and
 // finiteness and throw SizeMismatch / InvalidArgument / NonFiniteInput.
-template <class T> class Problem {
+template <class T> class PSCR_API Problem {
  public:
   Problem(std::vector<Factor<T>> factors, T c);
   static Problem make2d(Factor<T> f1, Factor<T> f2, T c) { return Problem({std::move(f1), std::move(f2)}, c); }

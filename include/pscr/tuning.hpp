@@ -11,6 +11,7 @@
 // Keys missing from "parameters" keep their defaults; unknown keys and
 // out-of-range values are errors that name the file and the key.
 #pragma once
+#include "pscr/export.hpp"
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -29,20 +30,20 @@ struct TuningEntry {
 };
 
 // "<dims>d-<real|complex>-<float|double>".
-std::string problem_class(int dims, bool complex, bool double_precision);
+PSCR_API std::string problem_class(int dims, bool complex, bool double_precision);
 
 // FileFormatError (unreadable file, malformed JSON, wrong types) or
 // InvalidArgument (out-of-range parameter); both name the file and the key.
-std::vector<TuningEntry> parse_tuning(const std::string& json_text, const std::string& source_name);
-std::vector<TuningEntry> read_tuning(const std::string& path);
+PSCR_API std::vector<TuningEntry> parse_tuning(const std::string& json_text, const std::string& source_name);
+PSCR_API std::vector<TuningEntry> read_tuning(const std::string& path);
 // Writes `entries` into `path`, merged with what the file already holds: an
 // entry with the same device, class and size range is replaced.
-void write_tuning(const std::string& path, const std::vector<TuningEntry>& entries);
+PSCR_API void write_tuning(const std::string& path, const std::vector<TuningEntry>& entries);
 // The entry for this device and class whose range holds n (the narrowest if
 // several do), or nullptr.
-const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
+PSCR_API const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
                                const std::string& problem_class, std::size_t n);
 // The database compiled into the library from tuning/shipped/*.json.
-const std::vector<TuningEntry>& shipped_tuning();
+PSCR_API const std::vector<TuningEntry>& shipped_tuning();
 
 }  // namespace pscr

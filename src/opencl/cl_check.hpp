@@ -7,10 +7,11 @@
 #include <string>
 
 #include "pscr/errors.hpp"
+#include "pscr/export.hpp"
 
 namespace pscr::ocl {
 
-const char* status_name(cl_int status);
+PSCR_API const char* status_name(cl_int status);
 
 // Throws BackendError naming the call and the status.
 inline void check(cl_int status, const char* call) {

@@ -23,12 +23,12 @@ struct Device {
 // selector: "P:D" (platform and device indices), or a case-insensitive
 // substring of "platform name / device name"; empty = $PSCR_DEVICE, else the
 // first GPU, else the first device. Throws BackendError naming what exists.
-Device select_device(const std::string& selector);
+PSCR_API Device select_device(const std::string& selector);
 
 // The properties of one device; BackendError when a query fails.
-Device describe_device(cl_device_id id);
+PSCR_API Device describe_device(cl_device_id id);
 
 // Builds `source` with `options`; KernelBuildError carries the compiler log.
-Program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
+PSCR_API Program build_program(cl_context ctx, const Device& dev, const char* source, const std::string& options);
 
 }  // namespace pscr::ocl

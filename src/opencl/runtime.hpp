@@ -1,5 +1,6 @@
 // An OpenCL context, queue and built program for one plan, with checked
-// allocation and kernel launches (internal). Kernels are created once, when
+// allocation and kernel launches (internal; exported for the in-tree clients,
+// which run their own kernels on a plan's queue through it). Kernels are created once, when
 // the program is built, and looked up by name.
 #pragma once
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace pscr::ocl {
 // ALLOC_HOST_PTR buffer, mapped once for its whole life. This is how OpenCL
 // drivers hand out page-locked memory (NVIDIA's copies from it run about 6x
 // faster than from pageable memory); elsewhere it is ordinary host memory.
-class PinnedHost {
+class PSCR_API PinnedHost {
  public:
   PinnedHost() = default;
   PinnedHost(cl_context ctx, cl_command_queue queue, std::size_t bytes, const char* what);
@@ -67,7 +68,7 @@ struct LocalBytes {
   std::size_t bytes;
 };
 
-class Runtime {
+class PSCR_API Runtime {
  public:
   // profile: collect per-kernel device times from profiling events
   // (kernel_times()); the queue always allows it, so it can be turned on later.

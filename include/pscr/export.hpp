@@ -1,0 +1,8 @@
+// Symbols of the public API: the library is built with hidden visibility and
+// exports only what is marked here.
+#pragma once
+#if defined(_WIN32)
+#define PSCR_API
+#else
+#define PSCR_API __attribute__((visibility("default")))
+#endif
