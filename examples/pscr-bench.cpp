@@ -5,7 +5,7 @@
 //              [--precision double|float] [--backend opencl|reference]
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
-//              [--no-anchors] [--defaults] [--first-solution]
+//              [--no-anchors] [--defaults] [--first-solution] [--host-batch K]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time, the median (min, max) of R device-
@@ -48,6 +48,7 @@ struct Config {
   bool anchors = true;
   bool defaults = false;  // --defaults: the built-in parameters, not the tuned ones
   bool first_solution = false;  // --first-solution: plan and one host solve, timed from process start
+  int host_batch = 0;           // --host-batch K: throughput of K right-hand sides in host arrays
   std::vector<int> sizes;
   pscr::Backend backend = pscr::Backend::opencl;
   std::vector<std::pair<std::string, int>> set;
@@ -222,6 +223,27 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   std::printf("    plan %.3f s: eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s\n", init,
               info.eigen_seconds, info.build_seconds, info.program_cache.empty() ? "-" : info.program_cache.c_str(),
               setup);
+  if (c.host_batch > 0) {
+    // Host arrays in and out: K single solves against one batch of K (the
+    // batch overlaps the host copies of one right-hand side with the device
+    // solve of the next); medians of 3.
+    const std::size_t K = std::size_t(c.host_batch);
+    std::vector<T> F(K * N), U(K * N);
+    for (std::size_t k = 0; k < K; ++k) std::copy(f.begin(), f.end(), F.begin() + k * N);
+    std::vector<double> singles, batches;
+    for (int r = 0; r < 3; ++r) {
+      auto t1 = clk::now();
+      for (std::size_t k = 0; k < K; ++k) plan.solve(F.data() + k * N, U.data() + k * N);
+      singles.push_back(since(t1) / double(K));
+      t1 = clk::now();
+      plan.solve_batch(F.data(), U.data(), K);
+      batches.push_back(since(t1) / double(K));
+    }
+    const double gb = 2.0 * double(N * sizeof(T)) / 1e9;
+    std::printf("    host arrays: %.3f ms per right-hand side one at a time, %.3f ms in a batch of %zu "
+                "(%.1f GB/s of data in and out; device-resident %.3f ms)\n",
+                1e3 * median(singles), 1e3 * median(batches), K, gb / median(batches), 1e3 * med);
+  }
   if (anc.fftw > 0 || anc.clfft > 0)
     std::printf("    anchors: FFTW DST-I %.3f ms (%d threads), clFFT DST-I %s; max |u - u_anchor| / max |u| = %.1e\n",
                 1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
@@ -275,6 +297,13 @@ int main(int argc, char** argv) {
     else if (a == "--no-anchors") c.anchors = false;
     else if (a == "--defaults") c.defaults = true;
     else if (a == "--first-solution") c.first_solution = true;
+    else if (a == "--host-batch") {
+      const std::string v = val();
+      char* end = nullptr;
+      const long k = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || k < 1 || k > 4096) usage("--host-batch needs a count 1..4096, got '" + v + "'");
+      c.host_batch = int(k);
+    }
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "opencl") c.backend = pscr::Backend::opencl;

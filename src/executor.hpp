@@ -22,8 +22,12 @@ template <class T> class Executor {
   virtual void* opencl_context() const { return nullptr; }
   virtual void* opencl_queue() const { return nullptr; }
   // Pure Neumann: projects each right-hand side on the device and returns the
-  // largest incompatible part (see SolveStats).
-  virtual double solve_device(void* /*buffer*/, std::size_t /*count*/) const { return 0; }
+  // largest incompatible part (see SolveStats). check: scan the solutions and
+  // report near-singular eliminations (waits for the solve). event non-null:
+  // enqueue only, *event (a cl_event) completes with the solve, nothing checked.
+  virtual double solve_device(void* /*buffer*/, std::size_t /*count*/, bool /*check*/, void** /*event*/) const {
+    return 0;
+  }
   virtual void set_profiling(bool /*on*/) {}
   // Why kernel parameters cannot run this plan (range, device limits); empty
   // when they can.

@@ -446,3 +446,74 @@ BOOST_AUTO_TEST_CASE(program_cache) {
   BOOST_TEST(solve("miss (not stored") == u1);
   fs::remove_all(dir);
 }
+
+// Interop as with clFFT: a plan on the caller's own context and queue, device
+// solves with and without the checks, asynchronous solves returning an event,
+// set_parameters keeping the context (so the caller's buffers stay valid),
+// and host batches through the page-locked staging equal to single solves.
+BOOST_AUTO_TEST_CASE(caller_queue_async_and_batches) {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  {  // the device a default plan picks: the first GPU, else the first device
+    pscr::Options probe;
+    probe.backend = pscr::Backend::opencl;
+    pscr::Plan<double> tmp(pscr::poisson2d(pscr::graded_mesh(4, 1.0, 1.0), pscr::graded_mesh(4, 1.0, 1.0)), probe);
+    BOOST_REQUIRE(clGetCommandQueueInfo(pscr::opencl::queue(tmp), CL_QUEUE_DEVICE, sizeof device, &device, nullptr) ==
+                  CL_SUCCESS);
+    BOOST_REQUIRE(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) == CL_SUCCESS);
+  }
+  cl_int st;
+  cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  const auto p = pscr::poisson2d(pscr::graded_mesh(33, 1.0, 1.02), pscr::graded_mesh(20, 1.0, 1.0));  // 31·18
+  const std::size_t N = p.unknowns(), count = 3;
+  const auto f = test::random_vector<double>(count * N, 77);
+  std::vector<double> ref(count * N), v(count * N);
+  pscr::Plan<double>(p).solve_batch(f.data(), ref.data(), count);
+  {
+    pscr::Plan<double> plan(p, pscr::opencl::on_queue(q));
+    BOOST_TEST(pscr::opencl::context(plan) == ctx);
+    BOOST_TEST(pscr::opencl::queue(plan) == q);
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, count * N * sizeof(double), nullptr, &st);
+    BOOST_REQUIRE(st == CL_SUCCESS);
+    // asynchronous: enqueue the upload, the solve and the download, then wait on nothing but the event
+    clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, count * N * sizeof(double), f.data(), 0, nullptr, nullptr);
+    cl_event done = pscr::opencl::solve_async(plan, buf, count);
+    BOOST_REQUIRE(done != nullptr);
+    BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+    clReleaseEvent(done);
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, count * N * sizeof(double), v.data(), 0, nullptr, nullptr);
+    BOOST_TEST(test::rel_error(v, ref) <= 1e-12);
+    // unchecked solve of a NaN: no exception (the caller asked for none); checked: NumericalBreakdown
+    std::vector<double> bad(f.begin(), f.begin() + N);
+    bad[5] = std::nan("");
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), bad.data(), 0, nullptr, nullptr);
+    BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, false));
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), bad.data(), 0, nullptr, nullptr);
+    BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf, 1, true), pscr::NumericalBreakdown);
+    // new kernel parameters, same context: the buffer made before still works
+    pscr::KernelParameters kp = plan.info().parameters;
+    kp.cr_two_levels = 1 - kp.cr_two_levels;
+    plan.set_parameters(kp);
+    BOOST_TEST(pscr::opencl::context(plan) == ctx);
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, count * N * sizeof(double), f.data(), 0, nullptr, nullptr);
+    pscr::opencl::solve(plan, buf, count);
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, count * N * sizeof(double), v.data(), 0, nullptr, nullptr);
+    BOOST_TEST(test::rel_error(v, ref) <= 1e-12);
+    clReleaseMemObject(buf);
+    // host batches (staged, overlapped) against single host solves
+    std::vector<double> w(count * N);
+    plan.solve_batch(f.data(), v.data(), count);
+    for (std::size_t c = 0; c < count; ++c) plan.solve(f.data() + c * N, w.data() + c * N);
+    BOOST_TEST(v == w);
+    BOOST_TEST(test::rel_error(v, ref) <= 1e-12);
+  }
+  // the plan has released its references: the caller's queue and context are whole
+  cl_uint refs = 0;
+  clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, nullptr);
+  BOOST_TEST(refs == 1u);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+}

@@ -15,6 +15,14 @@
 
 namespace pscr::opencl {
 
+// Options for a plan on the caller's in-order queue (and so its context and
+// device), like clFFT's plans: o with the OpenCL backend and that queue.
+inline Options on_queue(cl_command_queue queue, Options o = {}) {
+  o.backend = Backend::opencl;
+  o.opencl_queue = static_cast<void*>(queue);
+  return o;
+}
+
 // The context and in-order queue of an OpenCL plan (InvalidArgument for other
 // backends). Create buffers in this context; enqueue work on this queue (or
 // synchronise with it) to order it with the solves.
@@ -30,7 +38,17 @@ template <class T> PSCR_API cl_command_queue queue(const Plan<T>& plan);
 // are done on the device too, and SolveStats::incompatible_part is reported.
 // Errors: InvalidArgument (not an OpenCL plan, buffer of another context),
 // SizeMismatch (buffer smaller than count right-hand sides).
-template <class T> PSCR_API SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
+// check = false skips the pass over the solutions that looks for non-finite
+// values and the report of near-singular eliminations (one device pass and a
+// read-back): the caller takes responsibility for the data.
+template <class T> PSCR_API SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count = 1, bool check = true);
+
+// The same solve enqueued without waiting: returns an event that completes
+// with the solve (the caller releases it with clReleaseEvent). Nothing is
+// checked (as check = false) and, for pure Neumann, incompatible_part is not
+// reported. Later work on the plan's queue is ordered after the solve;
+// `x` must stay valid until the event completes.
+template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
 
 // Times `reps` device-resident solves of the right-hand side f (host array of
 // problem.unknowns() entries): f is uploaded once, each solve works on a fresh

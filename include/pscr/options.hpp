@@ -34,6 +34,12 @@ struct Options {
   // a directory. Entries are checked (key and checksum) and rebuilt when
   // stale or corrupt; PlanInfo::program_cache tells what happened.
   std::string program_cache;
+  // OpenCL: a cl_command_queue of the caller's (in-order), cast to void* so
+  // that this header needs no OpenCL; see opencl::on_queue in pscr/opencl.hpp.
+  // The plan then lives in that queue's context on its device (`device` is
+  // ignored), retains the queue, and orders its copies and kernels on it, so
+  // the caller's own work and the solves need no further synchronisation.
+  void* opencl_queue = nullptr;
 };
 
 }  // namespace pscr

@@ -48,7 +48,9 @@ struct KernelTime {
 
 struct SolveStats {
   double seconds = 0;           // wall time of the solve
-  double transfer_seconds = 0;  // host<->device copies (OpenCL backend)
+  // OpenCL backend, host arrays: time the host spent copying between the
+  // caller's arrays and the page-locked staging (it overlaps device work).
+  double transfer_seconds = 0;
   // Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
   // projection of f onto the range of A, i.e. f minus its mean) is what was solved.
   double incompatible_part = 0;
@@ -86,7 +88,8 @@ template <class T> class PSCR_API Plan {
   void set_profiling(bool on);
 
   // OpenCL backend: runs from now on with kernel parameters p (rebuilding the
-  // kernels and device buffers in a new context; the eigenpairs are kept).
+  // program and the plan's device buffers on the same queue and context, so
+  // the caller's buffers stay valid; the eigenpairs are kept).
   // InvalidArgument, and the plan unchanged, when p is out of range, exceeds
   // the device's limits (see check_parameters) or the plan is not OpenCL.
   void set_parameters(const KernelParameters& p);

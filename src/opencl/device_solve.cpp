@@ -25,9 +25,9 @@ template <class T> cl_command_queue queue(const Plan<T>& plan) {
   return static_cast<cl_command_queue>(opencl_executor(plan).opencl_queue());
 }
 
-template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Executor<T>& e = opencl_executor(plan);
+namespace {
+
+template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
   if (!x) throw InvalidArgument("opencl::solve: null buffer");
   cl_context ctx = nullptr;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetMemObjectInfo(CL_MEM_CONTEXT)");
@@ -38,10 +38,26 @@ template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t c
   if (bytes < need)
     throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
                        " right-hand sides need " + std::to_string(need));
+}
+
+}  // namespace
+
+template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Executor<T>& e = opencl_executor(plan);
+  check_buffer(e, plan, x, count);
   SolveStats st;
-  st.incompatible_part = e.solve_device(x, count);
+  st.incompatible_part = e.solve_device(x, count, check, nullptr);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;
+}
+
+template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count) {
+  const Executor<T>& e = opencl_executor(plan);
+  check_buffer(e, plan, x, count);
+  void* ev = nullptr;
+  e.solve_device(x, count, false, &ev);
+  return static_cast<cl_event>(ev);
 }
 
 template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps) {
@@ -74,7 +90,8 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
 #define PSCR_INSTANTIATE(T)                                    \
   template cl_context context(const Plan<T>&);                 \
   template cl_command_queue queue(const Plan<T>&);             \
-  template SolveStats solve(const Plan<T>&, cl_mem, std::size_t); \
+  template SolveStats solve(const Plan<T>&, cl_mem, std::size_t, bool); \
+  template cl_event solve_async(const Plan<T>&, cl_mem, std::size_t); \
   template std::vector<double> time_solves(const Plan<T>&, const T*, int);
 PSCR_INSTANTIATE(float)
 PSCR_INSTANTIATE(double)

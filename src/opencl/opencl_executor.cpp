@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -30,7 +31,12 @@ constexpr std::size_t kRhsRows = 16;  // RHS_ROWS in kernels/level.cl
 template <class T> class OpenCLExecutor final : public Executor<T> {
  public:
   OpenCLExecutor(const PlanData<T>& pd, const Options& o) : pd_(pd), D_(pd.problem.dims()) {
-    const ocl::Device dev = ocl::select_device(o.device);
+    cl_command_queue user_queue = static_cast<cl_command_queue>(o.opencl_queue);
+    cl_device_id queue_device = nullptr;
+    if (user_queue)
+      ocl::check(clGetCommandQueueInfo(user_queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr),
+                 "clGetCommandQueueInfo(CL_QUEUE_DEVICE) of Options::opencl_queue");
+    const ocl::Device dev = user_queue ? ocl::describe_device(queue_device) : ocl::select_device(o.device);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
     std::size_t nmax = 0;
@@ -51,44 +57,76 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
     if (pd.excess_form) opts << " -DEXCESS_FORM";
-    rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
+    rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
+                     : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     upload_plan();
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
 
+  // Host arrays go through two page-locked staging vectors (the device
+  // copies from them at full bus speed): while the device solves right-hand
+  // side c, the host copies c + 1 in and c − 1 out.
   double solve_in_place(T* x, std::size_t count) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t N = pd_.problem.unknowns();
-    double transfer = 0;
-    using clk = std::chrono::steady_clock;
-    for (std::size_t c = 0; c < count; ++c) {
-      auto t0 = clk::now();
-      rt_->write(x_.get(), x + c * N, N * sizeof(T));
-      transfer += std::chrono::duration<double>(clk::now() - t0).count();
-      clear_flags();
-      solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-      rt_->finish();
-      t0 = clk::now();
-      rt_->read(x_.get(), x + c * N, N * sizeof(T));
-      transfer += std::chrono::duration<double>(clk::now() - t0).count();
-      check_flags(false);
-    }
-    return transfer;
-  }
-
-  double solve_device(void* buffer, std::size_t count) const override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl_mem buf = static_cast<cl_mem>(buffer);
     const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
-    const bool neumann = pd_.pure_neumann;
-    std::vector<T> s(neumann ? 2 * count : 0);  // pure Neumann: (Σ f_i, Σ |f_i|²) of each right-hand side
-    // Reads into s may be pending when an error unwinds: wait for them before s goes away.
+    using clk = std::chrono::steady_clock;
+    double host_copies = 0;
+    auto copy = [&](void* dst, const void* src) {
+      const auto t0 = clk::now();
+      std::memcpy(dst, src, bytes);
+      host_copies += std::chrono::duration<double>(clk::now() - t0).count();
+    };
+    if (!staging_[0].data()) {
+      for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
+    }
+    clear_flags();
+    std::vector<ocl::Event> read_done(count);
+    // Reads into the staging may be pending when an error unwinds: wait for them.
     struct FinishOnExit {
       cl_command_queue q;
       ~FinishOnExit() { clFinish(q); }
     } finish_on_exit{rt_->queue()};
-    clear_flags();
+    for (std::size_t c = 0; c <= count; ++c) {
+      if (c < count) {
+        void* slot = staging_[c % 2].data();
+        copy(slot, x + c * N);
+        ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
+                   "clEnqueueWriteBuffer (right-hand side)");
+        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
+        cl_event ev = nullptr;
+        ocl::check(clEnqueueReadBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, &ev),
+                   "clEnqueueReadBuffer (solution)");
+        read_done[c].reset(ev);
+        ocl::check(clFlush(rt_->queue()), "clFlush");
+      }
+      if (c >= 1) {
+        cl_event ev = read_done[c - 1].get();
+        ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
+        copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
+      }
+    }
+    rt_->finish();
+    check_flags(false);
+    return host_copies;
+  }
+
+  double solve_device(void* buffer, std::size_t count, bool check, void** event) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl_mem buf = static_cast<cl_mem>(buffer);
+    const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
+    const bool neumann = pd_.pure_neumann, report = event == nullptr;
+    // pure Neumann, waiting solves: (Σ f_i, Σ |f_i|²) of each right-hand side
+    std::vector<T> s(neumann && report ? 2 * count : 0);
+    // Reads into s may be pending when an error unwinds: wait for them before s goes away.
+    struct FinishOnExit {
+      cl_command_queue q;
+      bool armed;
+      ~FinishOnExit() {
+        if (armed) clFinish(q);
+      }
+    } finish_on_exit{rt_->queue(), report};
+    if (check) clear_flags();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
       // offset meets the device's base-address alignment, else a copy in the
@@ -112,9 +150,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         // solve the compatible part f - mean(f) (orthogonal projection onto range(A))
         cl_mem t = null_space_sums(x, 0);
         // read in queue order, before the sums after the solve reuse the scratch
-        ocl::check(clEnqueueReadBuffer(rt_->queue(), t, CL_FALSE, 0, 2 * sizeof(T), s.data() + 2 * c, 0, nullptr,
-                                       nullptr),
-                   "clEnqueueReadBuffer (null-space sums)");
+        if (report)
+          ocl::check(clEnqueueReadBuffer(rt_->queue(), t, CL_FALSE, 0, 2 * sizeof(T), s.data() + 2 * c, 0, nullptr,
+                                         nullptr),
+                     "clEnqueueReadBuffer (null-space sums)");
         rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), t, real_t<T>(1.0 / double(N)));
       }
       solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
@@ -125,10 +164,16 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         ocl::check(clEnqueueCopyBuffer(rt_->queue(), x_.get(), buf, 0, offset, bytes, 0, nullptr, nullptr),
                    "clEnqueueCopyBuffer (solution of a batch)");
     }
+    if (event) {
+      cl_event ev = nullptr;
+      ocl::check(clEnqueueMarkerWithWaitList(rt_->queue(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
+      *event = ev;
+      return 0;
+    }
     // One pass over the solutions instead of a silent NaN.
-    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.get());
+    if (check) rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.get());
     rt_->finish();
-    check_flags(true);
+    if (check) check_flags(true);
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -433,6 +478,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_, excess_;
+  mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
   Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
   double neumann_weight_sum_ = 0;
 };
