@@ -27,9 +27,11 @@
 #ifdef EXCESS_FORM
 typedef struct { scalar lo, s, up, g; } row_t;
 #define WATCH_INIT
+#define UNWATCHED(r)
 #else
 typedef struct { scalar lo, s, up, g; real watch; } row_t;
 #define WATCH_INIT , 1
+#define UNWATCHED(r) ((r).watch = 1)  // a row read or generated, not formed here
 #endif
 // Records a line whose elimination met a small pivot.
 inline void watch_pivot(row_t r, __global int* flags, int line) {
@@ -58,9 +60,7 @@ inline scalar row_diag(row_t r) { return r.s; }
 inline row_t level0_coef(__global const scalar* A, __global const scalar* M, __global const scalar* E, int n0, int i,
                          scalar sg, int pin) {
   row_t o;
-#ifndef EXCESS_FORM
-  o.watch = 1;
-#endif
+  UNWATCHED(o);
   o.lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
   o.up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
   o.g = ZERO;
@@ -122,9 +122,7 @@ inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line,
     o = level0_coef(A, M, E, n0, i, sg, pin);
     o.g = S[(size_t)i * L + line];
   } else {
-#ifndef EXCESS_FORM
-    o.watch = 1;  // checked when it was formed
-#endif
+    UNWATCHED(o);  // checked when it was formed
     o.lo = i > 0 ? S[(size_t)(i - 1) * L + line] : ZERO;
     o.up = i + 1 < n ? S[(size_t)i * L + line] : ZERO;
     o.s = S[((size_t)n + i) * L + line];
@@ -262,9 +260,7 @@ __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __
 inline row_t local_row(__local const scalar* o, __local const scalar* s, __local const scalar* g, int i, int st,
                        int lanes, int lane) {
   row_t r;
-#ifndef EXCESS_FORM
-  r.watch = 1;
-#endif
+  UNWATCHED(r);
   r.lo = i >= st ? o[(i - st) * lanes + lane] : ZERO;
   r.up = o[i * lanes + lane];
   r.s = s[i * lanes + lane];

@@ -17,12 +17,6 @@ template <class Handle, class Info, class Getter> std::string info_text(Getter g
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-std::string info_string(cl_device_id d, cl_device_info what) {
-  return info_text(clGetDeviceInfo, d, what, "clGetDeviceInfo");
-}
-std::string platform_name(cl_platform_id p) {
-  return info_text(clGetPlatformInfo, p, cl_platform_info(CL_PLATFORM_NAME), "clGetPlatformInfo(CL_PLATFORM_NAME)");
-}
 template <class V> V device_value(cl_device_id d, cl_device_info what, const char* name) {
   V v{};
   check(clGetDeviceInfo(d, what, sizeof v, &v, nullptr), (std::string("clGetDeviceInfo(") + name + ")").c_str());
@@ -34,6 +28,13 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
+
+std::string device_text(cl_device_id d, cl_device_info what) {
+  return info_text(clGetDeviceInfo, d, what, "clGetDeviceInfo");
+}
+std::string platform_text(cl_platform_id p, cl_platform_info what) {
+  return info_text(clGetPlatformInfo, p, what, "clGetPlatformInfo");
+}
 
 Device select_device(const std::string& selector_in) {
   std::string selector = selector_in;
@@ -53,7 +54,7 @@ Device select_device(const std::string& selector_in) {
     check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, nd, devs.data(), nullptr), "clGetDeviceIDs");
     for (unsigned di = 0; di < nd; ++di) {
       const auto t = device_value<cl_device_type>(devs[di], CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
-      all.push_back({plats[pi], devs[di], pi, di, platform_name(plats[pi]) + " / " + info_string(devs[di], CL_DEVICE_NAME),
+      all.push_back({plats[pi], devs[di], pi, di, platform_text(plats[pi], CL_PLATFORM_NAME) + " / " + device_text(devs[di], CL_DEVICE_NAME),
                      (t & CL_DEVICE_TYPE_GPU) != 0});
     }
   }
@@ -83,13 +84,13 @@ Device describe_device(cl_device_id id) {
   Device d;
   d.device = id;
   d.platform = device_value<cl_platform_id>(id, CL_DEVICE_PLATFORM, "CL_DEVICE_PLATFORM");
-  d.device_name = info_string(id, CL_DEVICE_NAME);
-  d.name = platform_name(d.platform) + " / " + d.device_name;
+  d.device_name = device_text(id, CL_DEVICE_NAME);
+  d.name = platform_text(d.platform, CL_PLATFORM_NAME) + " / " + d.device_name;
   d.max_work_group = device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
   d.local_mem = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
   check(clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
-  d.fp64 = info_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+  d.fp64 = device_text(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
   d.max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   d.global_mem = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
   d.base_align_bytes = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "CL_DEVICE_MEM_BASE_ADDR_ALIGN") / 8;

@@ -25,6 +25,10 @@ struct Device {
 // first GPU, else the first device. Throws BackendError naming what exists.
 PSCR_API Device select_device(const std::string& selector);
 
+// A text property of a device or platform; BackendError when the query fails.
+std::string device_text(cl_device_id d, cl_device_info what);
+std::string platform_text(cl_platform_id p, cl_platform_info what);
+
 // The properties of one device; BackendError when a query fails.
 PSCR_API Device describe_device(cl_device_id id);
 

@@ -27,23 +27,6 @@ std::string hex(std::uint64_t v) {
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
 }
-std::string device_text(cl_device_id d, cl_device_info what) {
-  std::size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS) return "?";
-  std::string s(n, '\0');
-  if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return "?";
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-std::string platform_version(cl_platform_id p) {
-  std::size_t n = 0;
-  if (clGetPlatformInfo(p, CL_PLATFORM_VERSION, 0, nullptr, &n) != CL_SUCCESS) return "?";
-  std::string s(n, '\0');
-  if (clGetPlatformInfo(p, CL_PLATFORM_VERSION, n, s.data(), nullptr) != CL_SUCCESS) return "?";
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-
 void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 bool get_u64(const std::string& in, std::size_t& pos, std::uint64_t& v) {
   if (in.size() - pos < sizeof v) return false;
@@ -141,7 +124,7 @@ CachedBuild build_cached(cl_context ctx, const Device& dev, const char* source, 
   std::ostringstream key;
   key << "libpscr program cache 1\n"
       << dev.name << '\n'
-      << platform_version(dev.platform) << '\n'
+      << platform_text(dev.platform, CL_PLATFORM_VERSION) << '\n'
       << device_text(dev.device, CL_DRIVER_VERSION) << '\n'
       << device_text(dev.device, CL_DEVICE_VERSION) << '\n'
       << options << '\n'
