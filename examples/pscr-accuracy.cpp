@@ -3,7 +3,7 @@
 // max|u − u*| / max|u*| of the chosen backend and, for uniform Dirichlet
 // Poisson, of an FFTW DST-I solver in the same precision (the "/FFT" ratio).
 //   pscr-accuracy [--backend reference|opencl] [--dim 2|3] [--sizes 63,255,1023]
-//                 [--problem uniform|graded|neumann|helmholtz] [--radix Q]
+//                 [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]
 // The exact answer u*: a long double DST-I solve (uniform), else the double
 // PSCR solution refined three times with residuals summed in long double.
 #include <cmath>
@@ -23,7 +23,7 @@ using LD = long double;
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr, "pscr-accuracy: %s\nusage: pscr-accuracy [--backend reference|opencl] [--dim 2|3] "
-                       "[--sizes N,N,...] [--problem uniform|graded|neumann|helmholtz] [--radix Q]\n",
+                       "[--sizes N,N,...] [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]\n",
                why.c_str());
   std::exit(2);
 }
@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
       problem = v;
     } else if (a == "--radix") {
       o.radix = integer(a, v);
+    } else if (a == "--refine") {
+      o.refine = v == "0" ? 0 : integer(a, v);
     } else {
       usage("unknown option " + a);
     }

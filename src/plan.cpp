@@ -29,6 +29,8 @@ template <class T> void check_finite(const T* x, std::size_t n, const char* what
 template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
   if (options.radix < 2) throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2)");
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (options.refine < 0 || options.refine > 10)
+    throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
   const auto t0 = clock_type::now();
   impl_ = std::make_unique<Impl>(problem, options);
   impl_->info.eigen_seconds = seconds_since(t0);
@@ -36,6 +38,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
     case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options); break;
   }
+  if (options.refine > 0) impl_->wide = std::make_unique<Problem<wide_t<T>>>(problem.template cast<wide_t<T>>());
   if (impl_->data.pure_neumann) {
     impl_->neumann_weights = mass_weights(impl_->data.problem);
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
@@ -77,6 +80,32 @@ template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->da
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
 
 template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
+  const int steps = impl_->options.refine;
+  if (steps == 0) return solve_once(f, u, count);
+  if (!f || !u) throw InvalidArgument("solve: null array");
+  using W = wide_t<T>;
+  const std::size_t N = impl_->data.problem.unknowns();
+  const auto t0 = clock_type::now();
+  std::vector<W> fw(f, f + N * count);  // before u (which may alias f) is overwritten
+  SolveStats st = solve_once(f, u, count);
+  std::vector<W> uw(u, u + N * count), aw(N);
+  std::vector<T> r(N * count), d(N * count);
+  for (int s = 0; s < steps; ++s) {
+    for (std::size_t c = 0; c < count; ++c) {
+      impl_->wide->apply(uw.data() + c * N, aw.data());
+      for (std::size_t i = 0; i < N; ++i) r[c * N + i] = T(fw[c * N + i] - aw[i]);
+    }
+    // the projection and the zero weighted mean apply to the correction too
+    const SolveStats sd = solve_once(r.data(), d.data(), count);
+    st.transfer_seconds += sd.transfer_seconds;
+    for (std::size_t i = 0; i < N * count; ++i) uw[i] += W(d[i]);
+  }
+  for (std::size_t i = 0; i < N * count; ++i) u[i] = T(uw[i]);
+  st.seconds = seconds_since(t0);
+  return st;
+}
+
+template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t count) const {
   if (!f || !u) throw InvalidArgument("solve: null array");
   const auto t0 = clock_type::now();
   const std::size_t N = impl_->data.problem.unknowns();

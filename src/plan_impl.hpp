@@ -17,6 +17,7 @@ template <class T> struct Plan<T>::Impl {
   PlanInfo info;
   std::vector<double> neumann_weights;  // pure Neumann: (M1 1)⊗(M2 1)[⊗(M3 1)]
   double neumann_weight_sum = 0;
+  std::unique_ptr<Problem<wide_t<T>>> wide;  // Options::refine: the problem in double for residuals
 };
 
 }  // namespace pscr

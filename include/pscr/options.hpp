@@ -40,6 +40,12 @@ struct Options {
   // ignored), retains the queue, and orders its copies and kernels on it, so
   // the caller's own work and the solves need no further synchronisation.
   void* opencl_queue = nullptr;
+  // Steps of iterative refinement of host solves: the residual f − A u is
+  // summed in double (for float and complex float plans: a wider precision
+  // than the solve) and the plan solves for the correction. For the cases the
+  // excess form does not cover (indefinite, complex); each step costs a solve
+  // and a product with A. 0 = none.
+  int refine = 0;
 };
 
 }  // namespace pscr

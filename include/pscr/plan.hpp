@@ -100,6 +100,7 @@ template <class T> class PSCR_API Plan {
   const Impl& impl() const { return *impl_; }  // for the backend-specific APIs
 
  private:
+  SolveStats solve_once(const T* f, T* u, std::size_t count) const;
   std::unique_ptr<Impl> impl_;
 };
 
