@@ -79,10 +79,6 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
   std::vector<int> order(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = int(i);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return jobs[a].e - jobs[a].s > jobs[b].e - jobs[b].s; });
-  // Large pencils one at a time, each spreading its eigenvectors over the
-  // threads; then the many small ones in parallel.
-  std::size_t large = 0;
-  while (large < order.size() && jobs[order[large]].e - jobs[order[large]].s + 1 >= 1024) ++large;
   auto solve_job = [&](std::size_t o) {
     const Job& j = jobs[order[o]];
     try {
@@ -99,9 +95,9 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
       errors[order[o]] = std::string("B|") + ex.what();
     }
   };
-  for (std::size_t o = 0; o < large; ++o) solve_job(o);
+  // Largest first, so that the top-level pencil runs beside the many small ones.
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t o = large; o < order.size(); ++o) solve_job(o);
+  for (std::size_t o = 0; o < order.size(); ++o) solve_job(o);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!errors[i].empty()) {
       std::ostringstream os;

@@ -146,8 +146,8 @@ std::optional<PencilEigen<double>> eigen_relative(const Tridiagonal<double>& A, 
       break;
     }
   }
-  // O(m) each and independent: spread over the host threads (a nested call
-  // from the planner's parallel loop over groups runs on its own thread).
+  // O(m) each and independent: spread over the host threads when called
+  // outside a parallel region (inside the planner's loop over groups, one thread).
 #pragma omp parallel if (first_dense >= 256)
   {
     std::vector<double> z(m), lp(m), um(m), s(m), p(m);
