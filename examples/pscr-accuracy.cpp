@@ -4,6 +4,7 @@
 // Poisson, of an FFTW DST-I solver in the same precision (the "/FFT" ratio).
 //   pscr-accuracy [--backend reference|opencl] [--dim 2|3] [--sizes 63,255,1023]
 //                 [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]
+//                 [--elimination automatic|ordinary]
 // The exact answer u*: a long double DST-I solve (uniform), else the double
 // PSCR solution refined three times with residuals summed in long double.
 #include <cmath>
@@ -23,7 +24,7 @@ using LD = long double;
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr, "pscr-accuracy: %s\nusage: pscr-accuracy [--backend reference|opencl] [--dim 2|3] "
-                       "[--sizes N,N,...] [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]\n",
+                       "[--sizes N,N,...] [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K] [--elimination automatic|ordinary]\n",
                why.c_str());
   std::exit(2);
 }
@@ -232,6 +233,10 @@ int main(int argc, char** argv) {
       problem = v;
     } else if (a == "--radix") {
       o.radix = integer(a, v);
+    } else if (a == "--elimination") {
+      if (v == "automatic") o.elimination = pscr::Elimination::automatic;
+      else if (v == "ordinary") o.elimination = pscr::Elimination::ordinary;
+      else usage("--elimination is automatic or ordinary");
     } else if (a == "--refine") {
       o.refine = v == "0" ? 0 : integer(a, v);
     } else {

@@ -6,6 +6,7 @@
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
 //              [--no-anchors] [--defaults] [--first-solution] [--host-batch K]
+//              [--elimination automatic|ordinary]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time, the median (min, max) of R device-
@@ -49,6 +50,7 @@ struct Config {
   bool defaults = false;  // --defaults: the built-in parameters, not the tuned ones
   bool first_solution = false;  // --first-solution: plan and one host solve, timed from process start
   int host_batch = 0;           // --host-batch K: throughput of K right-hand sides in host arrays
+  pscr::Elimination elimination = pscr::Elimination::automatic;
   std::vector<int> sizes;
   pscr::Backend backend = pscr::Backend::opencl;
   std::vector<std::pair<std::string, int>> set;
@@ -157,6 +159,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   const auto p = make_problem<T>(c, n);
   pscr::Options o;
   o.backend = c.backend;
+  o.elimination = c.elimination;
   o.device = c.device;
   o.tuning_file = c.tuning;
   if (c.defaults) o.parameters = pscr::KernelParameters{};
@@ -297,6 +300,12 @@ int main(int argc, char** argv) {
     else if (a == "--no-anchors") c.anchors = false;
     else if (a == "--defaults") c.defaults = true;
     else if (a == "--first-solution") c.first_solution = true;
+    else if (a == "--elimination") {
+      const std::string v = val();
+      if (v == "automatic") c.elimination = pscr::Elimination::automatic;
+      else if (v == "ordinary") c.elimination = pscr::Elimination::ordinary;
+      else usage("--elimination must be automatic or ordinary, got '" + v + "'");
+    }
     else if (a == "--host-batch") {
       const std::string v = val();
       char* end = nullptr;

@@ -10,7 +10,8 @@
 namespace pscr {
 
 template <class T> struct Plan<T>::Impl {
-  explicit Impl(const Problem<T>& p, const Options& o) : options(o), data(planner::make_plan_data(p, o.radix)) {}
+  explicit Impl(const Problem<T>& p, const Options& o)
+      : options(o), data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic)) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;

@@ -12,6 +12,12 @@ enum class Backend {
   opencl,     // OpenCL kernel pipeline
 };
 
+// How the tridiagonal systems of the last dimension are eliminated
+// (docs/accuracy.md): automatic = the excess representation when every system
+// is diagonally dominant, else the ordinary formulas; ordinary = always the
+// ordinary formulas (to compare accuracy and speed).
+enum class Elimination { automatic, ordinary };
+
 struct Options {
   Backend backend = Backend::reference;
   int radix = 4;       // q >= 2; 4 is the method's design point, 2 for comparison
@@ -46,6 +52,7 @@ struct Options {
   // excess form does not cover (indefinite, complex); each step costs a solve
   // and a product with A. 0 = none.
   int refine = 0;
+  Elimination elimination = Elimination::automatic;
 };
 
 }  // namespace pscr

@@ -53,7 +53,8 @@ template <class T> struct PlanData {
 
 // Builds the layout and eigenpairs. Throws SingularPencil for a singular
 // operator other than the pure-Neumann case, InvalidArgument for a bad radix.
-template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix);
+// allow_excess = false: the ordinary eliminations even where the excess form applies.
+template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true);
 
 // Pure Neumann: c = 0, real entries, every A_d has zero row sums (constants
 // are the null space) and every M_d is positive on the diagonal.

@@ -202,7 +202,7 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
   return true;
 }
 
-template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix) {
+template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
@@ -220,7 +220,7 @@ template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int rad
   }
   pd.sigma_min = sigma_min;
   const auto& last = problem.factor(D - 1);
-  pd.excess_form = excess_form_applies(last, sigma_min);
+  pd.excess_form = allow_excess && excess_form_applies(last, sigma_min);
   if (pd.excess_form) pd.excess = excess_rows(last);
   return pd;
 }
@@ -233,7 +233,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 }
 
 #define PSCR_INSTANTIATE(T)                                              \
-  template PlanData<T> make_plan_data(const Problem<T>&, int);           \
+  template PlanData<T> make_plan_data(const Problem<T>&, int, bool);     \
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)
