@@ -48,6 +48,10 @@ with tempfile.TemporaryDirectory() as d:
     out = lambda name: os.path.join(d, name)
     # outputs
     expect("fattal png", ["scene:window:96x64", out("f.png"), "--save-input", out("in.hdr")], 0, "converged")
+    expect("fattal float solve", ["scene:window:96x64", out("f32.png"), "--precision", "float", "--times"], 0,
+           "converged", "plan", "wall from process start")
+    check("float solve png header", png_size(out("f32.png")) == (96, 64, 8, 2))
+    expect("bad precision", ["scene:window:96x64", out("x.png"), "--precision", "half"], 2, "--precision")
     check("png header", png_size(out("f.png")) == (96, 64, 8, 2), str(png_size(out("f.png"))))
     expect("reinhard png", ["--operator", "reinhard", out("in.hdr"), out("r.png")], 0, "reinhard")
     check("reinhard png header", png_size(out("r.png")) == (96, 64, 8, 2))

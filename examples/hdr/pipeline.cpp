@@ -30,8 +30,13 @@ Pipeline::Impl::Impl(int width, int height, const PipelineOptions& o) : w(width)
   // A I = b with A = A_y ⊗ I + I ⊗ A_x: rows (index 1) slowest, as the image.
   const auto fy = laplacian_factor(h, 1.0, Boundary::Neumann, Boundary::Neumann);
   const auto fx = laplacian_factor(w, 1.0, Boundary::Neumann, Boundary::Neumann);
-  plan = std::make_unique<Plan<double>>(Problem<double>::make2d(fy, fx, 0.0), po);  // refuses devices without fp64
-  rt = std::make_unique<ocl::Runtime>(opencl::queue(*plan), kernels::hdr_cl, "-cl-std=CL1.2", o.stage_timing);
+  const auto problem = Problem<double>::make2d(fy, fx, 0.0);
+  if (o.float_solve) plan32 = std::make_unique<Plan<float>>(problem.cast<float>(), po);
+  else plan = std::make_unique<Plan<double>>(problem, po);  // refuses devices without fp64
+  cl_command_queue q = plan ? opencl::queue(*plan) : opencl::queue(*plan32);
+  rt = std::make_unique<ocl::Runtime>(q, kernels::hdr_cl, "-cl-std=CL1.2", o.stage_timing);
+  if (!rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64, which the pipeline needs");
+  if (plan32) I32 = rt->alloc(N * sizeof(float), "float solution");
   levels.push_back({w, h});
   // Gaussian pyramid down to a side of 1; FattalParameters::coarsest picks how many levels are used
   while (std::min(levels.back().w, levels.back().h) >= 2)
@@ -157,7 +162,7 @@ std::string Pipeline::device() const { return impl_->rt->device().name; }
 double Pipeline::plan_seconds() const { return impl_->plan_seconds; }
 Pipeline::PlanTimes Pipeline::plan_times() const {
   PlanTimes t;
-  const PlanInfo& pi = impl_->plan->info();
+  const PlanInfo& pi = impl_->plan_info();
   t.total = impl_->plan_seconds;
   t.eigen = pi.eigen_seconds;
   t.solver_program = pi.build_seconds;
@@ -166,7 +171,7 @@ Pipeline::PlanTimes Pipeline::plan_times() const {
   t.client_cache = impl_->rt->program_cache();
   return t;
 }
-std::size_t Pipeline::device_bytes() const { return impl_->plan->info().device_bytes + impl_->rt->bytes(); }
+std::size_t Pipeline::device_bytes() const { return impl_->plan_info().device_bytes + impl_->rt->bytes(); }
 
 namespace {
 void check_fattal(const FattalParameters& p) {

@@ -29,7 +29,10 @@ struct Pipeline::Impl {
   std::size_t N;
   PipelineOptions options;
   double plan_seconds = 0;
-  std::unique_ptr<Plan<double>> plan;
+  std::unique_ptr<Plan<double>> plan;   // the PSCR solve in double, or
+  std::unique_ptr<Plan<float>> plan32;  // in float (PipelineOptions::float_solve)
+  ocl::Mem I32;                         // float_solve: the right-hand side and solution in float
+  const PlanInfo& plan_info() const { return plan ? plan->info() : plan32->info(); }
   std::unique_ptr<ocl::Runtime> rt;
   std::vector<GridSize> levels;        // Gaussian pyramid, level 0 = the image
   std::vector<ocl::Mem> H;             // log luminance per level

@@ -104,9 +104,15 @@ SolveReport Pipeline::Impl::solve(const SolverControls& c) {
   if (c.solver != Solver::pscr) {
     rep = solve_iterative(c);
   } else {
-    ocl::check(clEnqueueCopyBuffer(rt->queue(), b.get(), I.get(), 0, 0, N * sizeof(double), 0, nullptr, nullptr),
-               "clEnqueueCopyBuffer");
-    rep.incompatible_part = opencl::solve(*plan, I.get()).incompatible_part;
+    if (plan32) {  // b in float, solved in float, back to double
+      rt->run("to_float", kGroup, {N}, b.get(), cl_ulong(N), I32.get());
+      rep.incompatible_part = opencl::solve(*plan32, I32.get()).incompatible_part;
+      rt->run("to_double", kGroup, {N}, I32.get(), cl_ulong(N), I.get());
+    } else {
+      ocl::check(clEnqueueCopyBuffer(rt->queue(), b.get(), I.get(), 0, 0, N * sizeof(double), 0, nullptr, nullptr),
+                 "clEnqueueCopyBuffer");
+      rep.incompatible_part = opencl::solve(*plan, I.get()).incompatible_part;
+    }
     rep.iterations = 1;
     rep.converged = true;
   }

@@ -6,6 +6,7 @@
 // Medians over --reps runs after one warm-up; the PSCR solve of the same run
 // is the anchor of the solver ratios.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -114,6 +115,40 @@ int main(int argc, char** argv) {
       line("whole fattal call, Image (pageable):", whole);
       line("whole reinhard call, frame (page-locked):", reinhard_frame);
       line("whole reinhard call, Image (pageable):", reinhard);
+      {  // the PSCR solve in float: its time, and the result against the double pipeline's
+        PipelineOptions fo = plain;
+        fo.float_solve = true;
+        Pipeline single(n, n, fo);
+        const Frame sf = single.frame();
+        std::copy(img.rgb.begin(), img.rgb.end(), sf.rgb);
+        const ToneMapped ref = fast.fattal(frame);
+        std::vector<std::uint8_t> ref8(ref.rgb8.begin(), ref.rgb8.end());
+        const std::vector<double> Iref = fast.fields().I;
+        single.fattal(sf);
+        std::vector<double> wf, sf_solve, df_solve;
+        ToneMapped got;
+        for (int r = 0; r < reps; ++r) {
+          got = single.fattal(sf);
+          wf.push_back(got.seconds);
+          sf_solve.push_back(got.solve.seconds);
+          df_solve.push_back(fast.fattal(frame).solve.seconds);
+        }
+        const std::vector<double> I32 = single.fields().I;
+        double se = 0, di = 0, range = 0, lo = Iref[0], hi = Iref[0];
+        for (std::size_t k = 0; k < ref8.size(); ++k) se += std::pow(double(got.rgb8[k]) - double(ref8[k]), 2);
+        for (std::size_t k = 0; k < Iref.size(); ++k) {
+          di = std::max(di, std::abs(I32[k] - Iref[k]));
+          lo = std::min(lo, Iref[k]);
+          hi = std::max(hi, Iref[k]);
+        }
+        range = hi - lo;
+        const double mse = se / double(ref8.size());
+        std::printf("  float PSCR solve: whole call %.3f ms, solve %.3f ms (double %.3f ms); 8-bit result against "
+                    "double: PSNR %s, max |I_float - I_double| / range(I) = %.1e\n",
+                    1e3 * median(wf), 1e3 * median(sf_solve), 1e3 * median(df_solve),
+                    mse > 0 ? (std::to_string(10 * std::log10(255.0 * 255.0 / mse)) + " dB").c_str() : "inf (identical bytes)",
+                    di / range);
+      }
       std::fflush(stdout);
       if (solvers.empty()) continue;
       // the Poisson problem of this image, solved by each solver

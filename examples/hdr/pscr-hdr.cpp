@@ -37,7 +37,8 @@ void help() {
       "Other:\n"
       "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n"
       "  --save-input FILE     also write the input as .hdr, .exr or .pfm\n"
-      "  --times               print the time of each stage\n");
+      "  --times               print the time of each stage\n"
+      "  --precision P         double (default) or float: the precision of the PSCR Poisson solve\n");
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   FattalParameters fp;
   ReinhardParameters rp;
   SolverControls sc;
-  bool times = false, saturation_set = false;
+  bool times = false, saturation_set = false, float_solve = false;
   double saturation = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -79,6 +80,11 @@ int main(int argc, char** argv) {
     else if (a == "--device") device = val();
     else if (a == "--save-input") save_input = val();
     else if (a == "--times") times = true;
+    else if (a == "--precision") {
+      const std::string v = val();
+      if (v != "double" && v != "float") cli::usage(kTool, "--precision is double or float, got '" + v + "'");
+      float_solve = v == "float";
+    }
     else if (!a.empty() && a[0] == '-') cli::usage(kTool, "unknown option " + a);
     else if (input.empty()) input = a;
     else if (output.empty()) output = a;
@@ -96,6 +102,7 @@ int main(int argc, char** argv) {
     PipelineOptions po;
     po.device = device;
     po.stage_timing = times;
+    po.float_solve = float_solve;
     po.linear_output = !png;
     Pipeline pipe(img.width, img.height, po);
     const ToneMapped out = op == "fattal" ? pipe.fattal(img, fp, sc) : pipe.reinhard(img, rp);

@@ -99,6 +99,10 @@ struct Frame {
 
 struct PipelineOptions {
   std::string device;          // OpenCL device selector (as pscr::Options::device)
+  // Precision of the PSCR Poisson solve (the other stages stay in double):
+  // float halves its memory traffic and, for this diagonally dominant
+  // problem, keeps about six digits (docs/accuracy.md).
+  bool float_solve = false;
   bool stage_timing = false;   // wait after each stage and time it (adds one sync per stage)
   bool linear_output = false;  // also return ToneMapped::linear (one more float RGB image to download)
 };

@@ -164,3 +164,13 @@ __kernel void compose_reinhard(__global const float* rgb, __global const real* L
   const real Ld = Ls * (1 + Ls / (Lwhite * Lwhite)) / (1 + Ls);
   compose(rgb, L, i, Ld, s, srgb_table, out, linear);
 }
+
+// The right-hand side to float and the solution back (PipelineOptions::float_solve).
+__kernel void to_float(__global const real* x, ulong n, __global float* y) {
+  const ulong i = get_global_id(0);
+  if (i < n) y[i] = (float)x[i];
+}
+__kernel void to_double(__global const float* x, ulong n, __global real* y) {
+  const ulong i = get_global_id(0);
+  if (i < n) y[i] = (real)x[i];
+}
