@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace pscr::ocl {
@@ -69,7 +70,9 @@ std::string store_entry(const std::filesystem::path& dir, const std::filesystem:
   put_u64(data, bin.size());
   data += bin;
   put_u64(data, fnv1a(bin.data(), bin.size()));
-  const auto tmp = dir / (file.filename().string() + ".tmp" + std::to_string(::getpid()));
+  // unique per process and thread: plans built at once must not share a temporary
+  const auto tmp = dir / (file.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out.write(data.data(), std::streamsize(data.size())) || !out.flush()) {
