@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "dst_poisson.hpp"
 #include "pscr/pscr.hpp"
 
@@ -22,17 +23,16 @@ namespace {
 
 using LD = long double;
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "pscr-accuracy: %s\nusage: pscr-accuracy [--backend reference|opencl] [--dim 2|3] "
-                       "[--sizes N,N,...] [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K] [--elimination automatic|ordinary]\n",
-               why.c_str());
-  std::exit(2);
-}
+const char* kTool = "pscr-accuracy";
+const char* kUsage =
+    "usage: pscr-accuracy [--backend reference|opencl] [--dim 2|3] [--sizes N,N,...]\n"
+    "                     [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]\n"
+    "                     [--elimination automatic|ordinary]\n"
+    "Forward error max|u - u*| / max|u*| of PSCR solves in float and double against exact answers\n"
+    "(long double DST-I, or long-double-refined), with FFTW DST-I solvers of the same precision.\n";
+[[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 int integer(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end || v < 1 || v > 100000) usage(flag + " needs a positive integer, got '" + text + "'");
-  return int(v);
+  return int(pscr::cli::integer(kTool, flag, text, 1, 100000));
 }
 
 template <class W, class A> W widen(const A& a) {
@@ -202,16 +202,13 @@ void helmholtz_case(int dim, int n, const pscr::Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pscr::cli::help(argc, argv, kUsage);
   pscr::Options o;
   int dim = 2;
   std::string problem = "uniform";
   std::vector<int> sizes{63, 255, 1023};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::printf("pscr-accuracy: forward errors of PSCR solves against exact answers (see the source header)\n");
-      return 0;
-    }
     if (i + 1 >= argc) usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--backend") {
@@ -223,11 +220,7 @@ int main(int argc, char** argv) {
       if (dim != 2 && dim != 3) usage("--dim is 2 or 3");
     } else if (a == "--sizes") {
       sizes.clear();
-      for (std::size_t p = 0; p <= v.size();) {
-        const auto q = std::min(v.find(',', p), v.size());
-        sizes.push_back(integer(a, v.substr(p, q - p)));
-        p = q + 1;
-      }
+      for (const auto& item : pscr::cli::split(v)) sizes.push_back(integer(a, item));
     } else if (a == "--problem") {
       if (v != "uniform" && v != "graded" && v != "neumann" && v != "helmholtz") usage("unknown problem '" + v + "'");
       problem = v;
@@ -238,7 +231,7 @@ int main(int argc, char** argv) {
       else if (v == "ordinary") o.elimination = pscr::Elimination::ordinary;
       else usage("--elimination is automatic or ordinary");
     } else if (a == "--refine") {
-      o.refine = v == "0" ? 0 : integer(a, v);
+      o.refine = int(pscr::cli::integer(kTool, a, v, 0, 10));
     } else {
       usage("unknown option " + a);
     }

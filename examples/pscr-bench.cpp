@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "clfft_dst_poisson.hpp"
+#include "common/cli.hpp"
 #include "fftw_dst_poisson.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
@@ -56,10 +57,17 @@ struct Config {
   std::vector<std::pair<std::string, int>> set;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "pscr-bench: %s\n", why.c_str());
-  std::exit(2);
-}
+const char* kTool = "pscr-bench";
+const char* kUsage =
+    "usage: pscr-bench [--problem poisson|helmholtz] [--dim 2|3] [--sizes 1023,2047]\n"
+    "                  [--precision double|float] [--backend opencl|reference] [--device SEL]\n"
+    "                  [--reps R] [--omega W] [--json FILE] [--tuning FILE] [--set key=value ...]\n"
+    "                  [--max-residual X] [--no-anchors] [--defaults] [--first-solution]\n"
+    "                  [--host-batch K] [--elimination automatic|ordinary]\n"
+    "Times device-resident solves (median of R) per size n (n^2 or n^3 unknowns) and prints plan\n"
+    "time and its split, copy time, residual, GFlop/s, GB/s, per-kernel shares and, for Poisson in\n"
+    "double, the FFTW and clFFT DST-I anchors of the same run.\n";
+[[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 template <class T> pscr::Problem<T> make_problem(const Config& c, int n) {
   if (c.problem == "poisson") {
@@ -281,6 +289,7 @@ std::vector<int> default_sizes(int dim) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pscr::cli::help(argc, argv, kUsage);
   Config c;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -289,12 +298,12 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--problem") c.problem = val();
-    else if (a == "--dim") c.dim = std::atoi(val().c_str());
+    else if (a == "--dim") c.dim = int(pscr::cli::integer(kTool, a, val(), 2, 3));
     else if (a == "--precision") c.precision = val();
-    else if (a == "--reps") c.reps = std::atoi(val().c_str());
-    else if (a == "--omega") c.omega = std::atof(val().c_str());
+    else if (a == "--reps") c.reps = int(pscr::cli::integer(kTool, a, val(), 1, 100000));
+    else if (a == "--omega") c.omega = pscr::cli::number(kTool, a, val());
     else if (a == "--json") c.json = val();
-    else if (a == "--max-residual") c.max_residual = std::atof(val().c_str());
+    else if (a == "--max-residual") c.max_residual = pscr::cli::number(kTool, a, val());
     else if (a == "--device") c.device = val();
     else if (a == "--tuning") c.tuning = val();
     else if (a == "--no-anchors") c.anchors = false;
@@ -306,27 +315,20 @@ int main(int argc, char** argv) {
       else if (v == "ordinary") c.elimination = pscr::Elimination::ordinary;
       else usage("--elimination must be automatic or ordinary, got '" + v + "'");
     }
-    else if (a == "--host-batch") {
-      const std::string v = val();
-      char* end = nullptr;
-      const long k = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || k < 1 || k > 4096) usage("--host-batch needs a count 1..4096, got '" + v + "'");
-      c.host_batch = int(k);
-    }
+    else if (a == "--host-batch") c.host_batch = int(pscr::cli::integer(kTool, a, val(), 1, 4096));
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "opencl") c.backend = pscr::Backend::opencl;
       else if (b == "reference") c.backend = pscr::Backend::reference;
       else usage("unknown backend '" + b + "'");
     } else if (a == "--sizes") {
-      std::stringstream ss(val());
-      std::string item;
-      while (std::getline(ss, item, ',')) c.sizes.push_back(std::atoi(item.c_str()));
+      for (const auto& item : pscr::cli::split(val()))
+        c.sizes.push_back(int(pscr::cli::integer(kTool, a, item, 1, 1 << 20)));
     } else if (a == "--set") {
       const std::string kv = val();
       const auto eq = kv.find('=');
       if (eq == std::string::npos) usage("--set needs key=value");
-      c.set.emplace_back(kv.substr(0, eq), std::atoi(kv.c_str() + eq + 1));
+      c.set.emplace_back(kv.substr(0, eq), int(pscr::cli::integer(kTool, "--set " + kv.substr(0, eq), kv.substr(eq + 1))));
     } else usage("unknown argument '" + a + "'");
   }
   if (c.problem != "poisson" && c.problem != "helmholtz") usage("unknown problem '" + c.problem + "'");

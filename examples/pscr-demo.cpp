@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "common/cli.hpp"
 #include "fftw_dst_poisson.hpp"
 #include "pscr/pscr.hpp"
 
@@ -96,19 +97,30 @@ int bench(int n, int reps, int threads, pscr::Backend backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* tool = "pscr-demo";
+  pscr::cli::help(argc, argv,
+                  "usage: pscr-demo [--bench N] [--reps R] [--threads T] [--backend reference|opencl]\n"
+                  "Solves 2D Poisson, 2D Helmholtz and 3D Poisson on graded meshes and prints times, residual\n"
+                  "and error; --bench N times 2D Poisson N^2 against an FFTW DST-I solver in the same process.\n");
   int bench_n = 0, reps = 5, threads = 0;
   pscr::Backend backend = pscr::Backend::reference;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> int {
-      if (i + 1 >= argc) { std::fprintf(stderr, "pscr-demo: %s needs a value\n", a.c_str()); std::exit(2); }
-      return std::atoi(argv[++i]);
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) pscr::cli::usage(tool, a + " needs a value");
+      return argv[++i];
     };
-    if (a == "--bench") bench_n = next();
-    else if (a == "--reps") reps = std::max(1, next());
-    else if (a == "--threads") threads = next();
-    else if (a == "--backend" && i + 1 < argc) backend = std::string(argv[++i]) == "opencl" ? pscr::Backend::opencl : pscr::Backend::reference;
-    else { std::fprintf(stderr, "usage: pscr-demo [--bench N] [--reps R] [--threads T] [--backend reference|opencl]\n"); return 2; }
+    if (a == "--bench") bench_n = int(pscr::cli::integer(tool, a, val(), 1, 1 << 16));
+    else if (a == "--reps") reps = int(pscr::cli::integer(tool, a, val(), 1, 100000));
+    else if (a == "--threads") threads = int(pscr::cli::integer(tool, a, val(), 0, 4096));
+    else if (a == "--backend") {
+      const std::string b = val();
+      if (b == "reference") backend = pscr::Backend::reference;
+      else if (b == "opencl") backend = pscr::Backend::opencl;
+      else pscr::cli::usage(tool, "--backend is reference or opencl, got '" + b + "'");
+    } else {
+      pscr::cli::usage(tool, "unknown argument '" + a + "'");
+    }
   }
   try {
     if (bench_n > 0) return bench(bench_n, reps, threads, backend);

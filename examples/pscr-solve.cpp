@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "pscr/npy.hpp"
+#include "common/cli.hpp"
 #include "pscr/pscr.hpp"
 
 namespace {
@@ -105,8 +106,8 @@ template <class T> int run(const std::map<std::string, std::string>& args, const
     throw pscr::SizeMismatch(os.str());
   }
   pscr::Options o;
-  if (args.count("radix")) o.radix = std::stoi(args.at("radix"));
-  if (args.count("threads")) o.threads = std::stoi(args.at("threads"));
+  if (args.count("radix")) o.radix = int(pscr::cli::integer("pscr-solve", "--radix", args.at("radix"), -1000, 1 << 20));
+  if (args.count("threads")) o.threads = int(pscr::cli::integer("pscr-solve", "--threads", args.at("threads"), 0, 4096));
   if (args.count("device")) o.device = args.at("device");
   if (args.count("backend")) {
     const auto& b = args.at("backend");

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "../examples/common/cli.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 #include "pscr/tuning.hpp"
@@ -46,10 +47,14 @@ struct Config {
   unsigned long long seed = 1;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "pscr-tune: %s\n", why.c_str());
-  std::exit(2);
-}
+const char* kTool = "pscr-tune";
+const char* kUsage =
+    "usage: pscr-tune [--dim 2|3] [--type double|float|complex-double|complex-float] [--n N]\n"
+    "                 [--device SEL] [--budget SECONDS] [--evals E] [--population P] [--seed S]\n"
+    "                 [--reps R] [--range MIN:MAX] [--out FILE]\n"
+    "Searches the KernelParameters table by discrete differential evolution for one device and\n"
+    "problem class and writes (merging) the tuning JSON that plans read.\n";
+[[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -262,6 +267,7 @@ template <class T> int tune(const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pscr::cli::help(argc, argv, kUsage);
   Config c;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -271,9 +277,8 @@ int main(int argc, char** argv) {
     };
     auto num = [&](double lo) {
       const std::string s = val();
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || *end || !(v >= lo)) usage(a + " needs a number >= " + std::to_string(int(lo)) + ", not '" + s + "'");
+      const double v = pscr::cli::number(kTool, a, s);
+      if (!(v >= lo)) usage(a + " needs a number >= " + std::to_string(int(lo)) + ", got '" + s + "'");
       return v;
     };
     if (a == "--dim") c.dim = int(num(2));
@@ -291,8 +296,8 @@ int main(int argc, char** argv) {
       const auto colon = r.find(':');
       if (colon == std::string::npos) usage("--range needs MIN:MAX (either may be empty)");
       const std::string lo = r.substr(0, colon), hi = r.substr(colon + 1);
-      if (!lo.empty()) c.min_n = std::stoul(lo);
-      if (!hi.empty()) c.max_n = std::stoul(hi);
+      if (!lo.empty()) c.min_n = std::size_t(pscr::cli::integer(kTool, "--range MIN", lo, 1, 1L << 40));
+      if (!hi.empty()) c.max_n = std::size_t(pscr::cli::integer(kTool, "--range MAX", hi, 1, 1L << 40));
       if (c.min_n > c.max_n) usage("--range: MIN > MAX");
     } else usage("unknown argument '" + a + "'");
   }

@@ -1,4 +1,5 @@
-// Command-line helpers of the image tools: strict numbers and image sources.
+// Command-line helpers of the image tools: the shared ones (common/cli.hpp)
+// and image sources.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -7,40 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "../common/cli.hpp"
 #include "image.hpp"
 #include "scenes.hpp"
 
 namespace pscr::hdr::cli {
 
-[[noreturn]] inline void usage(const char* tool, const std::string& why) {
-  std::fprintf(stderr, "%s: %s (see --help)\n", tool, why.c_str());
-  std::exit(2);
-}
-
-// The whole text must be a finite number.
-inline double number(const char* tool, const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
-    usage(tool, flag + " needs a number, got '" + text + "'");
-  return v;
-}
-inline long integer(const char* tool, const std::string& flag, const std::string& text) {
-  const double v = number(tool, flag, text);
-  if (v != std::floor(v) || std::fabs(v) > 1e15) usage(tool, flag + " needs an integer, got '" + text + "'");
-  return long(v);
-}
-
-// The comma-separated items of text, empty ones included ("a,,b" has three).
-inline std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> items;
-  for (std::size_t p = 0; p <= text.size();) {
-    const auto q = std::min(text.find(',', p), text.size());
-    items.push_back(text.substr(p, q - p));
-    p = q + 1;
-  }
-  return items;
-}
+using namespace pscr::cli;  // usage, help, number, integer, split
 
 // "scene:NAME:WxH" (a synthetic scene) or an image file.
 inline Image load_source(const char* tool, const std::string& spec) {
