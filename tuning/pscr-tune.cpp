@@ -296,8 +296,8 @@ int main(int argc, char** argv) {
       const auto colon = r.find(':');
       if (colon == std::string::npos) usage("--range needs MIN:MAX (either may be empty)");
       const std::string lo = r.substr(0, colon), hi = r.substr(colon + 1);
-      if (!lo.empty()) c.min_n = std::size_t(pscr::cli::integer(kTool, "--range MIN", lo, 1, 1L << 40));
-      if (!hi.empty()) c.max_n = std::size_t(pscr::cli::integer(kTool, "--range MAX", hi, 1, 1L << 40));
+      if (!lo.empty()) c.min_n = std::size_t(pscr::cli::integer(kTool, "--range MIN", lo, 0, 1L << 40));
+      if (!hi.empty()) c.max_n = std::size_t(pscr::cli::integer(kTool, "--range MAX", hi, 0, 1L << 40));
       if (c.min_n > c.max_n) usage("--range: MIN > MAX");
     } else usage("unknown argument '" + a + "'");
   }
