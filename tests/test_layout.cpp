@@ -1,4 +1,4 @@
-// Level/group layout of DESIGN.md section 2 for arbitrary n.
+// Level/group layout of docs/method.md for arbitrary n.
 #define BOOST_TEST_MODULE layout
 #include <boost/test/unit_test.hpp>
 

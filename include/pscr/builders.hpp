@@ -1,4 +1,4 @@
-// Ready-made factor pencils from mesh coordinates (DESIGN.md section 3).
+// Ready-made factor pencils from mesh coordinates (the test problems of the PSCR article).
 #pragma once
 #include "pscr/export.hpp"
 #include <complex>

@@ -1,4 +1,4 @@
-// Level/group layout of radix-q PSCR for arbitrary n (DESIGN.md section 2).
+// Level/group layout of radix-q PSCR for arbitrary n (docs/method.md).
 // Rows are 0-based here: row r is the paper's row r+1.
 #pragma once
 #include <vector>
