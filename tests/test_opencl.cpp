@@ -517,3 +517,30 @@ BOOST_AUTO_TEST_CASE(caller_queue_async_and_batches) {
   clReleaseCommandQueue(q);
   clReleaseContext(ctx);
 }
+
+// Asynchronous solves of a pure-Neumann problem: the projection and the zero
+// weighted mean run on the device as for the waiting solve, so the answers agree.
+BOOST_AUTO_TEST_CASE(async_pure_neumann) {
+  const auto fa = pscr::poisson_neumann_factor(pscr::graded_mesh(21, 1.0, 1.03));
+  const auto fb = pscr::laplacian_factor(17, 0.5, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+  const auto p = pscr::Problem<double>::make2d(fa, fb, 0.0);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  pscr::Plan<double> plan(p, o);
+  const std::size_t N = p.unknowns();
+  auto f = test::random_vector<double>(2 * N, 9);
+  for (auto& v : f) v += 0.2;
+  std::vector<double> ref(2 * N), v(2 * N);
+  plan.solve_batch(f.data(), ref.data(), 2);
+  cl_int st;
+  cl_command_queue q = pscr::opencl::queue(plan);
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, 2 * N * sizeof(double), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), f.data(), 0, nullptr, nullptr);
+  cl_event ev = pscr::opencl::solve_async(plan, buf, 2);
+  clWaitForEvents(1, &ev);
+  clReleaseEvent(ev);
+  clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), v.data(), 0, nullptr, nullptr);
+  clReleaseMemObject(buf);
+  BOOST_TEST(test::rel_error(v, ref) <= 1e-11);
+}

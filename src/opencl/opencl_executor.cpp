@@ -77,10 +77,29 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       std::memcpy(dst, src, bytes);
       host_copies += std::chrono::duration<double>(clk::now() - t0).count();
     };
-    if (!staging_[0].data()) {
-      for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
+    if (!staging_[0].data() && !unstaged_) {
+      try {
+        for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
+      } catch (const Error&) {  // no page-locked memory this large: copy from the caller's arrays directly
+        for (auto& st : staging_) st = ocl::PinnedHost();
+        unstaged_ = true;
+      }
     }
     clear_flags();
+    if (unstaged_) {
+      for (std::size_t c = 0; c < count; ++c) {
+        const auto t0 = clk::now();
+        rt_->write(x_.get(), x + c * N, bytes);
+        host_copies += std::chrono::duration<double>(clk::now() - t0).count();
+        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
+        const auto t1 = clk::now();
+        rt_->read(x_.get(), x + c * N, bytes);  // blocking: after the solve
+        host_copies += std::chrono::duration<double>(clk::now() - t1).count();
+      }
+      rt_->finish();
+      check_flags(false);
+      return host_copies;
+    }
     std::vector<ocl::Event> read_done(count);
     // Reads into the staging may be pending when an error unwinds: wait for them.
     struct FinishOnExit {
@@ -479,6 +498,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_, excess_;
   mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
+  mutable bool unstaged_ = false;       // the staging could not be allocated: direct copies
   Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
   double neumann_weight_sum_ = 0;
 };
