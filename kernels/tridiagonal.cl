@@ -84,7 +84,14 @@ inline row_t level0_coef(__global const scalar* A, __global const scalar* M, __g
 // eliminated: one CR (or PCR) reduction of one row. An absent p is the
 // identity row with a zero right-hand side.
 inline row_t cr_combine(row_t m, row_t c, row_t p) {
+#if defined(SCALAR_DOUBLE) && !defined(SCALAR_COMPLEX)
+  // one division for both reciprocals (the product of two diagonals stays in range for
+  // diagonals between 1e-150 and 1e150)
+  const scalar dm = row_diag(m), dp = row_diag(p), r = srecip(dm * dp);
+  const scalar rm = dp * r, rp = dm * r;
+#else
   const scalar rm = srecip(row_diag(m)), rp = srecip(row_diag(p));
+#endif
   const scalar wl = smul(c.lo, rm), wr = smul(c.up, rp);
   row_t o;
   o.lo = -smul(wl, m.lo);
