@@ -1,0 +1,82 @@
+/* libpscr C API (C99): opaque plans over the four scalar types, status codes
+ * instead of exceptions, and the message of the last failure on this thread.
+ * Complex arrays are interleaved (re, im) pairs, as C99 complex and Fortran
+ * COMPLEX store them. Layout of right-hand sides and solutions as in C++:
+ * u[(i1*n2 + i2)*n3 + i3], the last index contiguous. */
+#ifndef PSCR_PSCR_H
+#define PSCR_PSCR_H
+
+#include <stddef.h>
+
+#if defined(_WIN32)
+#define PSCR_C_API
+#else
+#define PSCR_C_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pscr_plan pscr_plan;
+
+typedef enum { PSCR_FLOAT32 = 0, PSCR_FLOAT64 = 1, PSCR_COMPLEX64 = 2, PSCR_COMPLEX128 = 3 } pscr_dtype;
+
+/* One per pscr::Error class. */
+typedef enum {
+  PSCR_OK = 0,
+  PSCR_SIZE_MISMATCH = 1,
+  PSCR_INVALID_ARGUMENT = 2,
+  PSCR_NON_FINITE_INPUT = 3,
+  PSCR_SINGULAR_PENCIL = 4,
+  PSCR_NUMERICAL_BREAKDOWN = 5,
+  PSCR_ALLOCATION_TOO_LARGE = 6,
+  PSCR_BACKEND_ERROR = 7,
+  PSCR_KERNEL_BUILD_ERROR = 8,
+  PSCR_FILE_FORMAT_ERROR = 9,
+  PSCR_UNKNOWN_ERROR = 10
+} pscr_status;
+
+typedef enum { PSCR_BACKEND_REFERENCE = 0, PSCR_BACKEND_OPENCL = 1 } pscr_backend;
+
+typedef struct {
+  pscr_backend backend; /* default reference */
+  int radix;            /* default 4 */
+  int threads;          /* reference executor; 0 = all cores */
+  const char* device;   /* OpenCL device selector, or NULL */
+  int refine;           /* steps of iterative refinement, default 0 */
+} pscr_options;
+
+/* The defaults (those of pscr::Options). */
+PSCR_C_API void pscr_options_default(pscr_options* options);
+
+/* Plans A = Σ_d (A_d in slot d, M elsewhere) + c·M⊗…⊗M for dims = 2 or 3.
+ * For each dimension d: n[d] rows, a_diag[d] and m_diag[d] of n[d] scalars,
+ * a_off[d] and m_off[d] of n[d] − 1 scalars, all of `dtype`; c is one scalar
+ * of `dtype`. options may be NULL (defaults). On success *plan is set. */
+PSCR_C_API pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int dims, const size_t* n,
+                                        const void* const* a_diag, const void* const* a_off,
+                                        const void* const* m_diag, const void* const* m_off, const void* c,
+                                        const pscr_options* options);
+
+/* Solves `count` right-hand sides stored one after another; u == f allowed. */
+PSCR_C_API pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t count);
+
+/* The number of unknowns of one right-hand side, and the plan's scalar type. */
+PSCR_C_API size_t pscr_plan_unknowns(const pscr_plan* plan);
+PSCR_C_API pscr_dtype pscr_plan_dtype(const pscr_plan* plan);
+
+/* NULL is allowed. */
+PSCR_C_API void pscr_plan_destroy(pscr_plan* plan);
+
+/* The message of the last failing call on this thread ("" if none). */
+PSCR_C_API const char* pscr_last_error(void);
+
+/* The library's version string. */
+PSCR_C_API const char* pscr_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSCR_PSCR_H */

@@ -1,0 +1,156 @@
+// The C API (include/pscr/pscr.h): plans held in a variant over the four
+// scalar types; every exception becomes a status and a per-thread message.
+#include "pscr/pscr.h"
+
+#include <complex>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "pscr/pscr.hpp"
+
+struct pscr_plan {
+  std::variant<pscr::Plan<float>, pscr::Plan<double>, pscr::Plan<std::complex<float>>,
+               pscr::Plan<std::complex<double>>>
+      plan;
+  pscr_dtype dtype;
+  std::size_t unknowns;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+template <class P> struct plan_scalar;
+template <class T> struct plan_scalar<pscr::Plan<T>> { using type = T; };
+
+// Runs f, turning each pscr::Error class into its status.
+template <class F> pscr_status guarded(F&& f) {
+  last_error.clear();
+  try {
+    f();
+    return PSCR_OK;
+  } catch (const pscr::KernelBuildError& e) {
+    last_error = e.what();
+    return PSCR_KERNEL_BUILD_ERROR;
+  } catch (const pscr::BackendError& e) {
+    last_error = e.what();
+    return PSCR_BACKEND_ERROR;
+  } catch (const pscr::SizeMismatch& e) {
+    last_error = e.what();
+    return PSCR_SIZE_MISMATCH;
+  } catch (const pscr::InvalidArgument& e) {
+    last_error = e.what();
+    return PSCR_INVALID_ARGUMENT;
+  } catch (const pscr::NonFiniteInput& e) {
+    last_error = e.what();
+    return PSCR_NON_FINITE_INPUT;
+  } catch (const pscr::SingularPencil& e) {
+    last_error = e.what();
+    return PSCR_SINGULAR_PENCIL;
+  } catch (const pscr::NumericalBreakdown& e) {
+    last_error = e.what();
+    return PSCR_NUMERICAL_BREAKDOWN;
+  } catch (const pscr::AllocationTooLarge& e) {
+    last_error = e.what();
+    return PSCR_ALLOCATION_TOO_LARGE;
+  } catch (const pscr::FileFormatError& e) {
+    last_error = e.what();
+    return PSCR_FILE_FORMAT_ERROR;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return PSCR_UNKNOWN_ERROR;
+  } catch (...) {
+    last_error = "unknown error";
+    return PSCR_UNKNOWN_ERROR;
+  }
+}
+
+template <class T>
+pscr::Plan<T> make_plan(int dims, const size_t* n, const void* const* a_diag, const void* const* a_off,
+                        const void* const* m_diag, const void* const* m_off, const void* c,
+                        const pscr::Options& o) {
+  std::vector<pscr::Factor<T>> fs;
+  for (int d = 0; d < dims; ++d) {
+    if (n[d] < 1) throw pscr::InvalidArgument("pscr_plan_create: n[" + std::to_string(d) + "] = 0");
+    if (!a_diag[d] || !m_diag[d] || (n[d] > 1 && (!a_off[d] || !m_off[d])))
+      throw pscr::InvalidArgument("pscr_plan_create: null factor array for dimension " + std::to_string(d + 1));
+    auto vec = [&](const void* p, std::size_t len) {
+      const T* t = static_cast<const T*>(p);
+      return std::vector<T>(t, t + len);
+    };
+    pscr::Factor<T> f;
+    f.A = pscr::Tridiagonal<T>(vec(a_diag[d], n[d]), vec(a_off[d], n[d] - 1));
+    f.M = pscr::Tridiagonal<T>(vec(m_diag[d], n[d]), vec(m_off[d], n[d] - 1));
+    fs.push_back(std::move(f));
+  }
+  return pscr::Plan<T>(pscr::Problem<T>(std::move(fs), *static_cast<const T*>(c)), o);
+}
+
+}  // namespace
+
+extern "C" {
+
+void pscr_options_default(pscr_options* options) {
+  if (!options) return;
+  const pscr::Options o;
+  options->backend = PSCR_BACKEND_REFERENCE;
+  options->radix = o.radix;
+  options->threads = o.threads;
+  options->device = nullptr;
+  options->refine = o.refine;
+}
+
+pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int dims, const size_t* n, const void* const* a_diag,
+                             const void* const* a_off, const void* const* m_diag, const void* const* m_off,
+                             const void* c, const pscr_options* options) {
+  return guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_plan_create: null plan pointer");
+    *plan = nullptr;
+    if (dims != 2 && dims != 3) throw pscr::InvalidArgument("pscr_plan_create: dims = " + std::to_string(dims) + " (2 or 3)");
+    if (!n || !a_diag || !a_off || !m_diag || !m_off || !c) throw pscr::InvalidArgument("pscr_plan_create: null argument");
+    pscr::Options o;
+    if (options) {
+      if (options->backend != PSCR_BACKEND_REFERENCE && options->backend != PSCR_BACKEND_OPENCL)
+        throw pscr::InvalidArgument("pscr_plan_create: unknown backend " + std::to_string(int(options->backend)));
+      o.backend = options->backend == PSCR_BACKEND_OPENCL ? pscr::Backend::opencl : pscr::Backend::reference;
+      o.radix = options->radix;
+      o.threads = options->threads;
+      if (options->device) o.device = options->device;
+      o.refine = options->refine;
+    }
+    auto make = [&](auto tag) {
+      using T = decltype(tag);
+      auto p = make_plan<T>(dims, n, a_diag, a_off, m_diag, m_off, c, o);
+      const std::size_t N = p.problem().unknowns();
+      return new pscr_plan{std::move(p), dtype, N};
+    };
+    switch (dtype) {
+      case PSCR_FLOAT32: *plan = make(float{}); break;
+      case PSCR_FLOAT64: *plan = make(double{}); break;
+      case PSCR_COMPLEX64: *plan = make(std::complex<float>{}); break;
+      case PSCR_COMPLEX128: *plan = make(std::complex<double>{}); break;
+      default: throw pscr::InvalidArgument("pscr_plan_create: unknown dtype " + std::to_string(int(dtype)));
+    }
+  });
+}
+
+pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t count) {
+  return guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_solve: null plan");
+    std::visit(
+        [&](const auto& p) {
+          using T = typename plan_scalar<std::decay_t<decltype(p)>>::type;
+          p.solve_batch(static_cast<const T*>(f), static_cast<T*>(u), count);
+        },
+        plan->plan);
+  });
+}
+
+size_t pscr_plan_unknowns(const pscr_plan* plan) { return plan ? plan->unknowns : 0; }
+pscr_dtype pscr_plan_dtype(const pscr_plan* plan) { return plan ? plan->dtype : PSCR_FLOAT64; }
+void pscr_plan_destroy(pscr_plan* plan) { delete plan; }
+const char* pscr_last_error(void) { return last_error.c_str(); }
+const char* pscr_version_string(void) { return pscr::version(); }
+
+}  // extern "C"
