@@ -12,6 +12,9 @@ pcdir="$(dirname "$(find "$tmp/prefix" -name pscr.pc | head -1)")"
 flags="$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs pscr)"
 g++ "$src/tests/consumer/main.cpp" $flags -o "$tmp/pc_consumer"
 LD_LIBRARY_PATH="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir pscr)" "$tmp/pc_consumer"
+# the C API from C99 through pkg-config
+gcc -std=c99 "$src/tests/consumer/main_c.c" $flags -lm -o "$tmp/c_consumer"
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir pscr)" "$tmp/c_consumer"
 # Only the API is exported: no planner, executor or kernel-source symbols.
 lib="$(find "$tmp/prefix" -name 'libpscr.so.*.*' | head -1)"
 syms="$(nm -DC --defined-only "$lib")"
