@@ -47,7 +47,6 @@ template <class T> struct PlanData {
   // or by the ordinary formulas (indefinite or complex systems).
   bool excess_form = false;
   ExcessRows<T> excess;
-  double sigma_min = 0;  // smallest real part of the shifts σ = c + Σ λ
   std::size_t bytes() const;
 };
 

@@ -211,6 +211,7 @@ template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int rad
     pd.dims.push_back(plan_dimension<T>(problem.factor(d).template cast<W<T>>(), radix, pd.pure_neumann,
                                         pd.eigen_problems));
   check_regular(pd, problem.factor(D - 1).template cast<W<T>>(), W<T>(problem.c()));
+  // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
   double sigma_min = std::real(problem.c());
   for (auto& dp : pd.dims) {
     double lo = std::numeric_limits<double>::infinity();
@@ -218,7 +219,6 @@ template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int rad
       for (auto& l : ge.lambda) lo = std::min(lo, double(std::real(l)));
     sigma_min += lo;
   }
-  pd.sigma_min = sigma_min;
   const auto& last = problem.factor(D - 1);
   pd.excess_form = allow_excess && excess_form_applies(last, sigma_min);
   if (pd.excess_form) pd.excess = excess_rows(last);

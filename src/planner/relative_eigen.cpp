@@ -96,7 +96,7 @@ std::optional<PencilEigen<double>> eigen_relative(const Tridiagonal<double>& A, 
   for (int i = 0; i < m; ++i)
     if (!(M.diag[i] > 0) || (i + 1 < m && M.off[i] != 0) || !(A.diag[i] > 0)) return std::nullopt;
   // 1. excess of A; negative only by the rounding of its data, else not applicable
-  std::vector<double> e(m), o(A.off.begin(), A.off.end());
+  std::vector<double> e(m);
   for (int i = 0; i < m; ++i) {
     long double x = A.diag[i];
     if (i > 0) x -= std::abs((long double)A.off[i - 1]);
@@ -109,7 +109,7 @@ std::optional<PencilEigen<double>> eigen_relative(const Tridiagonal<double>& A, 
   double e_hat = 0, prev_o = 0, prev_p = 1;
   for (int i = 0; i < m; ++i) {
     e_hat = e[i] + (i > 0 ? std::abs(prev_o) * (e_hat / prev_p) : 0.0);
-    const double oi = i + 1 < m ? o[i] : 0.0;
+    const double oi = i + 1 < m ? A.off[i] : 0.0;
     double piv = e_hat + std::abs(oi);
     if (i + 1 < m && !(piv > 0)) return std::nullopt;  // a zero pivot before the last row: not definite
     if (i + 1 == m) {  // singular (pure Neumann) up to the rounding of the data: λ_min = 0

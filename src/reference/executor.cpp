@@ -32,7 +32,6 @@ template <class T> void axpy(std::size_t n, T a, const T* x, T* y) {
 // Ordinary eliminations lose about log10(1/rel) digits at a pivot of relative
 // size rel (cancellation); below √ε more than half the digits are gone.
 template <class T> const double kPivotLimit = std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon()));
-constexpr double kPivotWatch = 1e-2;  // worth recording (and naming the system)
 
 template <class T> std::string shift_text(const T& s) {
   std::ostringstream os;
@@ -43,8 +42,9 @@ template <class T> std::string shift_text(const T& s) {
 // Systems per interleaved Thomas batch.
 template <class T> constexpr int batch_width() { return is_complex_v<T> ? 4 : 4; }
 
-// The smallest relative pivot of the ordinary eliminations of one solve call,
-// and the shift of its system, gathered from all threads.
+// The smallest relative pivot below kPivotLimit of the ordinary eliminations
+// of one solve call, and the shift of its system, gathered from all threads
+// (reported only on the way to a NumericalBreakdown, so never on a hot path).
 struct PivotWatch {
   std::mutex m;
   double smallest = 1;
@@ -131,7 +131,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
           const T s = sigma + ge.lambda[l];
           if (leaf) {
             const double rel = reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, work);
-            if (rel < kPivotWatch) watch.report(rel, shift_text(s));
+            if (rel < kPivotLimit<T>) watch.report(rel, shift_text(s));
           } else {
             solve_dim(d + 1, s, l == zero, rhs, false, watch);
           }
@@ -158,7 +158,9 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
       }
       const reference::LineSystem<T> sys(factor(D_ - 1), excess());
       reference::partial_solution_batch<B>(sys, mb, work, work + R * B);
-      if (sys.smallest_pivot < kPivotWatch) watch.report(sys.smallest_pivot, shift_text(mb.sigma[0]) + " (or one of the next " + std::to_string(cnt - 1) + " modes)");
+      if (sys.smallest_pivot < kPivotLimit<T>)
+        watch.report(sys.smallest_pivot,
+                     shift_text(mb.sigma[0]) + " (or one of the next " + std::to_string(cnt - 1) + " modes)");
     };
 
     const std::size_t scratch = R * B;

@@ -67,9 +67,9 @@ template <class T> struct LineSystem {
       }
     }
     (void)r;
-    const S piv = diag - lo * cq;
-    const double rel = double(std::abs(piv)) / double(std::abs(diag) + std::abs(lo * cq));
-    if (rel < smallest_pivot) smallest_pivot = rel;
+    const S t = lo * cq, piv = diag - t;
+    const double size = double(std::abs(piv)), terms = double(std::abs(diag) + std::abs(t));
+    if (size < smallest_pivot * terms) smallest_pivot = size / terms;  // divides only at a new minimum
     return S(1) / piv;
   }
 };
