@@ -28,6 +28,15 @@ using ocl::pow2_fit;
 using ocl::round_up;
 constexpr std::size_t kRhsRows = 16;  // RHS_ROWS in kernels/level.cl
 
+// Waits for the queue when it goes out of scope (unless the queue is null):
+// host memory that pending copies read or write outlives them on every path.
+struct FinishOnExit {
+  cl_command_queue queue;
+  ~FinishOnExit() {
+    if (queue) clFinish(queue);
+  }
+};
+
 template <class T> class OpenCLExecutor final : public Executor<T> {
  public:
   OpenCLExecutor(const PlanData<T>& pd, const Options& o) : pd_(pd), D_(pd.problem.dims()) {
@@ -66,7 +75,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
 
   // Host arrays go through two page-locked staging vectors (the device
   // copies from them at full bus speed): while the device solves right-hand
-  // side c, the host copies c + 1 in and c − 1 out.
+  // side c, the host copies c + 1 in and c − 1 out. Without the staging (it
+  // could not be allocated) the device copies the caller's arrays directly.
   double solve_in_place(T* x, std::size_t count) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
@@ -80,36 +90,18 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (!staging_[0].data() && !unstaged_) {
       try {
         for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
-      } catch (const Error&) {  // no page-locked memory this large: copy from the caller's arrays directly
+      } catch (const Error&) {  // no page-locked memory this large
         for (auto& st : staging_) st = ocl::PinnedHost();
         unstaged_ = true;
       }
     }
     clear_flags();
-    if (unstaged_) {
-      for (std::size_t c = 0; c < count; ++c) {
-        const auto t0 = clk::now();
-        rt_->write(x_.get(), x + c * N, bytes);
-        host_copies += std::chrono::duration<double>(clk::now() - t0).count();
-        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-        const auto t1 = clk::now();
-        rt_->read(x_.get(), x + c * N, bytes);  // blocking: after the solve
-        host_copies += std::chrono::duration<double>(clk::now() - t1).count();
-      }
-      rt_->finish();
-      check_flags(false);
-      return host_copies;
-    }
     std::vector<ocl::Event> read_done(count);
-    // Reads into the staging may be pending when an error unwinds: wait for them.
-    struct FinishOnExit {
-      cl_command_queue q;
-      ~FinishOnExit() { clFinish(q); }
-    } finish_on_exit{rt_->queue()};
+    const FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
     for (std::size_t c = 0; c <= count; ++c) {
       if (c < count) {
-        void* slot = staging_[c % 2].data();
-        copy(slot, x + c * N);
+        void* slot = unstaged_ ? static_cast<void*>(x + c * N) : staging_[c % 2].data();
+        if (!unstaged_) copy(slot, x + c * N);
         ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
                    "clEnqueueWriteBuffer (right-hand side)");
         solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
@@ -122,7 +114,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       if (c >= 1) {
         cl_event ev = read_done[c - 1].get();
         ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
-        copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
+        if (!unstaged_) copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
       }
     }
     rt_->finish();
@@ -138,13 +130,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     // pure Neumann, waiting solves: (Σ f_i, Σ |f_i|²) of each right-hand side
     std::vector<T> s(neumann && report ? 2 * count : 0);
     // Reads into s may be pending when an error unwinds: wait for them before s goes away.
-    struct FinishOnExit {
-      cl_command_queue q;
-      bool armed;
-      ~FinishOnExit() {
-        if (armed) clFinish(q);
-      }
-    } finish_on_exit{rt_->queue(), report};
+    const FinishOnExit finish_on_exit{report ? rt_->queue() : nullptr};
     if (check) clear_flags();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
