@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from checks import check, finish
+
 BIN = sys.argv[1]
 PROGRAMS = sys.argv[2:]
 # A flag that takes a number, and bad values for it, per program.
@@ -17,17 +19,6 @@ BAD = {
     "pscr-hdr": [("--beta", "0.9x")],
     "pscr-hdr-bench": [("--sizes", "1024,x"), ("--reps", "0.5")],
 }
-failures = passed = 0
-
-
-def check(name, ok, detail=""):
-    global failures, passed
-    if ok:
-        passed += 1
-    else:
-        failures += 1
-        print(f"FAIL {name}: {detail}")
-
 
 for prog in PROGRAMS:
     exe = os.path.join(BIN, prog)
@@ -38,5 +29,4 @@ for prog in PROGRAMS:
         r = subprocess.run([exe, flag, value] + extra, capture_output=True, text=True, timeout=120)
         check(f"{prog} {flag} {value}", r.returncode == 2 and flag.split()[0] in r.stderr,
               f"rc={r.returncode} stderr={r.stderr.strip()[:300]!r}")
-print(f"{passed} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -9,23 +9,14 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 EXE = sys.argv[1]
-failures = 0
-passed = 0
 
 
 def run(*args):
     p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=600)
     return p.returncode, p.stdout + p.stderr
-
-
-def check(name, ok, detail=""):
-    global failures, passed
-    if ok:
-        passed += 1
-    else:
-        failures += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def expect(name, args, rc, *words):
@@ -86,5 +77,4 @@ with tempfile.TemporaryDirectory() as d:
     expect("scene name", ["scene:forest:8x8", out("x.png")], 1, "forest")
     expect("unwritable output", ["scene:window:8x8", os.path.join(d, "no", "such", "x.png")], 1, "x.png")
 
-print(f"{passed} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

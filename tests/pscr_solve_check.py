@@ -7,14 +7,14 @@ import subprocess
 import sys
 import tempfile
 
+import checks
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 EXE = sys.argv[1]
 rng = np.random.default_rng(2026)
-failures = 0
-passed = 0
 
 
 def factor(n, dtype, complex_sym):
@@ -57,13 +57,7 @@ def run(args):
 
 
 def check(name, ok, detail=""):
-    global failures, passed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failures += 1
-        print(f"FAIL {name} {detail}")
+    checks.check(name, ok, detail, show_pass=True)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -148,5 +142,4 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run(args)
         check(f"bad input: {name}", r.returncode == 2 and needle in r.stderr, f"rc={r.returncode} stderr={r.stderr!r}")
 
-print(f"{passed} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+checks.finish()
