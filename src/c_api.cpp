@@ -24,39 +24,29 @@ thread_local std::string last_error;
 template <class P> struct plan_scalar;
 template <class T> struct plan_scalar<pscr::Plan<T>> { using type = T; };
 
-// Runs f, turning each pscr::Error class into its status.
+// The status of each pscr::Error class (most derived first).
+pscr_status status_of(const pscr::Error& e) {
+  if (dynamic_cast<const pscr::KernelBuildError*>(&e)) return PSCR_KERNEL_BUILD_ERROR;
+  if (dynamic_cast<const pscr::BackendError*>(&e)) return PSCR_BACKEND_ERROR;
+  if (dynamic_cast<const pscr::SizeMismatch*>(&e)) return PSCR_SIZE_MISMATCH;
+  if (dynamic_cast<const pscr::InvalidArgument*>(&e)) return PSCR_INVALID_ARGUMENT;
+  if (dynamic_cast<const pscr::NonFiniteInput*>(&e)) return PSCR_NON_FINITE_INPUT;
+  if (dynamic_cast<const pscr::SingularPencil*>(&e)) return PSCR_SINGULAR_PENCIL;
+  if (dynamic_cast<const pscr::NumericalBreakdown*>(&e)) return PSCR_NUMERICAL_BREAKDOWN;
+  if (dynamic_cast<const pscr::AllocationTooLarge*>(&e)) return PSCR_ALLOCATION_TOO_LARGE;
+  if (dynamic_cast<const pscr::FileFormatError*>(&e)) return PSCR_FILE_FORMAT_ERROR;
+  return PSCR_UNKNOWN_ERROR;
+}
+
+// Runs f; an exception becomes its status and the thread's last message.
 template <class F> pscr_status guarded(F&& f) {
   last_error.clear();
   try {
     f();
     return PSCR_OK;
-  } catch (const pscr::KernelBuildError& e) {
+  } catch (const pscr::Error& e) {
     last_error = e.what();
-    return PSCR_KERNEL_BUILD_ERROR;
-  } catch (const pscr::BackendError& e) {
-    last_error = e.what();
-    return PSCR_BACKEND_ERROR;
-  } catch (const pscr::SizeMismatch& e) {
-    last_error = e.what();
-    return PSCR_SIZE_MISMATCH;
-  } catch (const pscr::InvalidArgument& e) {
-    last_error = e.what();
-    return PSCR_INVALID_ARGUMENT;
-  } catch (const pscr::NonFiniteInput& e) {
-    last_error = e.what();
-    return PSCR_NON_FINITE_INPUT;
-  } catch (const pscr::SingularPencil& e) {
-    last_error = e.what();
-    return PSCR_SINGULAR_PENCIL;
-  } catch (const pscr::NumericalBreakdown& e) {
-    last_error = e.what();
-    return PSCR_NUMERICAL_BREAKDOWN;
-  } catch (const pscr::AllocationTooLarge& e) {
-    last_error = e.what();
-    return PSCR_ALLOCATION_TOO_LARGE;
-  } catch (const pscr::FileFormatError& e) {
-    last_error = e.what();
-    return PSCR_FILE_FORMAT_ERROR;
+    return status_of(e);
   } catch (const std::exception& e) {
     last_error = e.what();
     return PSCR_UNKNOWN_ERROR;
