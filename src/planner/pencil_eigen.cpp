@@ -8,7 +8,7 @@
 
 #include "../lapack.hpp"
 #include "crawford.hpp"
-#include "relative_eigen.hpp"
+#include "twisted_eigen.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
 
@@ -47,13 +47,11 @@ template <class C> double norm1(const Tridiagonal<C>& t) {
   return best;
 }
 
-// Real symmetric pencil with diagonal M > 0: T = D^-1/2 A D^-1/2 and MRRR
-// (dstemr), whose eigenvectors are orthogonal to working precision even in
-// tight clusters; diagonally dominant A first tries the relative-accuracy
-// method (relative_eigen.hpp).
+// Real symmetric pencil with diagonal M > 0: LAPACK's MRRR (dstemr) on
+// T = M^-1/2 A M^-1/2, all vectors at once (O(m²) memory); the fallback of
+// the twisted method and a check on it.
 PencilEigen<double> eigen_mrrr(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                const std::vector<int>& keep) {
-  if (auto accurate = eigen_relative(A, M, keep)) return std::move(*accurate);
   const int m = static_cast<int>(A.size());
   PencilEigen<double> out;
   out.lambda.resize(m);
@@ -214,10 +212,18 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
       return from_real<C>(pencil_eigen(real_part(A), real_part(M), keep, method));
   }
   if (method == EigenMethod::automatic) {
-    if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::mrrr : EigenMethod::crawford;
+    if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::twisted : EigenMethod::crawford;
     else method = EigenMethod::crawford;
   }
   switch (method) {
+    case EigenMethod::twisted:
+      if constexpr (!is_complex_v<C>) {
+        if (!diagonal_mass(M)) throw InvalidArgument("the twisted eigensolver needs a diagonal mass matrix");
+        if (auto r = eigen_twisted(A, M, keep)) return std::move(*r);
+        return eigen_mrrr(A, M, keep);
+      } else {
+        throw InvalidArgument("the twisted eigensolver needs a real pencil");
+      }
     case EigenMethod::mrrr:
       if constexpr (!is_complex_v<C>) return eigen_mrrr(A, M, keep);
       else throw InvalidArgument("MRRR eigensolver needs a real pencil");
@@ -238,10 +244,11 @@ template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, co
       auto r = pencil_eigenvalues(real_part(A), real_part(M));
       return std::vector<C>(r.begin(), r.end());
     }
-    return tridiagonal_eigenvalues(crawford_reduce(A, M));
   } else {
-    return tridiagonal_eigenvalues(crawford_reduce(A, M));
+    if (diagonal_mass(M))
+      if (auto r = eigen_twisted(A, M, {})) return std::move(r->lambda);
   }
+  return tridiagonal_eigenvalues(crawford_reduce(A, M));
 }
 
 template PencilEigen<double> pencil_eigen(const Tridiagonal<double>&, const Tridiagonal<double>&,

@@ -9,8 +9,9 @@
 namespace pscr::planner {
 
 enum class EigenMethod {
-  automatic,  // MRRR for real pencils with diagonal M, else Crawford + QL + inverse iteration
-  mrrr,       // real symmetric, diagonal positive M: LAPACK dstemr on D^-1/2 A D^-1/2
+  automatic,  // twisted for real pencils with diagonal M, else Crawford + QL + inverse iteration
+  twisted,    // real, diagonal positive M: bisection and RQI on twisted factorisations, O(m) memory
+  mrrr,       // real, diagonal positive M: LAPACK dstemr on M^-1/2 A M^-1/2, O(m²) memory
   crawford,   // any: Crawford reduction, implicit QL, inverse iteration on the pencil (O(m²))
   dense,      // any: LAPACK dsygv / zggev (O(m³), small pencils and fallback)
 };
@@ -18,7 +19,7 @@ enum class EigenMethod {
 template <class C> struct PencilEigen {
   std::vector<C> lambda;  // m eigenvalues
   std::vector<C> rows;    // keep.size() × m, rows[t*m + l] = W[keep[t], l]
-  const char* method = "";  // "relative", "mrrr", "crawford" or "dense"
+  const char* method = "";  // "relative", "twisted", "mrrr", "crawford" or "dense"
 };
 
 // Eigenpairs keeping only the eigenvector rows listed in `keep` (0-based).

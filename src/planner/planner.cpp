@@ -31,7 +31,14 @@ template <class T> double abs_max(const std::vector<T>& v) {
   return b;
 }
 
-template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, std::size_t& count) {
+// Pencils at least this large are computed one after another, each spread
+// over the host threads (twisted_eigen.hpp); smaller ones side by side.
+constexpr int kLargePencil = 512;
+
+// `whole` receives the eigenvalues of the whole factor's pencil (the top-level group).
+template <class T>
+DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, std::size_t& count,
+                                std::vector<W<T>>& whole) {
   DimensionPlan<T> dp;
   dp.layout = make_layout(static_cast<int>(f.size()), radix);
   struct Job { int s, e; std::vector<int> rows; };
@@ -87,6 +94,7 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
       ge.m = j.e - j.s + 1;
       ge.rows = j.rows;
       if (o == 0) dp.eigen_method = pe.method;
+      if (j.s == 0 && j.e + 1 == int(f.size())) whole = pe.lambda;
       for (auto& v : pe.lambda) ge.lambda.push_back(static_cast<T>(v));
       for (auto& v : pe.rows) ge.coeff.push_back(static_cast<T>(v));
     } catch (const SingularPencil& ex) {
@@ -95,9 +103,12 @@ template <class T> DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int ra
       errors[order[o]] = std::string("B|") + ex.what();
     }
   };
-  // Largest first, so that the top-level pencil runs beside the many small ones.
+  auto large = [&](std::size_t o) { return jobs[order[o]].e - jobs[order[o]].s + 1 >= kLargePencil; };
+  for (std::size_t o = 0; o < order.size(); ++o)
+    if (large(o)) solve_job(o);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t o = 0; o < order.size(); ++o) solve_job(o);
+  for (std::size_t o = 0; o < order.size(); ++o)
+    if (!large(o)) solve_job(o);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!errors[i].empty()) {
       std::ostringstream os;
@@ -130,9 +141,9 @@ template <class C> double re(const C& a) {
 // over group eigenvalues of the PSCR dimensions; it (and A itself) is singular
 // exactly when -σ is an eigenvalue ν of the last pencil. Refuse such plans,
 // except the null space of the pure-Neumann case (all λ = 0 and ν = 0).
-template <class T> void check_regular(const PlanData<T>& pd, const Factor<W<T>>& last, W<T> c) {
+// `nu`: the eigenvalues of the last pencil.
+template <class T> void check_regular(const PlanData<T>& pd, std::vector<W<T>> nu, W<T> c) {
   using C = W<T>;
-  std::vector<C> nu = pencil_eigenvalues(last.A, last.M);
   std::sort(nu.begin(), nu.end(), less_re<C>);
   // Distinct eigenvalue sums of the PSCR dimensions, with a flag "all top-level zero modes".
   std::vector<std::pair<C, bool>> sums{{c, true}};
@@ -207,10 +218,18 @@ template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int rad
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
   const int D = problem.dims();
-  for (int d = 0; d + 1 < D; ++d)
-    pd.dims.push_back(plan_dimension<T>(problem.factor(d).template cast<W<T>>(), radix, pd.pure_neumann,
-                                        pd.eigen_problems));
-  check_regular(pd, problem.factor(D - 1).template cast<W<T>>(), W<T>(problem.c()));
+  const Factor<W<T>> wide_last = problem.factor(D - 1).template cast<W<T>>();
+  std::vector<W<T>> nu;  // eigenvalues of the last pencil: those of an identical factor's top level if there is one
+  for (int d = 0; d + 1 < D; ++d) {
+    const Factor<W<T>> f = problem.factor(d).template cast<W<T>>();
+    std::vector<W<T>> whole;
+    pd.dims.push_back(plan_dimension<T>(f, radix, pd.pure_neumann, pd.eigen_problems, whole));
+    if (nu.empty() && f.A.diag == wide_last.A.diag && f.A.off == wide_last.A.off && f.M.diag == wide_last.M.diag &&
+        f.M.off == wide_last.M.off)
+      nu = std::move(whole);
+  }
+  if (nu.empty()) nu = pencil_eigenvalues(wide_last.A, wide_last.M);
+  check_regular(pd, std::move(nu), W<T>(problem.c()));
   // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
   double sigma_min = std::real(problem.c());
   for (auto& dp : pd.dims) {

@@ -1,0 +1,584 @@
+#include "twisted_eigen.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../lapack.hpp"
+#include "pscr/errors.hpp"
+
+// The sweeps below run kLanes independent recurrences side by side, so that
+// the divisions pipeline instead of waiting on each other; clones for wider
+// vector units are picked at load time (not under ThreadSanitizer, whose
+// run time starts after the clone resolvers).
+#pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of internal inline helpers only
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define PSCR_LANE_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define PSCR_LANE_CLONES
+#endif
+
+namespace pscr::planner {
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+// A twisted-factorisation vector has an angle error of about ε / relgap; below
+// this relative gap (2e-12 of error) the vector comes from dstemr instead.
+constexpr double kMinRelativeGap = 1e-4;
+constexpr int kLanes = 16;       // shifts per twisted-factorisation sweep
+constexpr int kCountLanes = 32;  // shifts per Sturm-count sweep
+constexpr int kMaxRounds = 400;  // bisection rounds (each halves every open interval)
+constexpr int kMaxRqi = 10;      // Rayleigh quotient steps (convergence is cubic: 3 or 4 suffice)
+
+// L D Lᵀ = sign · (T − shift I), definite; ld = d l, lld = d l².
+struct Representation {
+  double shift = 0;
+  int sign = 1;
+  std::vector<double> d, l, ld, lld;
+  double pivmin = 0;  // pivots smaller than this are replaced by it (dstebz's safeguard)
+  double upper = 0;   // Gershgorin bound: all eigenvalues lie in [0, upper]
+  double to_t(double mu) const { return shift + sign * mu; }
+  double from_t(double lambda) const { return sign * (lambda - shift); }
+};
+
+// L D Lᵀ of the symmetric tridiagonal matrix with off-diagonal o and diagonal
+// e_i + |o_i−1| + |o_i| (row excess e ≥ 0) by additions of non-negative
+// numbers: pivot p_i = ê_i + |o_i|, pivot excess ê_i = e_i + |o_i−1| ê_i−1 / p_i−1.
+// False when a pivot before the last one vanishes (a split, singular block).
+bool factor_dominant(const std::vector<double>& e, const std::vector<double>& o, Representation& r) {
+  const int m = int(e.size());
+  r.d.assign(m, 0);
+  r.l.assign(m, 0);
+  double e_hat = 0, prev_o = 0, prev_p = 1;
+  for (int i = 0; i < m; ++i) {
+    e_hat = e[i] + (i > 0 ? std::abs(prev_o) * (e_hat / prev_p) : 0.0);
+    const double oi = i + 1 < m ? o[i] : 0.0;
+    double p = e_hat + std::abs(oi);
+    if (i + 1 < m && !(p > 0)) return false;
+    if (i + 1 == m) p = std::max(p, 0.0);  // singular up to the rounding of the data (pure Neumann)
+    r.d[i] = p;
+    r.l[i] = i + 1 < m ? oi / p : 0.0;
+    prev_o = oi;
+    prev_p = p;
+  }
+  return true;
+}
+
+void finish(Representation& r) {
+  const int m = int(r.d.size());
+  r.ld.resize(m);
+  r.lld.resize(m);
+  double big = 1;
+  for (int i = 0; i < m; ++i) {
+    r.ld[i] = r.d[i] * r.l[i];
+    r.lld[i] = r.ld[i] * r.l[i];
+    big = std::max(big, std::abs(r.lld[i]));
+  }
+  r.upper = 0;
+  for (int i = 0; i < m; ++i) {
+    const double diag = r.d[i] + (i > 0 ? r.lld[i - 1] : 0.0);
+    const double off = (i > 0 ? std::abs(r.ld[i - 1]) : 0.0) + (i + 1 < m ? std::abs(r.ld[i]) : 0.0);
+    r.upper = std::max(r.upper, diag + off);
+  }
+  // A pivot replaced by pivmin makes the next term t·lld/pivmin: about
+  // upper·lld/pivmin, which must stay finite.
+  r.pivmin = std::numeric_limits<double>::min() / kEps * big * std::max(1.0, r.upper);
+}
+
+// Eight lanes of doubles (GCC/Clang vector extension; one AVX-512 register,
+// two AVX2 or four SSE2 ones). Explicit vectors, because the compilers unroll
+// short lane loops into scalar code at -O3 instead of vectorising them.
+using Vec = double __attribute__((vector_size(64)));
+using VecU = double __attribute__((vector_size(64), aligned(8)));  // unaligned access to arrays
+constexpr int kVec = 8;
+static_assert(kLanes % kVec == 0 && kCountLanes % kVec == 0);
+inline Vec splat(double v) { return Vec{} + v; }
+inline Vec load(const double* p) { return *reinterpret_cast<const VecU*>(p); }
+inline void store(double* p, Vec v) { *reinterpret_cast<VecU*>(p) = v; }
+inline Vec vabs(Vec v) { return v < 0 ? -v : v; }
+// pivots below pivmin in magnitude are replaced by −pivmin (dstebz's safeguard)
+inline Vec guard(Vec v, double pivmin) { return vabs(v) < pivmin ? splat(-pivmin) : v; }
+
+// Number of eigenvalues of L D Lᵀ below each shift x[k] (Sylvester's inertia
+// of the stationary qd transform L D Lᵀ − x I = L₊ D₊ L₊ᵀ).
+PSCR_LANE_CLONES
+void sturm_counts(int m, const double* d, const double* lld, double pivmin, const double* x, int* count) {
+  constexpr int V = kCountLanes / kVec;
+  Vec t[V], c[V], xv[V];
+  for (int v = 0; v < V; ++v) {
+    xv[v] = load(x + v * kVec);
+    t[v] = -xv[v];
+    c[v] = splat(0);
+  }
+  for (int i = 0; i < m; ++i) {
+    const double di = d[i], li = i + 1 < m ? lld[i] : 0.0;
+    for (int v = 0; v < V; ++v) {
+      const Vec dp = guard(di + t[v], pivmin);
+      c[v] += dp < 0 ? splat(1) : splat(0);
+      t[v] = t[v] / dp * li - xv[v];
+    }
+  }
+  for (int v = 0; v < V; ++v)
+    for (int k = 0; k < kVec; ++k) count[v * kVec + k] = int(c[v][k]);
+}
+
+// Twisted factorisations of L D Lᵀ − x_k I (Dhillon and Parlett): the
+// stationary transform downwards (lp; s in scratch), the progressive one
+// upwards (um), and at each row γ_i = s_i + p_i + x; the twist index r is
+// where |γ_i| is smallest. The squared norm of the vector twisted at r (see
+// twisted_vectors) comes without the vector: U_0 = 1, U_i+1 = 1 + lp_i² U_i
+// (rows up to r) and D_m−1 = 1, D_i = 1 + um_i² D_i+1 (rows from r), ‖z‖² =
+// U_r + D_r − 1; it is infinite where an untaken twist overflows it.
+// Arrays are m × kLanes, row-major.
+PSCR_LANE_CLONES
+void twisted_factorisations(int m, const double* d, const double* l, const double* ld, const double* lld, double pivmin,
+                            const double* x, double* s, double* up, double* lp, double* um, double* twist,
+                            double* gamma, double* norm2) {
+  constexpr int V = kLanes / kVec;
+  Vec xv[V], sv[V], uv[V];
+  for (int v = 0; v < V; ++v) {
+    xv[v] = load(x + v * kVec);
+    sv[v] = -xv[v];
+    uv[v] = splat(1);
+    store(s + v * kVec, sv[v]);
+    store(up + v * kVec, uv[v]);
+  }
+  for (int i = 0; i + 1 < m; ++i) {
+    const double di = d[i], ldi = ld[i], li = l[i];
+    const std::size_t row = std::size_t(i) * kLanes;
+    for (int v = 0; v < V; ++v) {
+      const Vec q = ldi / guard(di + sv[v], pivmin);
+      store(lp + row + v * kVec, q);
+      sv[v] = sv[v] * q * li - xv[v];
+      uv[v] = 1 + q * q * uv[v];
+      store(s + row + kLanes + v * kVec, sv[v]);
+      store(up + row + kLanes + v * kVec, uv[v]);
+    }
+  }
+  Vec p[V], down[V], best[V], g_best[V], r_best[V], n_best[V];
+  const std::size_t last = std::size_t(m - 1) * kLanes;
+  for (int v = 0; v < V; ++v) {
+    p[v] = d[m - 1] - xv[v];
+    down[v] = splat(1);
+    g_best[v] = load(s + last + v * kVec) + p[v] + xv[v];
+    best[v] = vabs(g_best[v]);
+    r_best[v] = splat(m - 1);
+    n_best[v] = load(up + last + v * kVec);
+  }
+  for (int i = m - 2; i >= 0; --i) {
+    const double di = d[i], lldi = lld[i], li = l[i];
+    const std::size_t row = std::size_t(i) * kLanes;
+    for (int v = 0; v < V; ++v) {
+      const Vec q = di / guard(lldi + p[v], pivmin);
+      const Vec u = li * q;
+      store(um + row + v * kVec, u);
+      p[v] = p[v] * q - xv[v];
+      down[v] = 1 + u * u * down[v];
+      const Vec g = load(s + row + v * kVec) + p[v] + xv[v];
+      const auto smaller = vabs(g) < best[v];
+      best[v] = smaller ? vabs(g) : best[v];
+      g_best[v] = smaller ? g : g_best[v];
+      r_best[v] = smaller ? splat(i) : r_best[v];
+      n_best[v] = smaller ? load(up + row + v * kVec) + down[v] - 1 : n_best[v];
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    store(gamma + v * kVec, g_best[v]);
+    store(twist + v * kVec, r_best[v]);
+    store(norm2 + v * kVec, n_best[v]);
+  }
+}
+
+// The vectors of the twisted factorisations, z_r = 1, z_i = −lp_i z_i+1
+// (i < r), z_i+1 = −um_i z_i (i ≥ r): their squared norms, and their entries at
+// the rows with slot[i] ≥ 0 (kept[slot · kLanes + k]). Each pass runs over all
+// rows; the part before the twist carries zeros.
+PSCR_LANE_CLONES
+void twisted_vectors(int m, const double* lp, const double* um, const double* twist, const int* slot, double* norm2,
+                     double* kept) {
+  constexpr int V = kLanes / kVec;
+  Vec z[V], n2[V], r[V];
+  for (int v = 0; v < V; ++v) {
+    r[v] = load(twist + v * kVec);
+    z[v] = splat(0);
+    n2[v] = splat(-1);  // z_r = 1 is counted by both passes
+  }
+  for (int i = 0; i < m; ++i) {  // rows r .. m−1
+    const double* u = um + std::size_t(i > 0 ? i - 1 : 0) * kLanes;
+    for (int v = 0; v < V; ++v) {
+      z[v] = r[v] == double(i) ? splat(1) : -load(u + v * kVec) * z[v];
+      n2[v] += z[v] * z[v];
+      if (slot[i] >= 0) store(kept + std::size_t(slot[i]) * kLanes + v * kVec, z[v]);
+    }
+  }
+  for (int v = 0; v < V; ++v) z[v] = splat(0);
+  for (int i = m - 1; i >= 0; --i) {  // rows 0 .. r
+    const double* q = lp + std::size_t(i) * kLanes;
+    for (int v = 0; v < V; ++v) {
+      z[v] = r[v] == double(i) ? splat(1) : -load(q + v * kVec) * z[v];
+      n2[v] += z[v] * z[v];
+      if (slot[i] >= 0) {
+        double* k = kept + std::size_t(slot[i]) * kLanes + v * kVec;
+        store(k, r[v] > double(i) ? z[v] : load(k));
+      }
+    }
+  }
+  for (int v = 0; v < V; ++v) store(norm2 + v * kVec, n2[v]);
+}
+
+// f(0 .. n−1) over the host threads (one thread when called inside a
+// parallel region: the planner runs small pencils side by side and large
+// ones one after another).
+template <class F> void parallel_for(int n, bool parallel, const F& f) {
+#pragma omp parallel for schedule(dynamic, 1) if (parallel && n > 1)
+  for (int i = 0; i < n; ++i) f(i);
+}
+
+struct Interval {
+  double lo, hi;
+  int nlo, nhi;  // eigenvalues below lo and below hi
+};
+
+// Counts at the points x, kLanes per sweep, the sweeps spread over the threads.
+std::vector<int> counts_at(const Representation& r, const std::vector<double>& x) {
+  const int m = int(r.d.size()), n = int(x.size());
+  const int batches = (n + kCountLanes - 1) / kCountLanes, per_task = std::max(1, 4096 / std::max(m, 1));
+  std::vector<int> out(static_cast<std::size_t>(batches) * kCountLanes);
+  parallel_for((batches + per_task - 1) / per_task, m >= 128, [&](int task) {
+    for (int b = task * per_task; b < std::min(batches, (task + 1) * per_task); ++b) {
+      double lanes[kCountLanes];
+      for (int k = 0; k < kCountLanes; ++k) lanes[k] = x[std::min(n - 1, b * kCountLanes + k)];
+      sturm_counts(m, r.d.data(), r.lld.data(), r.pivmin, lanes, &out[std::size_t(b) * kCountLanes]);
+    }
+  });
+  out.resize(n);
+  return out;
+}
+
+// Intervals, in ascending order, each holding one eigenvalue of the
+// representation and narrow against its distance to the neighbouring
+// intervals (a sixteenth), or, for eigenvalues that bisection cannot separate,
+// several in an interval at the rounding level. Empty when the counts are not
+// consistent (a representation with NaN or infinity).
+std::vector<Interval> isolate(const Representation& r) {
+  const int m = int(r.d.size());
+  const double lo0 = -(4 * kEps * r.upper + r.pivmin), hi0 = r.upper * (1 + 4 * kEps) + r.pivmin;
+  const auto ends = counts_at(r, {lo0, hi0});
+  if (ends[0] != 0 || ends[1] != m) return {};
+  std::vector<Interval> cur{{lo0, hi0, 0, m}}, next;
+  std::vector<double> mids;
+  std::vector<int> split;  // indices of the intervals bisected this round
+  for (int round = 0; round < kMaxRounds; ++round) {
+    mids.clear();
+    split.clear();
+    for (int a = 0; a < int(cur.size()); ++a) {
+      const Interval& v = cur[a];
+      const double width = v.hi - v.lo;
+      if (width <= 4 * kEps * std::max(std::abs(v.lo), std::abs(v.hi)) + r.pivmin) continue;
+      bool open = v.nhi - v.nlo > 1;
+      if (!open) {
+        double dist = std::numeric_limits<double>::infinity();
+        if (a > 0) dist = std::min(dist, v.lo - cur[a - 1].hi);
+        if (a + 1 < int(cur.size())) dist = std::min(dist, cur[a + 1].lo - v.hi);
+        open = width > dist / 16;
+      }
+      if (open) {
+        split.push_back(a);
+        mids.push_back(v.lo + width / 2);
+      }
+    }
+    if (split.empty()) break;
+    const auto c = counts_at(r, mids);
+    next.clear();
+    std::size_t s = 0;
+    for (int a = 0; a < int(cur.size()); ++a) {
+      const Interval& v = cur[a];
+      if (s < split.size() && split[s] == a) {
+        const int cm = std::clamp(c[s], v.nlo, v.nhi);
+        if (cm > v.nlo) next.push_back({v.lo, mids[s], v.nlo, cm});
+        if (v.nhi > cm) next.push_back({mids[s], v.hi, cm, v.nhi});
+        ++s;
+      } else {
+        next.push_back(v);
+      }
+    }
+    cur.swap(next);
+  }
+  return cur;
+}
+
+// One eigenvalue to refine: its index, the representation it is refined in,
+// and its isolating interval there.
+struct Item {
+  int j;
+  const Representation* rep;
+  double x, lo, hi;
+};
+
+struct Result {
+  double mu = 0;      // eigenvalue of the representation
+  bool ok = false;    // converged inside its interval with a finite vector
+};
+
+// Rayleigh quotient iteration on twisted factorisations for kLanes items at
+// once (items first .. first + count − 1, count ≤ kLanes); the vector of the step that converged is the eigenvector (kept rows
+// normalised in out_rows[t * m + j]).
+void refine(const std::vector<Item>& items, int first, int count, int m, const std::vector<int>& slot, int nkeep,
+            std::vector<Result>& res, std::vector<double>& out_rows) {
+  thread_local std::vector<double> s, up, lp, um, kept;
+  for (auto* v : {&s, &up, &lp, &um}) v->resize(std::size_t(m) * kLanes);
+  kept.assign(std::size_t(std::max(nkeep, 1)) * kLanes, 0.0);
+  const Representation& r = *items[first].rep;
+  double x[kLanes], twist[kLanes], gamma[kLanes], norm2[kLanes], vnorm2[kLanes];
+  bool done[kLanes];
+  for (int k = 0; k < kLanes; ++k) {
+    x[k] = items[first + std::min(k, count - 1)].x;
+    done[k] = k >= count;
+  }
+  const double floor = 4 * kEps * kEps * r.upper + r.pivmin;
+  for (int it = 0; it < kMaxRqi; ++it) {
+    twisted_factorisations(m, r.d.data(), r.l.data(), r.ld.data(), r.lld.data(), r.pivmin, x, s.data(), up.data(),
+                           lp.data(), um.data(), twist, gamma, norm2);
+    bool vectors = false;  // the vector pass, for lanes that converged or whose norm recurrence overflowed
+    for (int k = 0; k < count; ++k) {
+      if (done[k]) continue;
+      const double tol = 4 * kEps * std::abs(x[k]) + floor;
+      if (!std::isfinite(norm2[k]) || std::abs(gamma[k] / norm2[k]) <= tol) vectors = true;
+    }
+    if (vectors) twisted_vectors(m, lp.data(), um.data(), twist, slot.data(), vnorm2, kept.data());
+    bool all = true;
+    for (int k = 0; k < count; ++k) {
+      if (done[k]) continue;
+      const Item& item = items[first + k];
+      const double n2 = std::isfinite(norm2[k]) ? norm2[k] : vnorm2[k];
+      const double delta = gamma[k] / n2, xn = x[k] + delta;
+      if (!std::isfinite(xn) || !(n2 > 0)) {
+        done[k] = true;  // not trusted: res stays !ok
+        continue;
+      }
+      if (xn < item.lo || xn > item.hi) {  // overshot its interval: half way to the violated end
+        x[k] = (x[k] + std::clamp(xn, item.lo, item.hi)) / 2;
+        all = false;
+        continue;
+      }
+      if (std::abs(delta) <= 4 * kEps * std::abs(x[k]) + floor) {
+        done[k] = true;
+        res[item.j] = {xn, std::isfinite(vnorm2[k]) && vnorm2[k] > 0};
+        const double inv = 1 / std::sqrt(vnorm2[k]);
+        for (int t = 0; t < nkeep; ++t) out_rows[std::size_t(t) * m + item.j] = kept[std::size_t(t) * kLanes + k] * inv;
+        continue;
+      }
+      x[k] = xn;
+      all = false;
+    }
+    if (all) break;
+  }
+}
+
+}  // namespace
+
+void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M, const std::vector<int>& keep,
+                      int il, int iu, PencilEigen<double>& out) {
+  const int m = static_cast<int>(A.size());
+  std::vector<double> sq(m);
+  for (int i = 0; i < m; ++i) {
+    if (!(M.diag[i] > 0))
+      throw SingularPencil("mass matrix M is not positive definite (diagonal entry " + std::to_string(i) + " <= 0)");
+    sq[i] = std::sqrt(M.diag[i]);
+  }
+  const std::size_t max_entries = std::size_t(1) << 26;  // 512 MiB of eigenvector block
+  const int block = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(m, max_entries / m)));
+  // A subset by index makes dstemr find its eigenvalues by bisection, which
+  // costs more than all of them by dqds: take all when they fit in one block.
+  const int first = (block == m && 2 * (iu - il + 1) > m) ? 0 : il;
+  std::vector<double> z(static_cast<std::size_t>(m) * block), w(m);
+  std::vector<lapack_int> isuppz(2 * std::max(m, 1));
+  for (int lo = first; lo <= iu; lo += block) {
+    const int hi = std::min(iu, lo + block - 1);
+    std::vector<double> d(m), e(std::max(m, 1), 0.0);
+    for (int i = 0; i < m; ++i) d[i] = A.diag[i] / M.diag[i];
+    for (int i = 0; i + 1 < m; ++i) e[i] = A.off[i] / (sq[i] * sq[i + 1]);
+    lapack_int found = 0;
+    lapack_logical tryrac = 1;
+    const char range = (lo == 0 && hi == m - 1) ? 'A' : 'I';
+    const int info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', range, m, d.data(), e.data(), 0, 0, lo + 1, hi + 1,
+                                    &found, w.data(), z.data(), m, block, isuppz.data(), &tryrac);
+    if (info != 0 || found != hi - lo + 1) throw NumericalBreakdown("dstemr failed (info " + std::to_string(info) + ")");
+    for (int l = std::max(0, il - lo); l < found; ++l) {
+      out.lambda[lo + l] = w[l];
+      for (std::size_t t = 0; t < keep.size(); ++t)
+        out.rows[t * m + lo + l] = z[static_cast<std::size_t>(l) * m + keep[t]] / sq[keep[t]];
+    }
+  }
+}
+
+std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                 const std::vector<int>& keep) {
+  const int m = int(A.size());
+  for (int i = 0; i < m; ++i)
+    if (!(M.diag[i] > 0) || (i + 1 < m && M.off[i] != 0)) return std::nullopt;
+  // T = M^-1/2 A M^-1/2
+  std::vector<double> sq(m), td(m), to(std::max(m - 1, 0));
+  double scale = 0;
+  for (int i = 0; i < m; ++i) {
+    sq[i] = std::sqrt(M.diag[i]);
+    td[i] = A.diag[i] / M.diag[i];
+    scale = std::max(scale, std::abs(td[i]));
+  }
+  for (int i = 0; i + 1 < m; ++i) {
+    to[i] = A.off[i] / (sq[i] * sq[i + 1]);
+    scale = std::max(scale, std::abs(to[i]));
+  }
+  if (!std::isfinite(scale)) return std::nullopt;
+  // Gershgorin bounds of T, and a margin that keeps both shifted matrices definite.
+  long double g_lo = std::numeric_limits<double>::infinity(), g_hi = -g_lo;
+  auto radius = [&](int i) {
+    return (i > 0 ? std::abs((long double)to[i - 1]) : 0.0L) + (i + 1 < m ? std::abs((long double)to[i]) : 0.0L);
+  };
+  for (int i = 0; i < m; ++i) {
+    g_lo = std::min(g_lo, td[i] - radius(i));
+    g_hi = std::max(g_hi, td[i] + radius(i));
+  }
+  const double margin = 4 * kEps * scale + std::numeric_limits<double>::min();
+  std::vector<double> e(m), neg_off(to.size());
+  Representation bottom, top;
+  // bottom: from A's excess where A is diagonally dominant (σ_lo = 0), else T − σ_lo I
+  bool dominant = true;
+  for (int i = 0; i < m && dominant; ++i) {
+    long double x = A.diag[i];
+    if (i > 0) x -= std::abs((long double)A.off[i - 1]);
+    if (i + 1 < m) x -= std::abs((long double)A.off[i]);
+    dominant = A.diag[i] > 0 && x >= -8 * kEps * A.diag[i];
+    e[i] = double(x);  // a negative excess of the size of the data's rounding is the data's
+  }
+  if (dominant && factor_dominant(e, A.off, bottom)) {
+    for (int i = 0; i < m; ++i) {
+      bottom.d[i] /= M.diag[i];
+      if (i + 1 < m) bottom.l[i] *= sq[i] / sq[i + 1];
+    }
+  } else {
+    dominant = false;
+    bottom.shift = double(g_lo) - margin;
+    for (int i = 0; i < m; ++i) e[i] = double((long double)td[i] - bottom.shift - radius(i));
+    if (!factor_dominant(e, to, bottom)) return std::nullopt;
+  }
+  top.shift = double(g_hi) + margin;
+  top.sign = -1;
+  for (int i = 0; i < m; ++i) e[i] = double(top.shift - (long double)td[i] - radius(i));
+  for (std::size_t i = 0; i < to.size(); ++i) neg_off[i] = -to[i];
+  if (!factor_dominant(e, neg_off, top)) return std::nullopt;
+  finish(bottom);
+  finish(top);
+
+  const std::vector<Interval> found = isolate(bottom);
+  if (found.empty()) return std::nullopt;
+  PencilEigen<double> out;
+  out.method = dominant ? "relative" : "twisted";
+  out.lambda.assign(m, 0.0);
+  out.rows.assign(keep.size() * m, 0.0);
+  // each eigenvalue in the representation where it is smaller (relative gaps larger)
+  std::vector<Item> items;
+  std::vector<Result> res(m);
+  std::vector<char> cluster(m, 0);
+  const double slack = 8 * kEps * (top.shift - bottom.shift) + bottom.pivmin + top.pivmin;
+  for (const Interval& v : found) {
+    const double mid = v.lo + (v.hi - v.lo) / 2;
+    for (int j = v.nlo; j < v.nhi; ++j) out.lambda[j] = bottom.to_t(mid);
+    if (v.nhi - v.nlo > 1) {
+      for (int j = v.nlo; j < v.nhi; ++j) cluster[j] = 1;
+      continue;
+    }
+    const double lam = bottom.to_t(mid);
+    if (top.from_t(lam) < mid)
+      items.push_back({v.nlo, &top, top.from_t(lam), top.from_t(bottom.to_t(v.hi)) - slack,
+                       top.from_t(bottom.to_t(v.lo)) + slack});
+    else
+      items.push_back({v.nlo, &bottom, mid, v.lo, v.hi});
+  }
+  std::stable_partition(items.begin(), items.end(), [&](const Item& it) { return it.rep == &bottom; });
+  std::vector<int> slot(m, -1);
+  for (std::size_t t = 0; t < keep.size(); ++t) slot[keep[t]] = int(t);
+  // batches of one representation each
+  std::vector<int> starts;
+  for (int i = 0; i < int(items.size());) {
+    starts.push_back(i);
+    const Representation* rep = items[i].rep;
+    int k = 0;
+    while (i < int(items.size()) && items[i].rep == rep && k < kLanes) { ++i; ++k; }
+  }
+  starts.push_back(int(items.size()));
+  parallel_for(int(starts.size()) - 1, m >= 128, [&](int b) {
+
+    refine(items, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows);
+  });
+  // Where the iteration did not settle, bisection to full accuracy in the
+  // item's representation, and one more twisted factorisation there.
+  std::vector<Item> retry;
+  for (const Item& it : items)
+    if (!res[it.j].ok) retry.push_back(it);
+  if (!retry.empty()) {
+    std::stable_partition(retry.begin(), retry.end(), [&](const Item& it) { return it.rep == &bottom; });
+    for (const Representation* rep : {&bottom, &top}) {
+      std::vector<Item*> mine;
+      for (Item& it : retry)
+        if (it.rep == rep) mine.push_back(&it);
+      for (int round = 0; round < kMaxRounds && !mine.empty(); ++round) {
+        std::vector<double> mids;
+        std::vector<Item*> open;
+        for (Item* it : mine)
+          if (it->hi - it->lo > 2 * kEps * std::max(std::abs(it->lo), std::abs(it->hi)) + rep->pivmin) {
+            open.push_back(it);
+            mids.push_back(it->lo + (it->hi - it->lo) / 2);
+          }
+        if (open.empty()) break;
+        const auto c = counts_at(*rep, mids);
+        for (std::size_t i = 0; i < open.size(); ++i) {
+          const int index = rep->sign > 0 ? open[i]->j : m - 1 - open[i]->j;  // the top one counts from the top
+          (c[i] > index ? open[i]->hi : open[i]->lo) = mids[i];
+        }
+      }
+    }
+    std::vector<int> at;
+    for (int i = 0; i < int(retry.size());) {
+      at.push_back(i);
+      const Representation* rep = retry[i].rep;
+      for (int k = 0; i < int(retry.size()) && retry[i].rep == rep && k < kLanes; ++i, ++k)
+        retry[i].x = retry[i].lo + (retry[i].hi - retry[i].lo) / 2;
+    }
+    at.push_back(int(retry.size()));
+    parallel_for(int(at.size()) - 1, m >= 128, [&](int b) {
+      refine(retry, at[b], at[b + 1] - at[b], m, slot, int(keep.size()), res, out.rows);
+    });
+  }
+  // eigenvalues, and the ones whose vectors are not trusted: clusters and small relative gaps
+  std::vector<char> bad(cluster);
+  for (const Item& it : items) {
+    if (res[it.j].ok) out.lambda[it.j] = it.rep->to_t(res[it.j].mu);
+    else bad[it.j] = 1;
+  }
+  for (const Item& it : items) {
+    const int j = it.j;
+    if (bad[j]) continue;
+    double gap = std::numeric_limits<double>::infinity();
+    if (j > 0) gap = std::min(gap, out.lambda[j] - out.lambda[j - 1]);
+    if (j + 1 < m) gap = std::min(gap, out.lambda[j + 1] - out.lambda[j]);
+    if (gap < kMinRelativeGap * std::abs(res[j].mu)) bad[j] = 1;
+  }
+  for (int j = 0; j < m;) {
+    if (!bad[j]) { ++j; continue; }
+    int k = j;
+    while (k + 1 < m && bad[k + 1]) ++k;
+    const std::vector<double> refined(out.lambda.begin() + j, out.lambda.begin() + k + 1);
+    eigen_mrrr_range(A, M, keep, j, k, out);
+    for (int i = j; i <= k; ++i)  // eigenvalues that converged keep their (relative) accuracy
+      if (res[i].ok) out.lambda[i] = refined[i - j];
+    j = k + 1;
+  }
+  // rows of W = M^-1/2 V
+  for (std::size_t t = 0; t < keep.size(); ++t)
+    for (int j = 0; j < m; ++j)
+      if (!bad[j]) out.rows[t * m + j] /= sq[keep[t]];
+  return out;
+}
+
+}  // namespace pscr::planner
