@@ -32,6 +32,7 @@
 
 #include "clfft_dst_poisson.hpp"
 #include "common/cli.hpp"
+#include "common/peak_memory.hpp"
 #include "fftw_dst_poisson.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
@@ -183,9 +184,12 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     }
     o.parameters = kp;
   }
+  const bool peak_known = pscr::cli::reset_resident_high_water();
+  const long long resident_before = peak_known ? pscr::cli::resident_high_water_bytes() : -1;
   const auto t0 = clk::now();
   pscr::Plan<T> plan(p, o);
   const double init = since(t0);
+  const long long plan_peak = peak_known ? pscr::cli::resident_high_water_bytes() - resident_before : -1;
   const std::size_t N = p.unknowns();
   std::vector<T> f(N), u(N);
   for (std::size_t i = 0; i < N; ++i) f[i] = T(std::sin(0.37 * double(i)) + 0.1);
@@ -231,9 +235,10 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
               c.dim, sz.c_str(), pscr::scalar_name<T>(), init, 1e3 * hs.transfer_seconds, 1e3 * med, 1e3 * lo,
               1e3 * hi, residual, 1e-9 * info.flops / med, 1e-9 * info.bytes / med, info.flops / std::max(info.bytes, 1.0),
               ratio(anc.fftw).c_str(), ratio(anc.clfft).c_str());
-  std::printf("    plan %.3f s: eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s\n", init,
-              info.eigen_seconds, info.build_seconds, info.program_cache.empty() ? "-" : info.program_cache.c_str(),
-              setup);
+  std::printf("    plan %.3f s: eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s; peak host memory %s\n",
+              init, info.eigen_seconds, info.build_seconds,
+              info.program_cache.empty() ? "-" : info.program_cache.c_str(), setup,
+              plan_peak >= 0 ? (std::to_string((plan_peak + (1 << 19)) >> 20) + " MiB").c_str() : "-");
   if (c.host_batch > 0) {
     // Host arrays in and out: K single solves against one batch of K (the
     // batch overlaps the host copies of one right-hand side with the device
@@ -269,6 +274,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
           << pscr::to_string(plan.info().parameters) << "\", \"parameters_source\": \"" << plan.info().parameters_source
           << "\", \"init_s\": " << init << ", \"eigen_s\": " << info.eigen_seconds
           << ", \"build_s\": " << info.build_seconds << ", \"program_cache\": \"" << info.program_cache << "\""
+          << ", \"plan_peak_host_bytes\": " << plan_peak
           << ", \"transfer_s\": " << hs.transfer_seconds << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
           << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops
