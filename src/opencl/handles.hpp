@@ -26,6 +26,8 @@ template <class H, cl_int(CL_API_CALL* Release)(H)> class Handle {
     if (h_) Release(h_);
     h_ = h;
   }
+  // Gives up ownership (the reference is kept elsewhere, e.g. for the process).
+  H release() { return std::exchange(h_, nullptr); }
 
  private:
   H h_ = nullptr;

@@ -1,17 +1,46 @@
 #include "runtime.hpp"
 
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "program_cache.hpp"
 
 namespace pscr::ocl {
+namespace {
+
+// Plans that make their own context share one per device: creating an OpenCL
+// context costs tens to hundreds of milliseconds on some drivers, more than
+// the rest of a plan's set-up. Each plan keeps its own queue, program (from
+// the program cache) and kernels (clSetKernelArg is not thread-safe).
+// Held for the life of the process and never released: at exit the driver
+// may be torn down before static destructors run. Contexts and queues of the
+// caller (Options::opencl_queue) are never held here.
+struct Shared {
+  std::mutex mutex;
+  std::map<cl_device_id, cl_context> contexts;
+};
+Shared& shared() {
+  static Shared* s = new Shared;
+  return *s;
+}
+
+}  // namespace
 
 Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile,
                  const std::string& program_cache)
     : dev_(dev), profile_(profile) {
   cl_int st;
-  ctx_.reset(clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st));
-  check(st, "clCreateContext");
+  {
+    std::lock_guard<std::mutex> lock(shared().mutex);
+    cl_context& c = shared().contexts[dev_.device];
+    if (!c) {
+      Context made(clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st));
+      check(st, "clCreateContext");
+      c = made.release();
+    }
+    ctx_ = retain(c);
+  }
   queue_.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &st));
   check(st, "clCreateCommandQueue");
   build(source, build_options, program_cache);
