@@ -241,3 +241,21 @@ BOOST_AUTO_TEST_CASE(large_uniform_pencil_against_closed_form) {
   BOOST_TEST(lam_err <= 2e-13);
   BOOST_TEST(vec_err <= 1e-12);
 }
+
+// The Crawford path computes its vectors in chunks over the host threads (each
+// chunk recomputing the window of vectors before it): a complex symmetric
+// pencil large enough for several chunks against the dense solver.
+BOOST_AUTO_TEST_CASE(crawford_chunks_against_dense) {
+  const auto f = pscr::helmholtz_factor(pscr::graded_mesh(601, 1.0, 1.002), 40.0);
+  auto [eo, ea] = orthogonality(f, EigenMethod::crawford);
+  BOOST_TEST(eo < 1e-11);  // measured 2.3e-13
+  BOOST_TEST(ea < 1e-11);
+  const auto a = sorted_eigs(f, EigenMethod::crawford), b = sorted_eigs(f, EigenMethod::dense);
+  double scale = 0;
+  for (auto& v : b) scale = std::max(scale, std::abs(v));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    double best = 1e300;
+    for (auto& v : b) best = std::min(best, std::abs(v - a[i]));
+    BOOST_TEST(best <= 1e-10 * scale);
+  }
+}

@@ -143,51 +143,77 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
   const double anorm = norm1(A) + norm1(M) * 1e-300 + 1e-300;
   const double eps = std::numeric_limits<double>::epsilon();
   constexpr int window = 4;
-  std::vector<std::vector<C>> prev, prevM;  // recent normalised vectors and M·w
   PencilEigen<C> out;
   out.method = "crawford";
   out.lambda.resize(m);
   out.rows.resize(keep.size() * m);
-  std::vector<C> dl(m), dd(m), du(m), du2(m), x(m), mx(m);
-  std::vector<lapack_int> ipiv(m);
-  for (int idx = 0; idx < m; ++idx) {
-    const int l = order[idx];
-    C shift = lam[l];
-    for (int attempt = 0;; ++attempt) {
-      for (int i = 0; i < m; ++i) dd[i] = A.diag[i] - shift * M.diag[i];
-      for (int i = 0; i + 1 < m; ++i) dl[i] = du[i] = A.off[i] - shift * M.off[i];
-      if (gttrf(m, dl.data(), dd.data(), du.data(), du2.data(), ipiv.data()) == 0) break;
-      if (attempt > 3) throw NumericalBreakdown("inverse iteration: shifted pencil stays singular");
-      shift += C(4 * eps * anorm * (attempt + 1));  // exactly singular: nudge the shift
+  // The vectors in spectral order, in chunks of fixed size spread over the
+  // host threads; each chunk first recomputes the `window` vectors before it,
+  // so its first vectors are orthogonalised against their neighbours too.
+  constexpr int chunk = 128;
+  const int chunks = (m + chunk - 1) / chunk;
+  std::string failure;
+  bool singular = false;
+#pragma omp parallel for schedule(dynamic, 1) if (m >= 2 * chunk)
+  for (int ch = 0; ch < chunks; ++ch) {
+    try {
+      std::vector<std::vector<C>> prev, prevM;  // recent normalised vectors and M·w
+      std::vector<C> dl(m), dd(m), du(m), du2(m), x(m), mx(m);
+      std::vector<lapack_int> ipiv(m);
+      const int first = ch * chunk, last = std::min(m, first + chunk);
+      for (int idx = std::max(0, first - window); idx < last; ++idx) {
+        const int l = order[idx];
+        const bool store = idx >= first;
+        C shift = lam[l];
+        for (int attempt = 0;; ++attempt) {
+          for (int i = 0; i < m; ++i) dd[i] = A.diag[i] - shift * M.diag[i];
+          for (int i = 0; i + 1 < m; ++i) dl[i] = du[i] = A.off[i] - shift * M.off[i];
+          if (gttrf(m, dl.data(), dd.data(), du.data(), du2.data(), ipiv.data()) == 0) break;
+          if (attempt > 3) throw NumericalBreakdown("inverse iteration: shifted pencil stays singular");
+          shift += C(4 * eps * anorm * (attempt + 1));  // exactly singular: nudge the shift
+        }
+        for (int i = 0; i < m; ++i) x[i] = C(1.0 + 0.37 * std::sin(0.7 * i + 0.3 * idx));
+        for (int it = 0; it < 3; ++it) {
+          M.multiply(x.data(), mx.data());
+          gttrs(m, dl.data(), dd.data(), du.data(), du2.data(), ipiv.data(), mx.data());
+          double big = 0;
+          for (auto& v : mx) big = std::max(big, std::abs(v));
+          if (!(big > 0) || !std::isfinite(big)) throw NumericalBreakdown("inverse iteration produced a zero vector");
+          for (int i = 0; i < m; ++i) x[i] = mx[i] / big;
+        }
+        for (std::size_t p = 0; p < prev.size(); ++p) {
+          const C h = bilinear(prevM[p], x);
+          for (int i = 0; i < m; ++i) x[i] -= h * prev[p][i];
+        }
+        M.multiply(x.data(), mx.data());
+        const C xmx = bilinear(x, mx);
+        double xx = 0;
+        for (auto& v : x) xx += std::norm(v);
+        if (std::abs(xmx) <= 1e-12 * xx * norm1(M))
+          throw SingularPencil("defective pencil: eigenvector with wᵀMw = 0");
+        std::vector<C> ax(m);
+        A.multiply(x.data(), ax.data());
+        const C inv = C(1) / std::sqrt(xmx);
+        for (int i = 0; i < m; ++i) { x[i] *= inv; mx[i] *= inv; }
+        if (store) {
+          out.lambda[l] = bilinear(x, ax) * inv;  // Rayleigh quotient xᵀAx / xᵀMx (x now normalised)
+          for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = x[keep[t]];
+        }
+        prev.push_back(x);
+        prevM.push_back(mx);
+        if (static_cast<int>(prev.size()) > window) { prev.erase(prev.begin()); prevM.erase(prevM.begin()); }
+      }
+    } catch (const std::exception& e) {
+#pragma omp critical(pscr_crawford_failure)
+      if (failure.empty()) {
+        failure = e.what();
+        singular = dynamic_cast<const SingularPencil*>(&e) != nullptr;
+      }
     }
-    for (int i = 0; i < m; ++i) x[i] = C(1.0 + 0.37 * std::sin(0.7 * i + 0.3 * idx));
-    for (int it = 0; it < 3; ++it) {
-      M.multiply(x.data(), mx.data());
-      gttrs(m, dl.data(), dd.data(), du.data(), du2.data(), ipiv.data(), mx.data());
-      double big = 0;
-      for (auto& v : mx) big = std::max(big, std::abs(v));
-      if (!(big > 0) || !std::isfinite(big)) throw NumericalBreakdown("inverse iteration produced a zero vector");
-      for (int i = 0; i < m; ++i) x[i] = mx[i] / big;
-    }
-    for (std::size_t p = 0; p < prev.size(); ++p) {
-      const C h = bilinear(prevM[p], x);
-      for (int i = 0; i < m; ++i) x[i] -= h * prev[p][i];
-    }
-    M.multiply(x.data(), mx.data());
-    const C xmx = bilinear(x, mx);
-    double xx = 0;
-    for (auto& v : x) xx += std::norm(v);
-    if (std::abs(xmx) <= 1e-12 * xx * norm1(M))
-      throw SingularPencil("defective pencil: eigenvector with wᵀMw = 0");
-    std::vector<C> ax(m);
-    A.multiply(x.data(), ax.data());
-    out.lambda[l] = bilinear(x, ax) / xmx;  // Rayleigh quotient
-    const C inv = C(1) / std::sqrt(xmx);
-    for (int i = 0; i < m; ++i) { x[i] *= inv; mx[i] *= inv; }
-    for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = x[keep[t]];
-    prev.push_back(x);
-    prevM.push_back(mx);
-    if (static_cast<int>(prev.size()) > window) { prev.erase(prev.begin()); prevM.erase(prevM.begin()); }
+  }
+  if (!failure.empty()) {
+    if (singular) throw SingularPencil(failure);
+    throw NumericalBreakdown(failure);
   }
   return out;
 }
