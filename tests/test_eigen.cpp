@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <omp.h>
+
 #include "planner/pencil_eigen.hpp"
 #include "pscr/builders.hpp"
 #include "support.hpp"
@@ -258,4 +260,27 @@ BOOST_AUTO_TEST_CASE(crawford_chunks_against_dense) {
     for (auto& v : b) best = std::min(best, std::abs(v - a[i]));
     BOOST_TEST(best <= 1e-10 * scale);
   }
+}
+
+// The eigen data do not depend on the number of host threads (the batches
+// and bisection rounds are fixed by the pencil alone): plans are reproducible.
+BOOST_AUTO_TEST_CASE(eigen_data_independent_of_thread_count) {
+  const double ratio = std::pow(1e3, 1.0 / 3000);
+  const auto graded = pscr::poisson_factor(pscr::graded_mesh(3002, 1.0, ratio));
+  const auto helm = pscr::helmholtz_factor(pscr::graded_mesh(700, 1.0, 1.001), 25.0);
+  const int saved = omp_get_max_threads();
+  std::vector<std::vector<double>> real_runs;
+  std::vector<std::vector<Z>> complex_runs;
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    auto a = pencil_eigen(graded.A, graded.M, {0, 100, 2000, 2999}, EigenMethod::automatic);
+    a.lambda.insert(a.lambda.end(), a.rows.begin(), a.rows.end());
+    real_runs.push_back(a.lambda);
+    auto b = pencil_eigen(helm.A, helm.M, {0, 350, 699}, EigenMethod::automatic);
+    b.lambda.insert(b.lambda.end(), b.rows.begin(), b.rows.end());
+    complex_runs.push_back(b.lambda);
+  }
+  omp_set_num_threads(saved);
+  BOOST_TEST((real_runs[0] == real_runs[1]));
+  BOOST_TEST((complex_runs[0] == complex_runs[1]));
 }
