@@ -1,5 +1,7 @@
 #include "twisted_eigen.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -323,9 +325,14 @@ struct Result {
 // Rayleigh quotient iteration on twisted factorisations for kLanes items at
 // once (items first .. first + count − 1, count ≤ kLanes); the vector of the step that converged is the eigenvector (kept rows
 // normalised in out_rows[t * m + j]).
+// Work arrays of one thread (4 × kLanes × m), released when the pencil is done.
+struct Scratch {
+  std::vector<double> s, up, lp, um, kept;
+};
+
 void refine(const std::vector<Item>& items, int first, int count, int m, const std::vector<int>& slot, int nkeep,
-            std::vector<Result>& res, std::vector<double>& out_rows) {
-  thread_local std::vector<double> s, up, lp, um, kept;
+            std::vector<Result>& res, std::vector<double>& out_rows, Scratch& scratch) {
+  auto& [s, up, lp, um, kept] = scratch;
   for (auto* v : {&s, &up, &lp, &um}) v->resize(std::size_t(m) * kLanes);
   kept.assign(std::size_t(std::max(nkeep, 1)) * kLanes, 0.0);
   const Representation& r = *items[first].rep;
@@ -507,9 +514,11 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
     while (i < int(items.size()) && items[i].rep == rep && k < kLanes) { ++i; ++k; }
   }
   starts.push_back(int(items.size()));
+  std::vector<Scratch> pool(std::max(1, omp_get_max_threads()));  // by omp_get_thread_num() of parallel_for's team
   parallel_for(int(starts.size()) - 1, m >= 128, [&](int b) {
 
-    refine(items, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows);
+    refine(items, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows,
+           pool[omp_get_thread_num()]);
   });
   // Where the iteration did not settle, bisection to full accuracy in the
   // item's representation, and one more twisted factorisation there.
@@ -547,7 +556,7 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
     }
     at.push_back(int(retry.size()));
     parallel_for(int(at.size()) - 1, m >= 128, [&](int b) {
-      refine(retry, at[b], at[b + 1] - at[b], m, slot, int(keep.size()), res, out.rows);
+      refine(retry, at[b], at[b + 1] - at[b], m, slot, int(keep.size()), res, out.rows, pool[omp_get_thread_num()]);
     });
   }
   // eigenvalues, and the ones whose vectors are not trusted: clusters and small relative gaps
