@@ -505,28 +505,28 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
   std::stable_partition(items.begin(), items.end(), [&](const Item& it) { return it.rep == &bottom; });
   std::vector<int> slot(m, -1);
   for (std::size_t t = 0; t < keep.size(); ++t) slot[keep[t]] = int(t);
-  // batches of one representation each
-  std::vector<int> starts;
-  for (int i = 0; i < int(items.size());) {
-    starts.push_back(i);
-    const Representation* rep = items[i].rep;
-    int k = 0;
-    while (i < int(items.size()) && items[i].rep == rep && k < kLanes) { ++i; ++k; }
-  }
-  starts.push_back(int(items.size()));
   std::vector<Scratch> pool(std::max(1, omp_get_max_threads()));  // by omp_get_thread_num() of parallel_for's team
-  parallel_for(int(starts.size()) - 1, m >= 128, [&](int b) {
-
-    refine(items, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows,
-           pool[omp_get_thread_num()]);
-  });
+  // Refines a list ordered by representation, in batches of up to kLanes of one representation each.
+  auto refine_all = [&](const std::vector<Item>& list) {
+    std::vector<int> starts;
+    for (int i = 0; i < int(list.size());) {
+      starts.push_back(i);
+      const Representation* rep = list[i].rep;
+      for (int k = 0; i < int(list.size()) && list[i].rep == rep && k < kLanes; ++k) ++i;
+    }
+    starts.push_back(int(list.size()));
+    parallel_for(int(starts.size()) - 1, m >= 128, [&](int b) {
+      refine(list, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows,
+             pool[omp_get_thread_num()]);
+    });
+  };
+  refine_all(items);
   // Where the iteration did not settle, bisection to full accuracy in the
   // item's representation, and one more twisted factorisation there.
   std::vector<Item> retry;
   for (const Item& it : items)
     if (!res[it.j].ok) retry.push_back(it);
-  if (!retry.empty()) {
-    std::stable_partition(retry.begin(), retry.end(), [&](const Item& it) { return it.rep == &bottom; });
+  if (!retry.empty()) {  // in the order of `items`: by representation
     for (const Representation* rep : {&bottom, &top}) {
       std::vector<Item*> mine;
       for (Item& it : retry)
@@ -547,17 +547,8 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
         }
       }
     }
-    std::vector<int> at;
-    for (int i = 0; i < int(retry.size());) {
-      at.push_back(i);
-      const Representation* rep = retry[i].rep;
-      for (int k = 0; i < int(retry.size()) && retry[i].rep == rep && k < kLanes; ++i, ++k)
-        retry[i].x = retry[i].lo + (retry[i].hi - retry[i].lo) / 2;
-    }
-    at.push_back(int(retry.size()));
-    parallel_for(int(at.size()) - 1, m >= 128, [&](int b) {
-      refine(retry, at[b], at[b + 1] - at[b], m, slot, int(keep.size()), res, out.rows, pool[omp_get_thread_num()]);
-    });
+    for (Item& it : retry) it.x = it.lo + (it.hi - it.lo) / 2;
+    refine_all(retry);
   }
   // eigenvalues, and the ones whose vectors are not trusted: clusters and small relative gaps
   std::vector<char> bad(cluster);
