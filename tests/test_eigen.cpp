@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(real_methods) {
     auto diag = test::random_factor<double>(m, 10 + m, true);
     auto tri = test::random_factor<double>(m, 20 + m, false);
     for (auto [f, method] : {std::pair{diag, EigenMethod::twisted}, {diag, EigenMethod::mrrr}, {diag, EigenMethod::crawford},
-                             {tri, EigenMethod::crawford}, {tri, EigenMethod::dense}}) {
+                             {tri, EigenMethod::crawford}, {tri, EigenMethod::newton}, {tri, EigenMethod::dense}}) {
       auto [eo, ea] = orthogonality(f, method);
       BOOST_TEST_CONTEXT("m=" << m << " method=" << int(method)) {
         BOOST_TEST(eo < 1e-11);
@@ -62,7 +62,11 @@ BOOST_AUTO_TEST_CASE(real_methods) {
       }
     }
     const auto a = sorted_eigs(tri, EigenMethod::crawford), b = sorted_eigs(tri, EigenMethod::dense);
-    for (int i = 0; i < m; ++i) BOOST_TEST(std::abs(a[i] - b[i]) <= 1e-11 * std::abs(b.back()));
+    const auto c = sorted_eigs(tri, EigenMethod::newton);
+    for (int i = 0; i < m; ++i) {
+      BOOST_TEST(std::abs(a[i] - b[i]) <= 1e-11 * std::abs(b.back()));
+      BOOST_TEST(std::abs(c[i] - b[i]) <= 1e-11 * std::abs(b.back()));
+    }
   }
 }
 
@@ -262,6 +266,66 @@ BOOST_AUTO_TEST_CASE(crawford_chunks_against_dense) {
   }
 }
 
+// Every eigenvalue of `a` matched to a distinct one of `b` within tol · max|b|.
+void match_spectra(std::vector<Z> a, std::vector<Z> b, double tol) {
+  BOOST_REQUIRE(a.size() == b.size());
+  double scale = 0;
+  for (auto& v : b) scale = std::max(scale, std::abs(v));
+  std::vector<bool> used(b.size(), false);
+  for (auto& v : a) {
+    int best = -1;
+    for (std::size_t j = 0; j < b.size(); ++j)
+      if (!used[j] && (best < 0 || std::abs(b[j] - v) < std::abs(b[best] - v))) best = int(j);
+    used[best] = true;
+    BOOST_TEST(std::abs(b[best] - v) <= tol * scale);
+  }
+}
+
+// The roots of det(A − λM) (pencil_roots.hpp): real pencils with tridiagonal M
+// by Sturm counts and Newton, complex symmetric ones by the Aberth iteration
+// from the real part's eigenvalues. Helmholtz pencils with absorbing ends at
+// both ends (the whole factor) and at one end (a group touching one
+// boundary, where the eigenvalues move about half a gap from the real
+// part's and the seeds are poor), wave numbers 15 to 300, against the dense
+// solver; Wᵀ M W = I and Wᵀ A W = Λ.
+BOOST_AUTO_TEST_CASE(roots_methods_against_dense) {
+  for (int m : {2, 5, 60, 300}) {
+    for (double omega : {15.0, 80.0, 300.0}) {
+      const auto whole = pscr::helmholtz_factor(pscr::graded_mesh(m + 1, 1.0, 1.003), omega);
+      auto one_sided = whole;
+      one_sided.A.diag.pop_back();
+      one_sided.A.off.pop_back();
+      one_sided.M.diag.pop_back();
+      one_sided.M.off.pop_back();
+      for (const pscr::Factor<Z>* f : std::initializer_list<const pscr::Factor<Z>*>{&whole, &one_sided}) {
+        BOOST_TEST_CONTEXT("m=" << f->size() << " omega=" << omega << (f == &whole ? " both ends" : " one end")) {
+          auto [eo, ea] = orthogonality(*f, EigenMethod::aberth);
+          BOOST_TEST(eo < 1e-10);
+          BOOST_TEST(ea < 1e-10);
+          match_spectra(sorted_eigs(*f, EigenMethod::aberth), sorted_eigs(*f, EigenMethod::dense), 1e-11);
+          // its real part: a real pencil with tridiagonal M
+          pscr::Factor<double> r;
+          for (auto& v : f->A.diag) r.A.diag.push_back(v.real());
+          for (auto& v : f->A.off) r.A.off.push_back(v.real());
+          for (auto& v : f->M.diag) r.M.diag.push_back(v.real());
+          for (auto& v : f->M.off) r.M.off.push_back(v.real());
+          auto [ro, ra] = orthogonality(r, EigenMethod::newton);
+          BOOST_TEST(ro < 1e-11);
+          BOOST_TEST(ra < 1e-11);
+          const auto a = sorted_eigs(r, EigenMethod::newton), b = sorted_eigs(r, EigenMethod::dense);
+          for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST(std::abs(a[i] - b[i]) <= 1e-12 * std::abs(b.back()));
+        }
+      }
+    }
+  }
+  // the automatic choice takes these paths
+  const auto f = pscr::helmholtz_factor(pscr::graded_mesh(201, 1.0, 1.0), 20.0);
+  BOOST_TEST(std::string(pencil_eigen(f.A, f.M, {0}).method) == "aberth");
+  pscr::Tridiagonal<double> A(std::vector<double>(50, 2.0), std::vector<double>(49, -1.0)),
+      M(std::vector<double>(50, 4.0), std::vector<double>(49, 1.0));
+  BOOST_TEST(std::string(pencil_eigen(A, M, {0}).method) == "newton");
+}
+
 // The eigen data do not depend on the number of host threads (the batches
 // and bisection rounds are fixed by the pencil alone): plans are reproducible.
 BOOST_AUTO_TEST_CASE(eigen_data_independent_of_thread_count) {
@@ -277,6 +341,7 @@ BOOST_AUTO_TEST_CASE(eigen_data_independent_of_thread_count) {
     a.lambda.insert(a.lambda.end(), a.rows.begin(), a.rows.end());
     real_runs.push_back(a.lambda);
     auto b = pencil_eigen(helm.A, helm.M, {0, 350, 699}, EigenMethod::automatic);
+    BOOST_TEST(std::string(b.method) == "aberth");
     b.lambda.insert(b.lambda.end(), b.rows.begin(), b.rows.end());
     complex_runs.push_back(b.lambda);
   }

@@ -8,6 +8,7 @@
 
 #include "../lapack.hpp"
 #include "crawford.hpp"
+#include "pencil_roots.hpp"
 #include "twisted_eigen.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
@@ -228,6 +229,10 @@ template <class C> PencilEigen<C> from_real(const PencilEigen<double>& r) {
 
 }  // namespace
 
+// The automatic choice: real pencils with diagonal M by the twisted method,
+// with tridiagonal M by Sturm counts and Newton steps; complex pencils by the
+// Aberth iteration from the real part's eigenvalues; the Crawford path where
+// these do not apply or do not converge.
 template <class C>
 PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, const std::vector<int>& keep,
                             EigenMethod method) {
@@ -237,9 +242,10 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
     if (method == EigenMethod::automatic && all_real(A) && all_real(M))
       return from_real<C>(pencil_eigen(real_part(A), real_part(M), keep, method));
   }
-  if (method == EigenMethod::automatic) {
-    if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::twisted : EigenMethod::crawford;
-    else method = EigenMethod::crawford;
+  const bool automatic = method == EigenMethod::automatic;
+  if (automatic) {
+    if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::twisted : EigenMethod::newton;
+    else method = EigenMethod::aberth;
   }
   switch (method) {
     case EigenMethod::twisted:
@@ -254,13 +260,36 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
       if constexpr (!is_complex_v<C>) return eigen_mrrr(A, M, keep);
       else throw InvalidArgument("MRRR eigensolver needs a real pencil");
     case EigenMethod::dense: return eigen_dense(A, M, keep);
-    default:
-      try {
-        return eigen_crawford(A, M, keep);
-      } catch (const NumericalBreakdown&) {
-        if (A.size() > 2048) throw;
-        return eigen_dense(A, M, keep);  // rare isotropic breakdowns: dense is still affordable
+    case EigenMethod::newton:
+      if constexpr (!is_complex_v<C>) {
+        if (auto r = eigen_newton(A, M, keep)) return std::move(*r);
+        if (!automatic) throw NumericalBreakdown("Newton eigensolver: a cluster, an indefinite M or no convergence");
+        break;
+      } else {
+        throw InvalidArgument("the Newton eigensolver needs a real pencil");
       }
+    case EigenMethod::aberth:
+      if constexpr (is_complex_v<C>) {
+        std::vector<double> seeds;
+        try {
+          seeds = pencil_eigenvalues(real_part(A), real_part(M));
+        } catch (const Error&) {
+          // the real part is not a definite pencil: no starting values
+        }
+        if (!seeds.empty())
+          if (auto r = eigen_aberth(A, M, keep, seeds)) return std::move(*r);
+        if (!automatic) throw NumericalBreakdown("Aberth eigensolver: no starting values or no convergence");
+        break;
+      } else {
+        throw InvalidArgument("the Aberth eigensolver needs a complex pencil");
+      }
+    default: break;
+  }
+  try {
+    return eigen_crawford(A, M, keep);
+  } catch (const NumericalBreakdown&) {
+    if (A.size() > 2048) throw;
+    return eigen_dense(A, M, keep);  // rare isotropic breakdowns: dense is still affordable
   }
 }
 
@@ -270,9 +299,19 @@ template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, co
       auto r = pencil_eigenvalues(real_part(A), real_part(M));
       return std::vector<C>(r.begin(), r.end());
     }
+    std::vector<double> seeds;
+    try {
+      seeds = pencil_eigenvalues(real_part(A), real_part(M));
+    } catch (const Error&) {
+    }
+    if (!seeds.empty())
+      if (auto r = eigen_aberth(A, M, {}, seeds, false)) return std::move(r->lambda);
   } else {
-    if (diagonal_mass(M))
+    if (diagonal_mass(M)) {
       if (auto r = eigen_twisted(A, M, {})) return std::move(r->lambda);
+    } else if (auto r = eigen_newton(A, M, {}, false)) {
+      return std::move(r->lambda);
+    }
   }
   return tridiagonal_eigenvalues(crawford_reduce(A, M));
 }

@@ -9,8 +9,10 @@
 namespace pscr::planner {
 
 enum class EigenMethod {
-  automatic,  // twisted for real pencils with diagonal M, else Crawford + QL + inverse iteration
+  automatic,  // twisted (real, diagonal M), newton (real), aberth (complex); Crawford where they fail
   twisted,    // real, diagonal positive M: bisection and RQI on twisted factorisations, O(m) memory
+  newton,     // real, M positive definite: Sturm bisection and Newton on det(A − λM), O(m) memory
+  aberth,     // complex symmetric: Aberth iteration on det(A − λM) from the real part's eigenvalues
   mrrr,       // real, diagonal positive M: LAPACK dstemr on M^-1/2 A M^-1/2, O(m²) memory
   crawford,   // any: Crawford reduction, implicit QL, inverse iteration on the pencil (O(m²))
   dense,      // any: LAPACK dsygv / zggev (O(m³), small pencils and fallback)
@@ -19,7 +21,7 @@ enum class EigenMethod {
 template <class C> struct PencilEigen {
   std::vector<C> lambda;  // m eigenvalues
   std::vector<C> rows;    // keep.size() × m, rows[t*m + l] = W[keep[t], l]
-  const char* method = "";  // "relative", "twisted", "mrrr", "crawford" or "dense"
+  const char* method = "";  // "twisted", "mrrr", "newton", "aberth", "crawford" or "dense"
 };
 
 // Eigenpairs keeping only the eigenvector rows listed in `keep` (0-based).

@@ -7,18 +7,8 @@
 #include <limits>
 
 #include "../lapack.hpp"
+#include "lanes.hpp"
 #include "pscr/errors.hpp"
-
-// The sweeps below run kLanes independent recurrences side by side, so that
-// the divisions pipeline instead of waiting on each other; clones for wider
-// vector units are picked at load time (not under ThreadSanitizer, whose
-// run time starts after the clone resolvers).
-#pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of internal inline helpers only
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define PSCR_LANE_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
-#else
-#define PSCR_LANE_CLONES
-#endif
 
 namespace pscr::planner {
 namespace {
@@ -87,19 +77,9 @@ void finish(Representation& r) {
   r.pivmin = std::numeric_limits<double>::min() / kEps * big * std::max(1.0, r.upper);
 }
 
-// Eight lanes of doubles (GCC/Clang vector extension; one AVX-512 register,
-// two AVX2 or four SSE2 ones). Explicit vectors, because the compilers unroll
-// short lane loops into scalar code at -O3 instead of vectorising them.
-using Vec = double __attribute__((vector_size(64)));
-using VecU = double __attribute__((vector_size(64), aligned(8)));  // unaligned access to arrays
-constexpr int kVec = 8;
+using namespace lanes;
 static_assert(kLanes % kVec == 0 && kCountLanes % kVec == 0);
-inline Vec splat(double v) { return Vec{} + v; }
-inline Vec load(const double* p) { return *reinterpret_cast<const VecU*>(p); }
-inline void store(double* p, Vec v) { *reinterpret_cast<VecU*>(p) = v; }
-inline Vec vabs(Vec v) { return v < 0 ? -v : v; }
-// pivots below pivmin in magnitude are replaced by −pivmin (dstebz's safeguard)
-inline Vec guard(Vec v, double pivmin) { return vabs(v) < pivmin ? splat(-pivmin) : v; }
+inline Vec guard(Vec v, double pivmin) { return guard_real(v, pivmin); }
 
 // Number of eigenvalues of L D Lᵀ below each shift x[k] (Sylvester's inertia
 // of the stationary qd transform L D Lᵀ − x I = L₊ D₊ L₊ᵀ).
@@ -228,14 +208,6 @@ void twisted_vectors(int m, const double* lp, const double* um, const double* tw
   for (int v = 0; v < V; ++v) store(norm2 + v * kVec, n2[v]);
 }
 
-// f(0 .. n−1) over the host threads (one thread when called inside a
-// parallel region: the planner runs small pencils side by side and large
-// ones one after another).
-template <class F> void parallel_for(int n, bool parallel, const F& f) {
-#pragma omp parallel for schedule(dynamic, 1) if (parallel && n > 1)
-  for (int i = 0; i < n; ++i) f(i);
-}
-
 struct Interval {
   double lo, hi;
   int nlo, nhi;  // eigenvalues below lo and below hi
@@ -336,11 +308,12 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
   for (auto* v : {&s, &up, &lp, &um}) v->resize(std::size_t(m) * kLanes);
   kept.assign(std::size_t(std::max(nkeep, 1)) * kLanes, 0.0);
   const Representation& r = *items[first].rep;
-  double x[kLanes], twist[kLanes], gamma[kLanes], norm2[kLanes], vnorm2[kLanes];
-  bool done[kLanes];
+  double x[kLanes], twist[kLanes], gamma[kLanes], norm2[kLanes], vnorm2[kLanes], last[kLanes];
+  bool done[kLanes], accept[kLanes];
   for (int k = 0; k < kLanes; ++k) {
     x[k] = items[first + std::min(k, count - 1)].x;
     done[k] = k >= count;
+    last[k] = std::numeric_limits<double>::infinity();
   }
   const double floor = 4 * kEps * kEps * r.upper + r.pivmin;
   for (int it = 0; it < kMaxRqi; ++it) {
@@ -349,8 +322,14 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
     bool vectors = false;  // the vector pass, for lanes that converged or whose norm recurrence overflowed
     for (int k = 0; k < count; ++k) {
       if (done[k]) continue;
-      const double tol = 4 * kEps * std::abs(x[k]) + floor;
-      if (!std::isfinite(norm2[k]) || std::abs(gamma[k] / norm2[k]) <= tol) vectors = true;
+      // converged, or stalled at the rounding level (a step that no longer
+      // shrinks fourfold, below 1e3 times the tolerance: how close the
+      // rounding lets the iteration come depends on the machine's arithmetic,
+      // e.g. on fused multiply-adds)
+      const double tol = 4 * kEps * std::abs(x[k]) + floor, step = std::abs(gamma[k] / norm2[k]);
+      accept[k] = std::isfinite(norm2[k]) && (step <= tol || (step <= 1e3 * tol && step >= 0.25 * last[k]));
+      last[k] = step;
+      if (!std::isfinite(norm2[k]) || accept[k]) vectors = true;
     }
     if (vectors) twisted_vectors(m, lp.data(), um.data(), twist, slot.data(), vnorm2, kept.data());
     bool all = true;
@@ -368,7 +347,7 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
         all = false;
         continue;
       }
-      if (std::abs(delta) <= 4 * kEps * std::abs(x[k]) + floor) {
+      if (accept[k]) {
         done[k] = true;
         res[item.j] = {xn, std::isfinite(vnorm2[k]) && vnorm2[k] > 0};
         const double inv = 1 / std::sqrt(vnorm2[k]);
@@ -398,7 +377,8 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
   // A subset by index makes dstemr find its eigenvalues by bisection, which
   // costs more than all of them by dqds: take all when they fit in one block.
   const int first = (block == m && 2 * (iu - il + 1) > m) ? 0 : il;
-  std::vector<double> z(static_cast<std::size_t>(m) * block), w(m);
+  const int columns = std::min(block, iu - first + 1);  // a single eigenpair needs one, not a block
+  std::vector<double> z(static_cast<std::size_t>(m) * columns), w(m);
   std::vector<lapack_int> isuppz(2 * std::max(m, 1));
   for (int lo = first; lo <= iu; lo += block) {
     const int hi = std::min(iu, lo + block - 1);
@@ -409,7 +389,7 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
     lapack_logical tryrac = 1;
     const char range = (lo == 0 && hi == m - 1) ? 'A' : 'I';
     const int info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', range, m, d.data(), e.data(), 0, 0, lo + 1, hi + 1,
-                                    &found, w.data(), z.data(), m, block, isuppz.data(), &tryrac);
+                                    &found, w.data(), z.data(), m, columns, isuppz.data(), &tryrac);
     if (info != 0 || found != hi - lo + 1) throw NumericalBreakdown("dstemr failed (info " + std::to_string(info) + ")");
     for (int l = std::max(0, il - lo); l < found; ++l) {
       out.lambda[lo + l] = w[l];

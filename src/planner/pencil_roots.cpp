@@ -1,0 +1,569 @@
+#include "pencil_roots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "lanes.hpp"
+#include "pscr/errors.hpp"
+#include "pscr/scalar.hpp"
+
+namespace pscr::planner {
+namespace {
+
+using Z = std::complex<double>;
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr int kMaxRounds = 400;   // bisection rounds (each halves every open interval)
+constexpr int kMaxNewton = 200;   // safeguarded Newton steps per eigenvalue (bisection at worst)
+constexpr int kMaxSweeps = 100;   // Aberth sweeps (most eigenvalues converge in 3 to 10)
+constexpr int kWindow = 4;        // neighbours a vector is M-orthogonalised against
+constexpr int kVectorChunk = 128; // vectors per task; each task recomputes kWindow vectors before it
+constexpr int kBatch = 64;        // eigenvalues per task of the Newton and Aberth loops
+constexpr int kCountLanes = 32;   // shifts per Sturm-count sweep
+using namespace lanes;
+
+inline double recip(double x) { return 1 / x; }
+// 1/z by the textbook formula where |z|² stays in range (the library's
+// division guards every call against overflow, which costs more than the sweep).
+inline Z recip(Z z) {
+  const double big = std::max(std::abs(z.real()), std::abs(z.imag()));
+  if (big > 1e-150 && big < 1e150) {
+    const double r = 1 / (z.real() * z.real() + z.imag() * z.imag());
+    return {z.real() * r, -z.imag() * r};
+  }
+  return Z(1) / z;
+}
+inline double magnitude(double x) { return std::abs(x); }
+inline double magnitude(Z z) { return std::abs(z.real()) + std::abs(z.imag()); }  // for comparisons only
+inline double re(double x) { return x; }
+inline double re(Z z) { return z.real(); }
+
+template <class C> double norm1(const Tridiagonal<C>& t) {
+  double best = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double s = std::abs(t.diag[i]);
+    if (i > 0) s += std::abs(t.off[i - 1]);
+    if (i + 1 < t.size()) s += std::abs(t.off[i]);
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+template <class C> C bilinear(const C* x, const C* y, int m) {
+  C s = 0;
+  for (int i = 0; i < m; ++i) s += x[i] * y[i];
+  return s;
+}
+
+// The pencil and the factorisations of T = A − s M.
+template <class C> struct Pencil {
+  const Tridiagonal<C>& A;
+  const Tridiagonal<C>& M;
+  int m;
+  double pivmin;  // pivots smaller than this in magnitude are replaced by it (dstebz's safeguard)
+
+  C d(int i, C s) const { return A.diag[i] - s * M.diag[i]; }
+  C e(int i, C s) const { return A.off[i] - s * M.off[i]; }
+  // −pivmin for real pivots, so that a replaced pivot counts as negative
+  C guard(C p) const {
+    if constexpr (is_complex_v<C>) return magnitude(p) < pivmin ? C(pivmin) : p;
+    else return std::abs(p) < pivmin ? -pivmin : p;
+  }
+
+  // Top-down pivots D⁺ (dp) and their reciprocals (ip).
+  void forward(C s, C* dp, C* ip) const {
+    C t = 0;
+    for (int i = 0; i < m; ++i) {
+      const C p = guard(d(i, s) - t);
+      dp[i] = p;
+      ip[i] = recip(p);
+      if (i + 1 < m) {
+        const C ei = e(i, s);
+        t = ei * ei * ip[i];
+      }
+    }
+  }
+
+  // The twisted-factorisation vector at s: T z = γ_r e_r, z_r = 1, r the row
+  // of smallest |γ_r|. dp, ip, im: work arrays of m entries.
+  void vector(C s, C* dp, C* ip, C* im, C* z) const {
+    forward(s, dp, ip);
+    int r = m - 1;
+    double best = std::numeric_limits<double>::infinity();
+    C im_next = 0;
+    for (int i = m - 1; i >= 0; --i) {
+      C t = 0;
+      if (i + 1 < m) {
+        const C ei = e(i, s);
+        t = ei * ei * im_next;
+      }
+      const double g = magnitude(dp[i] - t);
+      if (g < best) { best = g; r = i; }
+      im[i] = im_next = recip(guard(d(i, s) - t));
+    }
+    z[r] = 1;
+    for (int i = r - 1; i >= 0; --i) z[i] = -e(i, s) * ip[i] * z[i + 1];
+    for (int i = r + 1; i < m; ++i) z[i] = -e(i - 1, s) * im[i] * z[i - 1];
+  }
+};
+
+// The pencil's entries as separate real arrays for the lane kernels (the
+// imaginary ones empty for a real pencil); off-diagonals padded with a zero.
+struct Entries {
+  std::vector<double> ar, ai, br, bi, mr, mi, nr, ni;  // A diag, A off, M diag, M off
+  int m = 0;
+  double pivmin = 0;
+  template <class C> Entries(const Tridiagonal<C>& A, const Tridiagonal<C>& M, double pivmin_) : m(int(A.size())), pivmin(pivmin_) {
+    auto split = [&](const std::vector<C>& v, std::vector<double>& r, std::vector<double>& i) {
+      r.assign(m, 0.0);
+      i.assign(m, 0.0);
+      for (std::size_t k = 0; k < v.size(); ++k) { r[k] = std::real(v[k]); i[k] = std::imag(v[k]); }
+    };
+    split(A.diag, ar, ai);
+    split(A.off, br, bi);
+    split(M.diag, mr, mi);
+    split(M.off, nr, ni);
+  }
+};
+
+// Sturm counts of the real pencil at kCountLanes shifts x.
+PSCR_LANE_CLONES
+void sturm_counts(const Entries& P, const double* x, int* count) {
+  constexpr int V = kCountLanes / kVec;
+  Vec t[V], c[V], xv[V];
+  for (int v = 0; v < V; ++v) {
+    xv[v] = load(x + v * kVec);
+    t[v] = splat(0);
+    c[v] = splat(0);
+  }
+  for (int i = 0; i < P.m; ++i) {
+    const double a = P.ar[i], md = P.mr[i], b = P.br[i], n = P.nr[i];
+    for (int v = 0; v < V; ++v) {
+      const Vec p = guard_real(a - xv[v] * md - t[v], P.pivmin);
+      c[v] += p < 0 ? splat(1) : splat(0);
+      const Vec e = b - xv[v] * n;
+      t[v] = e * e / p;
+    }
+  }
+  for (int v = 0; v < V; ++v)
+    for (int k = 0; k < kVec; ++k) count[v * kVec + k] = int(c[v][k]);
+}
+
+// Newton terms of the real pencil at kVec shifts s: the Sturm count and
+// p'/p = Σ_i D'_i / D_i, the derivative of log det(A − s M) through the
+// pivots D_i = d_i − t_i, t_i = e_i−1² / D_i−1 and their derivatives in s
+// (d' = −M_ii, e' = −M_i,i+1), one division per row.
+PSCR_LANE_CLONES
+void newton_terms(const Entries& P, const double* s, double* count, double* logdet_derivative) {
+  const Vec sv = load(s);
+  Vec t = splat(0), tp = splat(0), c = splat(0), acc = splat(0);
+  for (int i = 0; i < P.m; ++i) {
+    const Vec p = guard_real(P.ar[i] - sv * P.mr[i] - t, P.pivmin), pp = -P.mr[i] - tp;
+    c += p < 0 ? splat(1) : splat(0);
+    const Vec r = 1 / p;
+    acc += pp * r;
+    const Vec e = P.br[i] - sv * P.nr[i];
+    t = e * e * r;
+    tp = -r * (2 * P.nr[i] * e + t * pp);
+  }
+  store(count, c);
+  store(logdet_derivative, acc);
+}
+
+// Complex lanes: real and imaginary parts in two vectors.
+struct CVec { Vec r, i; };
+inline CVec operator-(CVec a, CVec b) { return {a.r - b.r, a.i - b.i}; }
+inline CVec operator+(CVec a, CVec b) { return {a.r + b.r, a.i + b.i}; }
+inline CVec cmul(CVec a, CVec b) { return {a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r}; }
+// (x + iy)·(a + ib) for a scalar x + iy
+inline CVec cmul(double x, double y, CVec a) { return {x * a.r - y * a.i, x * a.i + y * a.r}; }
+// 1/a by the textbook formula; lanes where |a|² leaves the range of doubles
+// (a guarded pivot, or extreme data) are redone with the larger part scaled out.
+inline CVec crecip(CVec a) {
+  const Vec n = a.r * a.r + a.i * a.i, inv = 1 / n;
+  CVec out{a.r * inv, -a.i * inv};
+  const auto bad = (n < 1e-290) | (n > 1e290) | (n != n);
+  bool any = false;
+  for (int v = 0; v < kVec; ++v) any = any || bad[v] != 0;
+  if (any) {
+    const Vec big = vabs(a.r) > vabs(a.i) ? vabs(a.r) : vabs(a.i), sc = 1 / big;
+    const Vec r = a.r * sc, i = a.i * sc, q = sc / (r * r + i * i);
+    out.r = bad ? r * q : out.r;
+    out.i = bad ? -i * q : out.i;
+  }
+  return out;
+}
+inline CVec cguard(CVec p, double pivmin) {
+  const auto small = vabs(p.r) + vabs(p.i) < pivmin;
+  return {small ? splat(pivmin) : p.r, small ? splat(0) : p.i};
+}
+inline CVec cload(const double* p) { return {load(p), load(p + kVec)}; }
+inline void cstore(double* p, CVec v) { store(p, v.r); store(p + kVec, v.i); }
+
+// p'/p = d/ds log det(A − s M) of the complex pencil at kVec shifts
+// (sr, si), as in newton_terms.
+PSCR_LANE_CLONES
+void aberth_terms(const Entries& P, const double* sr, const double* si, double* logdet_derivative) {
+  const CVec s{load(sr), load(si)}, zero{splat(0), splat(0)};
+  CVec t = zero, tp = zero, acc = zero;
+  for (int i = 0; i < P.m; ++i) {
+    const CVec p = cguard(CVec{splat(P.ar[i]), splat(P.ai[i])} - cmul(P.mr[i], P.mi[i], s) - t, P.pivmin);
+    const CVec pp = CVec{splat(-P.mr[i]), splat(-P.mi[i])} - tp;
+    const CVec r = crecip(p);
+    acc = acc + cmul(pp, r);
+    const CVec e = CVec{splat(P.br[i]), splat(P.bi[i])} - cmul(P.nr[i], P.ni[i], s);
+    t = cmul(cmul(e, e), r);
+    tp = cmul(zero - r, cmul(2 * P.nr[i], 2 * P.ni[i], e) + cmul(t, pp));
+  }
+  store(logdet_derivative, acc.r);
+  store(logdet_derivative + kVec, acc.i);
+}
+
+// Σ_j≠k 1/(z_k − z_j) over the approximations z = (zr, zi), padded to a
+// multiple of kVec with far-away values (their terms vanish); equal values
+// contribute nothing.
+PSCR_LANE_CLONES
+Z repulsion(const double* zr, const double* zi, int padded, int k) {
+  const double xr = zr[k], xi = zi[k];
+  Vec sr = splat(0), si = splat(0);
+  for (int j = 0; j < padded; j += kVec) {
+    const Vec dr = xr - load(zr + j), di = xi - load(zi + j), n = dr * dr + di * di;
+    const Vec w = n > 0 ? 1 / n : splat(0);
+    sr += dr * w;
+    si -= di * w;
+  }
+  double a = 0, b = 0;
+  for (int v = 0; v < kVec; ++v) { a += sr[v]; b += si[v]; }
+  return {a, b};
+}
+
+template <class C> double guard_size(const Tridiagonal<C>& A, const Tridiagonal<C>& M, double shift_bound) {
+  double big = 1;
+  for (std::size_t i = 0; i + 1 < A.size(); ++i) {
+    const double e = std::abs(A.off[i]) + shift_bound * std::abs(M.off[i]);
+    big = std::max(big, e * e);
+  }
+  // a replaced pivot makes the next term e²/pivmin, which must stay finite
+  return std::numeric_limits<double>::min() / kEps * big;
+}
+
+// The vectors of the (converged) eigenvalues, M-orthogonalised against the
+// kWindow neighbours before them in the order of real parts, normalised to
+// wᵀ M w = 1; each eigenvalue is replaced by the Rayleigh quotient of its
+// final vector. False on a breakdown (non-finite or M-isotropic vector).
+template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<C>& out) {
+  const int m = P.m;
+  std::vector<C> lam = out.lambda;
+  std::vector<int> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return re(lam[a]) < re(lam[b]); });
+  out.rows.assign(keep.size() * m, C(0));
+  const double mnorm = norm1(P.M);
+  const int chunks = (m + kVectorChunk - 1) / kVectorChunk;
+  std::vector<char> failed(chunks, 0);
+  parallel_for(chunks, m >= 2 * kVectorChunk, [&](int ch) {
+    std::vector<C> dp(m), ip(m), im(m), ax(m);
+    std::vector<std::vector<C>> x(kWindow + 1, std::vector<C>(m)), mx = x;
+    const int first = ch * kVectorChunk, last = std::min(m, first + kVectorChunk);
+    int held = 0;  // vectors in the ring before the current one
+    for (int idx = std::max(0, first - kWindow); idx < last; ++idx) {
+      const int l = order[idx], slot = idx % (kWindow + 1);
+      C* v = x[slot].data();
+      C* mv = mx[slot].data();
+      P.vector(lam[l], dp.data(), ip.data(), im.data(), v);
+      for (int k = 1; k <= held; ++k) {
+        const int ps = (idx - k) % (kWindow + 1);
+        const C h = bilinear(mx[ps].data(), v, m);
+        for (int i = 0; i < m; ++i) v[i] -= h * x[ps][i];
+      }
+      P.M.multiply(v, mv);
+      const C vmv = bilinear(v, mv, m);
+      double vv = 0;
+      for (int i = 0; i < m; ++i) vv += std::norm(v[i]);
+      if (!std::isfinite(vv) || !(std::abs(vmv) > 1e-12 * vv * mnorm)) {
+        failed[ch] = 1;
+        return;
+      }
+      const C inv = C(1) / std::sqrt(vmv);
+      for (int i = 0; i < m; ++i) { v[i] *= inv; mv[i] *= inv; }
+      if (idx >= first) {
+        P.A.multiply(v, ax.data());
+        out.lambda[l] = bilinear(v, ax.data(), m);  // Rayleigh quotient (v normalised)
+        for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = v[keep[t]];
+      }
+      held = std::min(held + 1, kWindow);
+    }
+  });
+  return std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
+}
+
+// Counts at the points x, kCountLanes per sweep, the sweeps spread over the threads.
+std::vector<int> counts_at(const Entries& P, const std::vector<double>& x) {
+  const int m = P.m, n = int(x.size());
+  const int batches = (n + kCountLanes - 1) / kCountLanes, per_task = std::max(1, 4096 / std::max(m, 1));
+  std::vector<int> out(static_cast<std::size_t>(batches) * kCountLanes);
+  parallel_for((batches + per_task - 1) / per_task, m >= 128, [&](int task) {
+    for (int b = task * per_task; b < std::min(batches, (task + 1) * per_task); ++b) {
+      double lanes[kCountLanes];
+      for (int k = 0; k < kCountLanes; ++k) lanes[k] = x[std::min(n - 1, b * kCountLanes + k)];
+      sturm_counts(P, lanes, &out[std::size_t(b) * kCountLanes]);
+    }
+  });
+  out.resize(n);
+  return out;
+}
+
+struct Interval {
+  double lo, hi;
+  int nlo, nhi;  // eigenvalues below lo and below hi
+};
+
+// Intervals in ascending order, each holding one eigenvalue and narrow
+// against its distance to the neighbouring intervals (a sixteenth), so that
+// Newton's iteration starts close. Empty on a cluster that bisection cannot
+// separate, or on inconsistent counts.
+std::vector<Interval> isolate(const Entries& P, double bound) {
+  const int m = P.m;
+  std::vector<Interval> cur{{-bound, bound, 0, m}}, next;
+  std::vector<double> mids;
+  std::vector<int> split;  // indices of the intervals bisected this round
+  for (int round = 0; round < kMaxRounds; ++round) {
+    mids.clear();
+    split.clear();
+    for (int a = 0; a < int(cur.size()); ++a) {
+      const Interval& v = cur[a];
+      const double width = v.hi - v.lo;
+      const bool tiny = width <= 4 * kEps * std::max(std::abs(v.lo), std::abs(v.hi)) + P.pivmin;
+      bool open = v.nhi - v.nlo > 1;
+      if (open && tiny) return {};  // a cluster: the Crawford path orthogonalises it
+      if (!open && !tiny) {
+        double dist = std::numeric_limits<double>::infinity();
+        if (a > 0) dist = std::min(dist, v.lo - cur[a - 1].hi);
+        if (a + 1 < int(cur.size())) dist = std::min(dist, cur[a + 1].lo - v.hi);
+        open = width > dist / 16;
+      }
+      if (open) {
+        split.push_back(a);
+        mids.push_back(v.lo + width / 2);
+      }
+    }
+    if (split.empty()) return int(cur.size()) == m ? cur : std::vector<Interval>{};
+    const auto c = counts_at(P, mids);
+    next.clear();
+    std::size_t k = 0;
+    for (int a = 0; a < int(cur.size()); ++a) {
+      const Interval& v = cur[a];
+      if (k < split.size() && split[k] == a) {
+        const int cm = std::clamp(c[k], v.nlo, v.nhi);  // counts are monotone up to rounding
+        if (cm > v.nlo) next.push_back({v.lo, mids[k], v.nlo, cm});
+        if (v.nhi > cm) next.push_back({mids[k], v.hi, cm, v.nhi});
+        ++k;
+      } else {
+        next.push_back(v);
+      }
+    }
+    cur.swap(next);
+  }
+  return {};
+}
+
+// Safeguarded Newton for one eigenvalue in its isolating interval: Newton's
+// step is taken where it stays in the interval and at least halves the step
+// before the last one; otherwise the interval is halved (far from the
+// eigenvalue, Newton on a determinant of degree m creeps by about 1/m of the
+// distance).
+struct NewtonLane {
+  int k = -1;  // eigenvalue index (its interval holds eigenvalue k, 0-based), −1: idle
+  double lo = 0, hi = 0, s = 0, dx = 0, dx_old = 0, last_newton = 0;
+  int steps = 0;
+  void start(int index, const Interval& v) {
+    k = index;
+    lo = v.lo;
+    hi = v.hi;
+    s = 0.5 * (lo + hi);
+    dx = dx_old = hi - lo;
+    last_newton = std::numeric_limits<double>::infinity();
+    steps = 0;
+  }
+  // One step from the count and p'/p at s; true when the eigenvalue is `result`.
+  bool step(int count, double derivative, double pivmin, double& result) {
+    ++steps;
+    if (count > k) hi = s;  // more than k eigenvalues below s
+    else lo = s;
+    const double newton = s - 1 / derivative;
+    const double size = std::abs(newton - s), tol = 4 * kEps * std::abs(s) + pivmin;
+    const bool inside = newton >= lo && newton <= hi;
+    // converged, or stalled at the rounding level of the determinant
+    if (inside && (size <= tol || (size <= 1e4 * tol && size >= 0.5 * last_newton))) {
+      result = newton;
+      return true;
+    }
+    if (hi - lo <= 2 * kEps * std::max(std::abs(lo), std::abs(hi)) + pivmin) {
+      result = 0.5 * (lo + hi);
+      return true;
+    }
+    last_newton = size;
+    dx_old = dx;
+    if (inside && size < 0.5 * dx_old) {
+      dx = size;
+      s = newton;
+    } else {
+      dx = 0.5 * (hi - lo);
+      s = 0.5 * (lo + hi);
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                const std::vector<int>& keep, bool vectors) {
+  const int m = int(A.size());
+  if (m == 0 || M.size() != A.size()) return std::nullopt;
+  // M positive definite (its pivots), and a bound on |λ|: |λ| ≤ ‖A‖∞ / λ_min(M)
+  double mlow = std::numeric_limits<double>::infinity(), p = 0;
+  for (int i = 0; i < m; ++i) {
+    p = M.diag[i] - (i > 0 ? M.off[i - 1] * M.off[i - 1] / p : 0.0);
+    if (!(p > 0) || !std::isfinite(p)) return std::nullopt;
+    double g = M.diag[i];
+    if (i > 0) g -= std::abs(M.off[i - 1]);
+    if (i + 1 < m) g -= std::abs(M.off[i]);
+    mlow = std::min(mlow, g);
+  }
+  const double mdiag_min = *std::min_element(M.diag.begin(), M.diag.end());
+  double bound = norm1(A) / (mlow > 0 ? mlow : mdiag_min) * (1 + 1e-8) + std::numeric_limits<double>::min();
+  if (!std::isfinite(bound)) return std::nullopt;
+  const Entries P(A, M, guard_size(A, M, bound));
+  for (int k = 0;; ++k) {
+    const auto ends = counts_at(P, {-bound, bound});
+    if (ends[0] == 0 && ends[1] == m) break;
+    if (k == 64) return std::nullopt;
+    bound *= 2;
+  }
+  const std::vector<Interval> isolated = isolate(P, bound);
+  if (int(isolated.size()) != m) return std::nullopt;
+
+  PencilEigen<double> out;
+  out.method = "newton";
+  out.lambda.assign(m, 0);
+  const int tasks = (m + kBatch - 1) / kBatch;
+  std::vector<char> failed(tasks, 0);
+  parallel_for(tasks, m >= 128, [&](int t) {
+    NewtonLane lane[kVec];
+    int queue = t * kBatch;
+    const int end = std::min(m, (t + 1) * kBatch);
+    for (;;) {
+      double s[kVec], count[kVec], derivative[kVec];
+      bool busy = false;
+      for (int v = 0; v < kVec; ++v) {
+        if (lane[v].k < 0 && queue < end) {
+          lane[v].start(queue, isolated[queue]);
+          ++queue;
+        }
+        busy = busy || lane[v].k >= 0;
+        s[v] = lane[v].k >= 0 ? lane[v].s : 0.0;
+      }
+      if (!busy) break;
+      newton_terms(P, s, count, derivative);
+      for (int v = 0; v < kVec; ++v) {
+        if (lane[v].k < 0) continue;
+        if (lane[v].step(int(count[v]), derivative[v], P.pivmin, out.lambda[lane[v].k])) {
+          lane[v].k = -1;
+        } else if (lane[v].steps >= kMaxNewton) {
+          failed[t] = 1;
+          lane[v].k = -1;
+        }
+      }
+    }
+  });
+  if (std::any_of(failed.begin(), failed.end(), [](char f) { return f != 0; })) return std::nullopt;
+  if (vectors && !eigenvectors(Pencil<double>{A, M, m, P.pivmin}, keep, out)) return std::nullopt;
+  return out;
+}
+
+std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M,
+                                           const std::vector<int>& keep, const std::vector<double>& seeds,
+                                           bool vectors) {
+  const int m = int(A.size());
+  if (m == 0 || M.size() != A.size() || int(seeds.size()) != m) return std::nullopt;
+  double scale = 0;
+  for (double s : seeds) scale = std::max(scale, std::abs(s));
+  scale = scale * 2 + norm1(A);
+  if (!std::isfinite(scale)) return std::nullopt;
+  const Entries P(A, M, guard_size(A, M, scale));
+  const int padded = (m + kVec - 1) / kVec * kVec;
+  // the approximations divided by `scale` (for the repulsion sums), padding far away
+  std::vector<double> zr(padded, 1e200), zi(padded, 0.0);
+  std::vector<Z> lam(seeds.begin(), seeds.end()), next = lam;
+  std::vector<double> last_step(m, std::numeric_limits<double>::infinity());
+  std::vector<char> done(m, 0);
+  for (int sweep = 0;; ++sweep) {
+    std::vector<int> active;
+    for (int k = 0; k < m; ++k)
+      if (!done[k]) active.push_back(k);
+    if (active.empty()) break;
+    if (sweep == kMaxSweeps) return std::nullopt;
+    for (int k = 0; k < m; ++k) { zr[k] = lam[k].real() / scale; zi[k] = lam[k].imag() / scale; }
+    const int n = int(active.size()), tasks = (n + kBatch - 1) / kBatch;
+    // Each task updates its block of approximations in order and uses its own
+    // new values at once (Gauss–Seidel within the block, so that a collective
+    // shift of the roots travels through a block in one sweep), the other
+    // blocks' values from the previous sweep (the result does not depend on
+    // the thread count).
+    parallel_for(tasks, m >= 128, [&](int t) {
+      std::vector<double> wr = zr, wi = zi;
+      const int end = std::min(n, (t + 1) * kBatch);
+      for (int a0 = t * kBatch; a0 < end; a0 += kVec) {
+        double sr[kVec], si[kVec], derivative[2 * kVec];
+        for (int v = 0; v < kVec; ++v) {
+          const int k = active[std::min(a0 + v, end - 1)];
+          sr[v] = lam[k].real();
+          si[v] = lam[k].imag();
+        }
+        aberth_terms(P, sr, si, derivative);
+        for (int v = 0; v < kVec && a0 + v < end; ++v) {
+          const int k = active[a0 + v];
+          // Aberth: λ − (p/p') / (1 − (p/p') Σ) = λ − 1/(p'/p − Σ)
+          const Z sum = repulsion(wr.data(), wi.data(), padded, k) / scale;
+          const Z step = -recip(Z(derivative[v], derivative[kVec + v]) - sum);
+          next[k] = lam[k] + step;
+          wr[k] = next[k].real() / scale;
+          wi[k] = next[k].imag() / scale;
+          // Converged to the working precision, to the absolute accuracy of
+          // the spectrum (ε times its extent), or stalled at the rounding level
+          // of the determinant (steps that no longer shrink fourfold).
+          const double size = std::abs(step), tol = 4 * kEps * std::abs(next[k]);
+          if (size <= tol || size <= 4 * kEps * scale ||
+              (size <= 1e4 * std::max(tol, 4e-3 * kEps * scale) && size >= 0.25 * last_step[k]))
+            done[k] = 1;
+          last_step[k] = size;
+        }
+      }
+    });
+    for (int k : active) {
+      if (!std::isfinite(next[k].real()) || !std::isfinite(next[k].imag())) return std::nullopt;
+      lam[k] = next[k];
+    }
+  }
+  // All m roots of det(A − λM) must have been found: finite and distinct.
+  std::vector<int> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return lam[a].real() < lam[b].real(); });
+  const double apart = 1e-10 * scale;
+  for (int a = 0; a < m; ++a) {
+    if (!std::isfinite(lam[order[a]].real()) || !std::isfinite(lam[order[a]].imag())) return std::nullopt;
+    for (int b = a + 1; b < m && lam[order[b]].real() - lam[order[a]].real() <= apart; ++b)
+      if (std::abs(lam[order[b]] - lam[order[a]]) <= apart) return std::nullopt;
+  }
+  PencilEigen<Z> out;
+  out.method = "aberth";
+  out.lambda = lam;
+  if (vectors && !eigenvectors(Pencil<Z>{A, M, m, P.pivmin}, keep, out)) return std::nullopt;
+  return out;
+}
+
+}  // namespace pscr::planner
