@@ -32,8 +32,10 @@ double fractal(double u, double v, std::uint32_t seed) {
   return s;
 }
 
+// Rows over the host threads: every pixel is a function of its position only.
 void window_scene(Image& img) {
   const double W = img.width, H = img.height;
+#pragma omp parallel for schedule(static)
   for (int y = 0; y < img.height; ++y)
     for (int x = 0; x < img.width; ++x) {
       const double u = (x + 0.5) / W, v = (y + 0.5) / H;
@@ -82,6 +84,7 @@ void lamps_scene(Image& img) {
   const double W = img.width, H = img.height;
   const double lamps[5][4] = {{0.2, 0.3, 1e5, 0.010}, {0.5, 0.5, 3e3, 0.02}, {0.8, 0.25, 2e4, 0.008},
                               {0.35, 0.8, 1e3, 0.03}, {0.75, 0.75, 6e4, 0.005}};
+#pragma omp parallel for schedule(static)
   for (int y = 0; y < img.height; ++y)
     for (int x = 0; x < img.width; ++x) {
       const double u = (x + 0.5) / W, v = (y + 0.5) / H;
