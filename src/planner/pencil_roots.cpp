@@ -420,7 +420,9 @@ struct NewtonLane {
     ++steps;
     if (count > k) hi = s;  // more than k eigenvalues below s
     else lo = s;
-    const double newton = s - 1 / derivative;
+    // p'/p is infinite or NaN only where a guarded pivot overflowed its
+    // derivative (s at an eigenvalue of a leading block): then bisect
+    const double newton = std::isfinite(derivative) && derivative != 0 ? s - 1 / derivative : lo - 1;
     const double size = std::abs(newton - s), tol = 4 * kEps * std::abs(s) + pivmin;
     const bool inside = newton >= lo && newton <= hi;
     // converged, or stalled at the rounding level of the determinant
@@ -556,7 +558,17 @@ std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridia
           const int k = active[a0 + v];
           // Aberth: λ − (p/p') / (1 − (p/p') Σ) = λ − 1/(p'/p − Σ)
           const Z sum = repulsion(wr.data(), wi.data(), padded, k) / scale;
-          const Z step = -recip(Z(derivative[v], derivative[kVec + v]) - sum);
+          const Z dlog(derivative[v], derivative[kVec + v]);
+          if (!std::isfinite(dlog.real()) || !std::isfinite(dlog.imag())) {
+            // a guarded pivot overflowed its derivative (λ_k at an eigenvalue
+            // of a leading block, e.g. a real seed and a real leading block):
+            // move λ_k off it by a relative 1e-9 and try again next sweep
+            next[k] = lam[k] + Z(0, -1e-9 * (std::abs(lam[k]) + 1e-6 * scale));
+            wr[k] = next[k].real() / scale;
+            wi[k] = next[k].imag() / scale;
+            continue;
+          }
+          const Z step = -recip(dlog - sum);
           next[k] = lam[k] + step;
           wr[k] = next[k].real() / scale;
           wi[k] = next[k].imag() / scale;
