@@ -47,6 +47,21 @@ template <class C> std::vector<C> sorted_eigs(const pscr::Factor<C>& f, EigenMet
   return v;
 }
 
+// Every eigenvalue of `a` matched to a distinct one of `b` within tol · max|b|.
+void match_spectra(std::vector<Z> a, std::vector<Z> b, double tol) {
+  BOOST_REQUIRE(a.size() == b.size());
+  double scale = 0;
+  for (auto& v : b) scale = std::max(scale, std::abs(v));
+  std::vector<bool> used(b.size(), false);
+  for (auto& v : a) {
+    int best = -1;
+    for (std::size_t j = 0; j < b.size(); ++j)
+      if (!used[j] && (best < 0 || std::abs(b[j] - v) < std::abs(b[best] - v))) best = int(j);
+    used[best] = true;
+    BOOST_TEST(std::abs(b[best] - v) <= tol * scale);
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(real_methods) {
@@ -83,18 +98,8 @@ BOOST_AUTO_TEST_CASE(complex_symmetric_methods) {
           BOOST_TEST(ea < 1e-9);
         }
       }
-      const auto a = sorted_eigs(f, EigenMethod::crawford), b = sorted_eigs(f, EigenMethod::dense);
-      double scale = 0;
-      for (auto& v : b) scale = std::max(scale, std::abs(v));
-      // Match every Crawford eigenvalue to a distinct dense one.
-      std::vector<bool> used(b.size(), false);
-      for (auto& v : a) {
-        int best = -1;
-        for (std::size_t j = 0; j < b.size(); ++j)
-          if (!used[j] && (best < 0 || std::abs(b[j] - v) < std::abs(b[best] - v))) best = int(j);
-        used[best] = true;
-        BOOST_TEST(std::abs(b[best] - v) <= 1e-10 * scale);
-      }
+      // every Crawford eigenvalue matched to a distinct dense one
+      match_spectra(sorted_eigs(f, EigenMethod::crawford), sorted_eigs(f, EigenMethod::dense), 1e-10);
     }
   }
 }
@@ -263,21 +268,6 @@ BOOST_AUTO_TEST_CASE(crawford_chunks_against_dense) {
     double best = 1e300;
     for (auto& v : b) best = std::min(best, std::abs(v - a[i]));
     BOOST_TEST(best <= 1e-10 * scale);
-  }
-}
-
-// Every eigenvalue of `a` matched to a distinct one of `b` within tol · max|b|.
-void match_spectra(std::vector<Z> a, std::vector<Z> b, double tol) {
-  BOOST_REQUIRE(a.size() == b.size());
-  double scale = 0;
-  for (auto& v : b) scale = std::max(scale, std::abs(v));
-  std::vector<bool> used(b.size(), false);
-  for (auto& v : a) {
-    int best = -1;
-    for (std::size_t j = 0; j < b.size(); ++j)
-      if (!used[j] && (best < 0 || std::abs(b[j] - v) < std::abs(b[best] - v))) best = int(j);
-    used[best] = true;
-    BOOST_TEST(std::abs(b[best] - v) <= tol * scale);
   }
 }
 

@@ -37,17 +37,6 @@ Tridiagonal<double> real_part(const Tridiagonal<Z>& t) {
   return r;
 }
 
-template <class C> double norm1(const Tridiagonal<C>& t) {
-  double best = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    double s = std::abs(t.diag[i]);
-    if (i > 0) s += std::abs(t.off[i - 1]);
-    if (i + 1 < t.size()) s += std::abs(t.off[i]);
-    best = std::max(best, s);
-  }
-  return best;
-}
-
 // Real symmetric pencil with diagonal M > 0: LAPACK's MRRR (dstemr) on
 // T = M^-1/2 A M^-1/2, all vectors at once (O(m²) memory); the fallback of
 // the twisted method and a check on it.

@@ -2,6 +2,9 @@
 // A w = λ M w with Wᵀ M W = I (plain transpose, also for complex symmetric
 // pencils). Computed in double precision; C is double or std::complex<double>.
 #pragma once
+#include <algorithm>
+#include <cmath>
+#include <complex>
 #include <vector>
 
 #include "pscr/tridiagonal.hpp"
@@ -29,6 +32,18 @@ template <class C> struct PencilEigen {
 template <class C>
 PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, const std::vector<int>& keep,
                             EigenMethod method = EigenMethod::automatic);
+
+// max_i Σ_j |t_ij| (the ∞-norm, = the 1-norm of a symmetric matrix)
+template <class C> double norm1(const Tridiagonal<C>& t) {
+  double best = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    double s = std::abs(t.diag[i]);
+    if (i > 0) s += std::abs(t.off[i - 1]);
+    if (i + 1 < t.size()) s += std::abs(t.off[i]);
+    best = std::max(best, s);
+  }
+  return best;
+}
 
 // Eigenvalues only (O(m²)), used to check that the operator is regular.
 template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../lapack.hpp"
-#include "lanes.hpp"
+#include "bisection.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
 
@@ -23,7 +23,6 @@ constexpr int kMaxSweeps = 100;   // Aberth sweeps (most eigenvalues converge in
 constexpr int kWindow = 4;        // neighbours a vector is M-orthogonalised against
 constexpr int kVectorChunk = 128; // vectors per task; each task recomputes kWindow vectors before it
 constexpr int kBatch = 64;        // eigenvalues per task of the Newton and Aberth loops
-constexpr int kCountLanes = 32;   // shifts per Sturm-count sweep
 using namespace lanes;
 
 inline double recip(double x) { return 1 / x; }
@@ -41,17 +40,6 @@ inline double magnitude(double x) { return std::abs(x); }
 inline double magnitude(Z z) { return std::abs(z.real()) + std::abs(z.imag()); }  // for comparisons only
 inline double re(double x) { return x; }
 inline double re(Z z) { return z.real(); }
-
-template <class C> double norm1(const Tridiagonal<C>& t) {
-  double best = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    double s = std::abs(t.diag[i]);
-    if (i > 0) s += std::abs(t.off[i - 1]);
-    if (i + 1 < t.size()) s += std::abs(t.off[i]);
-    best = std::max(best, s);
-  }
-  return best;
-}
 
 int gttrf(int n, double* dl, double* d, double* du, double* du2, lapack_int* ipiv) {
   return LAPACKE_dgttrf(n, dl, d, du, du2, ipiv);
@@ -327,76 +315,6 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
   return std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
 }
 
-// Counts at the points x, kCountLanes per sweep, the sweeps spread over the threads.
-std::vector<int> counts_at(const Entries& P, const std::vector<double>& x) {
-  const int m = P.m, n = int(x.size());
-  const int batches = (n + kCountLanes - 1) / kCountLanes, per_task = std::max(1, 4096 / std::max(m, 1));
-  std::vector<int> out(static_cast<std::size_t>(batches) * kCountLanes);
-  parallel_for((batches + per_task - 1) / per_task, m >= 128, [&](int task) {
-    for (int b = task * per_task; b < std::min(batches, (task + 1) * per_task); ++b) {
-      double lanes[kCountLanes];
-      for (int k = 0; k < kCountLanes; ++k) lanes[k] = x[std::min(n - 1, b * kCountLanes + k)];
-      sturm_counts(P, lanes, &out[std::size_t(b) * kCountLanes]);
-    }
-  });
-  out.resize(n);
-  return out;
-}
-
-struct Interval {
-  double lo, hi;
-  int nlo, nhi;  // eigenvalues below lo and below hi
-};
-
-// Intervals in ascending order, each holding one eigenvalue and narrow
-// against its distance to the neighbouring intervals (a sixteenth), so that
-// Newton's iteration starts close. Empty on a cluster that bisection cannot
-// separate, or on inconsistent counts.
-std::vector<Interval> isolate(const Entries& P, double bound) {
-  const int m = P.m;
-  std::vector<Interval> cur{{-bound, bound, 0, m}}, next;
-  std::vector<double> mids;
-  std::vector<int> split;  // indices of the intervals bisected this round
-  for (int round = 0; round < kMaxRounds; ++round) {
-    mids.clear();
-    split.clear();
-    for (int a = 0; a < int(cur.size()); ++a) {
-      const Interval& v = cur[a];
-      const double width = v.hi - v.lo;
-      const bool tiny = width <= 4 * kEps * std::max(std::abs(v.lo), std::abs(v.hi)) + P.pivmin;
-      bool open = v.nhi - v.nlo > 1;
-      if (open && tiny) return {};  // a cluster: the Crawford path orthogonalises it
-      if (!open && !tiny) {
-        double dist = std::numeric_limits<double>::infinity();
-        if (a > 0) dist = std::min(dist, v.lo - cur[a - 1].hi);
-        if (a + 1 < int(cur.size())) dist = std::min(dist, cur[a + 1].lo - v.hi);
-        open = width > dist / 16;
-      }
-      if (open) {
-        split.push_back(a);
-        mids.push_back(v.lo + width / 2);
-      }
-    }
-    if (split.empty()) return int(cur.size()) == m ? cur : std::vector<Interval>{};
-    const auto c = counts_at(P, mids);
-    next.clear();
-    std::size_t k = 0;
-    for (int a = 0; a < int(cur.size()); ++a) {
-      const Interval& v = cur[a];
-      if (k < split.size() && split[k] == a) {
-        const int cm = std::clamp(c[k], v.nlo, v.nhi);  // counts are monotone up to rounding
-        if (cm > v.nlo) next.push_back({v.lo, mids[k], v.nlo, cm});
-        if (v.nhi > cm) next.push_back({mids[k], v.hi, cm, v.nhi});
-        ++k;
-      } else {
-        next.push_back(v);
-      }
-    }
-    cur.swap(next);
-  }
-  return {};
-}
-
 // Safeguarded Newton for one eigenvalue in its isolating interval: Newton's
 // step is taken where it stays in the interval and at least halves the step
 // before the last one; otherwise the interval is halved (far from the
@@ -467,13 +385,17 @@ std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, co
   double bound = norm1(A) / (mlow > 0 ? mlow : mdiag_min) * (1 + 1e-8) + std::numeric_limits<double>::min();
   if (!std::isfinite(bound)) return std::nullopt;
   const Entries P(A, M, guard_size(A, M, bound));
+  auto counts = [&](const std::vector<double>& x) {
+    return counts_at(m, x, [&](const double* lanes, int* out) { sturm_counts(P, lanes, out); });
+  };
   for (int k = 0;; ++k) {
-    const auto ends = counts_at(P, {-bound, bound});
+    const auto ends = counts({-bound, bound});
     if (ends[0] == 0 && ends[1] == m) break;
     if (k == 64) return std::nullopt;
     bound *= 2;
   }
-  const std::vector<Interval> isolated = isolate(P, bound);
+  // a cluster that bisection cannot separate goes to the Crawford path, which orthogonalises it
+  const std::vector<Interval> isolated = isolate(m, -bound, bound, P.pivmin, false, kMaxRounds, counts);
   if (int(isolated.size()) != m) return std::nullopt;
 
   PencilEigen<double> out;

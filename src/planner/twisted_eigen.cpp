@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "../lapack.hpp"
-#include "lanes.hpp"
+#include "bisection.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::planner {
@@ -18,7 +18,6 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 // this relative gap (2e-12 of error) the vector comes from dstemr instead.
 constexpr double kMinRelativeGap = 1e-4;
 constexpr int kLanes = 16;       // shifts per twisted-factorisation sweep
-constexpr int kCountLanes = 32;  // shifts per Sturm-count sweep
 constexpr int kMaxRounds = 400;  // bisection rounds (each halves every open interval)
 constexpr int kMaxRqi = 10;      // Rayleigh quotient steps (convergence is cubic: 3 or 4 suffice)
 
@@ -208,77 +207,12 @@ void twisted_vectors(int m, const double* lp, const double* um, const double* tw
   for (int v = 0; v < V; ++v) store(norm2 + v * kVec, n2[v]);
 }
 
-struct Interval {
-  double lo, hi;
-  int nlo, nhi;  // eigenvalues below lo and below hi
-};
-
-// Counts at the points x, kLanes per sweep, the sweeps spread over the threads.
-std::vector<int> counts_at(const Representation& r, const std::vector<double>& x) {
-  const int m = int(r.d.size()), n = int(x.size());
-  const int batches = (n + kCountLanes - 1) / kCountLanes, per_task = std::max(1, 4096 / std::max(m, 1));
-  std::vector<int> out(static_cast<std::size_t>(batches) * kCountLanes);
-  parallel_for((batches + per_task - 1) / per_task, m >= 128, [&](int task) {
-    for (int b = task * per_task; b < std::min(batches, (task + 1) * per_task); ++b) {
-      double lanes[kCountLanes];
-      for (int k = 0; k < kCountLanes; ++k) lanes[k] = x[std::min(n - 1, b * kCountLanes + k)];
-      sturm_counts(m, r.d.data(), r.lld.data(), r.pivmin, lanes, &out[std::size_t(b) * kCountLanes]);
-    }
-  });
-  out.resize(n);
-  return out;
-}
-
-// Intervals, in ascending order, each holding one eigenvalue of the
-// representation and narrow against its distance to the neighbouring
-// intervals (a sixteenth), or, for eigenvalues that bisection cannot separate,
-// several in an interval at the rounding level. Empty when the counts are not
-// consistent (a representation with NaN or infinity).
-std::vector<Interval> isolate(const Representation& r) {
+// Counts of the representation at the points x.
+std::vector<int> representation_counts(const Representation& r, const std::vector<double>& x) {
   const int m = int(r.d.size());
-  const double lo0 = -(4 * kEps * r.upper + r.pivmin), hi0 = r.upper * (1 + 4 * kEps) + r.pivmin;
-  const auto ends = counts_at(r, {lo0, hi0});
-  if (ends[0] != 0 || ends[1] != m) return {};
-  std::vector<Interval> cur{{lo0, hi0, 0, m}}, next;
-  std::vector<double> mids;
-  std::vector<int> split;  // indices of the intervals bisected this round
-  for (int round = 0; round < kMaxRounds; ++round) {
-    mids.clear();
-    split.clear();
-    for (int a = 0; a < int(cur.size()); ++a) {
-      const Interval& v = cur[a];
-      const double width = v.hi - v.lo;
-      if (width <= 4 * kEps * std::max(std::abs(v.lo), std::abs(v.hi)) + r.pivmin) continue;
-      bool open = v.nhi - v.nlo > 1;
-      if (!open) {
-        double dist = std::numeric_limits<double>::infinity();
-        if (a > 0) dist = std::min(dist, v.lo - cur[a - 1].hi);
-        if (a + 1 < int(cur.size())) dist = std::min(dist, cur[a + 1].lo - v.hi);
-        open = width > dist / 16;
-      }
-      if (open) {
-        split.push_back(a);
-        mids.push_back(v.lo + width / 2);
-      }
-    }
-    if (split.empty()) break;
-    const auto c = counts_at(r, mids);
-    next.clear();
-    std::size_t s = 0;
-    for (int a = 0; a < int(cur.size()); ++a) {
-      const Interval& v = cur[a];
-      if (s < split.size() && split[s] == a) {
-        const int cm = std::clamp(c[s], v.nlo, v.nhi);
-        if (cm > v.nlo) next.push_back({v.lo, mids[s], v.nlo, cm});
-        if (v.nhi > cm) next.push_back({mids[s], v.hi, cm, v.nhi});
-        ++s;
-      } else {
-        next.push_back(v);
-      }
-    }
-    cur.swap(next);
-  }
-  return cur;
+  return counts_at(m, x, [&](const double* lanes, int* out) {
+    sturm_counts(m, r.d.data(), r.lld.data(), r.pivmin, lanes, out);
+  });
 }
 
 // One eigenvalue to refine: its index, the representation it is refined in,
@@ -457,7 +391,10 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
   finish(bottom);
   finish(top);
 
-  const std::vector<Interval> found = isolate(bottom);
+  // every interval of one eigenvalue, or several at the rounding level (a cluster)
+  const double lo0 = -(4 * kEps * bottom.upper + bottom.pivmin), hi0 = bottom.upper * (1 + 4 * kEps) + bottom.pivmin;
+  const std::vector<Interval> found = isolate(m, lo0, hi0, bottom.pivmin, true, kMaxRounds,
+                                              [&](const std::vector<double>& x) { return representation_counts(bottom, x); });
   if (found.empty()) return std::nullopt;
   PencilEigen<double> out;
   out.method = dominant ? "relative" : "twisted";
@@ -520,7 +457,7 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
             mids.push_back(it->lo + (it->hi - it->lo) / 2);
           }
         if (open.empty()) break;
-        const auto c = counts_at(*rep, mids);
+        const auto c = representation_counts(*rep, mids);
         for (std::size_t i = 0; i < open.size(); ++i) {
           const int index = rep->sign > 0 ? open[i]->j : m - 1 - open[i]->j;  // the top one counts from the top
           (c[i] > index ? open[i]->hi : open[i]->lo) = mids[i];
