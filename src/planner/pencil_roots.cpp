@@ -514,11 +514,16 @@ std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridia
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return lam[a].real() < lam[b].real(); });
-  const double apart = 1e-10 * scale;
+  // Two approximations of one simple root are not a fixed point: the
+  // repulsion moves each by about their distance, so they can pass the
+  // stalling test above only within 1e4 times its tolerance of each other.
+  // Ten times that apart, they are two roots.
+  auto apart = [&](const Z& v) { return 4e5 * kEps * std::max(std::abs(v), 1e-3 * scale); };
   for (int a = 0; a < m; ++a) {
-    if (!std::isfinite(lam[order[a]].real()) || !std::isfinite(lam[order[a]].imag())) return std::nullopt;
-    for (int b = a + 1; b < m && lam[order[b]].real() - lam[order[a]].real() <= apart; ++b)
-      if (std::abs(lam[order[b]] - lam[order[a]]) <= apart) return std::nullopt;
+    const Z va = lam[order[a]];
+    if (!std::isfinite(va.real()) || !std::isfinite(va.imag())) return std::nullopt;
+    for (int b = a + 1; b < m && lam[order[b]].real() - va.real() <= apart(va); ++b)
+      if (std::abs(lam[order[b]] - va) <= apart(va)) return std::nullopt;
   }
   PencilEigen<Z> out;
   out.method = "aberth";
