@@ -306,7 +306,8 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
       for (int i = 0; i < m; ++i) { v[i] *= inv; mv[i] *= inv; }
       if (idx >= first) {
         P.A.multiply(v, ax.data());
-        out.lambda[l] = bilinear(v, ax.data(), m);  // Rayleigh quotient (v normalised)
+        const C q = bilinear(v, ax.data(), m);  // Rayleigh quotient (v normalised)
+        out.lambda[l] = q;
         for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = v[keep[t]];
       }
       held = std::min(held + 1, kWindow);
@@ -364,6 +365,24 @@ struct NewtonLane {
     return false;
   }
 };
+
+// tr(M⁻¹A) = Σ_i (M⁻¹)_ii A_ii + 2 Σ_i (M⁻¹)_i,i+1 A_i,i+1, the sum of the
+// pencil's eigenvalues: (M⁻¹)_ii = 1/γ_i from the twisted factorisations of M,
+// (M⁻¹)_i,i+1 = −(M_i,i+1 / D⁺_i) (M⁻¹)_i+1,i+1.
+Z trace_minv_a(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M) {
+  const int m = int(M.size());
+  std::vector<Z> up(m), down(m);
+  for (int i = 0; i < m; ++i) up[i] = M.diag[i] - (i > 0 ? M.off[i - 1] * M.off[i - 1] / up[i - 1] : Z(0));
+  for (int i = m - 1; i >= 0; --i) down[i] = M.diag[i] - (i + 1 < m ? M.off[i] * M.off[i] / down[i + 1] : Z(0));
+  Z tr = 0, g_next = 0;
+  for (int i = m - 1; i >= 0; --i) {
+    const Z g = Z(1) / (up[i] + down[i] - M.diag[i]);
+    tr += g * A.diag[i];
+    if (i + 1 < m) tr -= 2.0 * M.off[i] / up[i] * g_next * A.off[i];
+    g_next = g;
+  }
+  return tr;
+}
 
 }  // namespace
 
@@ -510,20 +529,34 @@ std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridia
       lam[k] = next[k];
     }
   }
-  // All m roots of det(A − λM) must have been found: finite and distinct.
+  // All m roots of det(A − λM) must have been found: finite and distinct, or
+  // a multiple root. Two approximations of one simple root are not a fixed
+  // point (the repulsion moves each by about their distance), so they can
+  // pass the stalling test above only within 1e4 times its tolerance of each
+  // other; ten times that apart, they are two roots. Closer pairs are either
+  // one root found twice (and another missed) or a multiple root: the sum of
+  // all m roots, tr(M⁻¹A), tells which.
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return lam[a].real() < lam[b].real(); });
-  // Two approximations of one simple root are not a fixed point: the
-  // repulsion moves each by about their distance, so they can pass the
-  // stalling test above only within 1e4 times its tolerance of each other.
-  // Ten times that apart, they are two roots.
   auto apart = [&](const Z& v) { return 4e5 * kEps * std::max(std::abs(v), 1e-3 * scale); };
+  std::vector<int> twice;  // one of each pair that met
+  double magnitude_sum = 0;
   for (int a = 0; a < m; ++a) {
     const Z va = lam[order[a]];
     if (!std::isfinite(va.real()) || !std::isfinite(va.imag())) return std::nullopt;
+    magnitude_sum += std::abs(va);
     for (int b = a + 1; b < m && lam[order[b]].real() - va.real() <= apart(va); ++b)
-      if (std::abs(lam[order[b]] - va) <= apart(va)) return std::nullopt;
+      if (std::abs(lam[order[b]] - va) <= apart(va)) twice.push_back(order[b]);
+  }
+  if (!twice.empty()) {
+    std::sort(twice.begin(), twice.end());
+    twice.erase(std::unique(twice.begin(), twice.end()), twice.end());
+    Z missed = trace_minv_a(A, M), repeated = 0;  // the missed roots' sum, if any were missed
+    for (int k = 0; k < m; ++k)
+      if (std::binary_search(twice.begin(), twice.end(), k)) repeated += lam[k];
+      else missed -= lam[k];
+    if (!(std::abs(missed - repeated) <= 1e3 * kEps * magnitude_sum)) return std::nullopt;
   }
   PencilEigen<Z> out;
   out.method = "aberth";
