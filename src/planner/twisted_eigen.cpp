@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "../lapack.hpp"
@@ -481,16 +482,29 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
     if (j + 1 < m) gap = std::min(gap, out.lambda[j + 1] - out.lambda[j]);
     if (gap < kMinRelativeGap * std::abs(res[j].mu)) bad[j] = 1;
   }
+  // the untrusted index ranges, each by dstemr, side by side (disjoint parts of `out`)
+  std::vector<std::pair<int, int>> ranges;
   for (int j = 0; j < m;) {
     if (!bad[j]) { ++j; continue; }
     int k = j;
     while (k + 1 < m && bad[k + 1]) ++k;
-    const std::vector<double> refined(out.lambda.begin() + j, out.lambda.begin() + k + 1);
-    eigen_mrrr_range(A, M, keep, j, k, out);
-    for (int i = j; i <= k; ++i)  // eigenvalues that converged keep their (relative) accuracy
-      if (res[i].ok) out.lambda[i] = refined[i - j];
+    ranges.push_back({j, k});
     j = k + 1;
   }
+  std::vector<std::exception_ptr> failures(ranges.size());  // rethrown outside the parallel region
+  parallel_for(int(ranges.size()), m >= 128, [&](int r) {
+    const auto [j, k] = ranges[r];
+    try {
+      const std::vector<double> refined(out.lambda.begin() + j, out.lambda.begin() + k + 1);
+      eigen_mrrr_range(A, M, keep, j, k, out);
+      for (int i = j; i <= k; ++i)  // eigenvalues that converged keep their (relative) accuracy
+        if (res[i].ok) out.lambda[i] = refined[i - j];
+    } catch (...) {
+      failures[r] = std::current_exception();
+    }
+  });
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
   // rows of W = M^-1/2 V
   for (std::size_t t = 0; t < keep.size(); ++t)
     for (int j = 0; j < m; ++j)
