@@ -244,7 +244,7 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
   kept.assign(std::size_t(std::max(nkeep, 1)) * kLanes, 0.0);
   const Representation& r = *items[first].rep;
   double x[kLanes], twist[kLanes], gamma[kLanes], norm2[kLanes], vnorm2[kLanes], last[kLanes];
-  bool done[kLanes], accept[kLanes];
+  bool done[kLanes];
   for (int k = 0; k < kLanes; ++k) {
     x[k] = items[first + std::min(k, count - 1)].x;
     done[k] = k >= count;
@@ -254,17 +254,12 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
   for (int it = 0; it < kMaxRqi; ++it) {
     twisted_factorisations(m, r.d.data(), r.l.data(), r.ld.data(), r.lld.data(), r.pivmin, x, s.data(), up.data(),
                            lp.data(), um.data(), twist, gamma, norm2);
-    bool vectors = false;  // the vector pass, for lanes that converged or whose norm recurrence overflowed
+    // the vector pass, for lanes that may converge in this step or whose norm recurrence overflowed
+    bool vectors = false;
     for (int k = 0; k < count; ++k) {
       if (done[k]) continue;
-      // converged, or stalled at the rounding level (a step that no longer
-      // shrinks fourfold, below 1e3 times the tolerance: how close the
-      // rounding lets the iteration come depends on the machine's arithmetic,
-      // e.g. on fused multiply-adds)
-      const double tol = 4 * kEps * std::abs(x[k]) + floor, step = std::abs(gamma[k] / norm2[k]);
-      accept[k] = std::isfinite(norm2[k]) && (step <= tol || (step <= 1e3 * tol && step >= 0.25 * last[k]));
-      last[k] = step;
-      if (!std::isfinite(norm2[k]) || accept[k]) vectors = true;
+      const double tol = 4 * kEps * std::abs(x[k]) + floor;
+      if (!std::isfinite(norm2[k]) || std::abs(gamma[k] / norm2[k]) <= 1e3 * tol) vectors = true;
     }
     if (vectors) twisted_vectors(m, lp.data(), um.data(), twist, slot.data(), vnorm2, kept.data());
     bool all = true;
@@ -282,7 +277,14 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
         all = false;
         continue;
       }
-      if (accept[k]) {
+      // converged, or stalled at the rounding level (a step that no longer
+      // shrinks fourfold, below 1e3 times the tolerance: how close the
+      // rounding lets the iteration come depends on the machine's arithmetic,
+      // e.g. on fused multiply-adds)
+      const double tol = 4 * kEps * std::abs(x[k]) + floor, step = std::abs(delta);
+      const bool accept = step <= tol || (step <= 1e3 * tol && step >= 0.25 * last[k]);
+      last[k] = step;
+      if (accept) {
         done[k] = true;
         res[item.j] = {xn, std::isfinite(vnorm2[k]) && vnorm2[k] > 0};
         const double inv = 1 / std::sqrt(vnorm2[k]);
