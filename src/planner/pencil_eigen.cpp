@@ -5,6 +5,7 @@
 #include <complex>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "../lapack.hpp"
 #include "crawford.hpp"
@@ -101,21 +102,6 @@ PencilEigen<C> eigen_dense(const Tridiagonal<C>& A, const Tridiagonal<C>& M, con
   return out;
 }
 
-template <class C> int gttrf(int n, C* dl, C* d, C* du, C* du2, lapack_int* ipiv) {
-  if constexpr (is_complex_v<C>) return LAPACKE_zgttrf(n, dl, d, du, du2, ipiv);
-  else return LAPACKE_dgttrf(n, dl, d, du, du2, ipiv);
-}
-template <class C> int gttrs(int n, const C* dl, const C* d, const C* du, const C* du2, const lapack_int* ipiv, C* b) {
-  if constexpr (is_complex_v<C>) return LAPACKE_zgttrs(LAPACK_COL_MAJOR, 'N', n, 1, dl, d, du, du2, ipiv, b, n);
-  else return LAPACKE_dgttrs(LAPACK_COL_MAJOR, 'N', n, 1, dl, d, du, du2, ipiv, b, n);
-}
-
-template <class C> C bilinear(const std::vector<C>& x, const std::vector<C>& y) {
-  C s = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) s += x[i] * y[i];
-  return s;
-}
-
 // Crawford reduction for the eigenvalues, then inverse iteration on the
 // original pencil for each eigenvector (O(m) each), a Rayleigh quotient for a
 // consistent eigenvalue, and M-orthogonalisation against the nearest
@@ -172,11 +158,11 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
           for (int i = 0; i < m; ++i) x[i] = mx[i] / big;
         }
         for (std::size_t p = 0; p < prev.size(); ++p) {
-          const C h = bilinear(prevM[p], x);
+          const C h = bilinear(prevM[p].data(), x.data(), m);
           for (int i = 0; i < m; ++i) x[i] -= h * prev[p][i];
         }
         M.multiply(x.data(), mx.data());
-        const C xmx = bilinear(x, mx);
+        const C xmx = bilinear(x.data(), mx.data(), m);
         double xx = 0;
         for (auto& v : x) xx += std::norm(v);
         if (std::abs(xmx) <= 1e-12 * xx * norm1(M))
@@ -186,7 +172,7 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
         const C inv = C(1) / std::sqrt(xmx);
         for (int i = 0; i < m; ++i) { x[i] *= inv; mx[i] *= inv; }
         if (store) {
-          out.lambda[l] = bilinear(x, ax) * inv;  // Rayleigh quotient xᵀAx / xᵀMx (x now normalised)
+          out.lambda[l] = bilinear(x.data(), ax.data(), m) * inv;  // Rayleigh quotient xᵀAx / xᵀMx (x now normalised)
           for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = x[keep[t]];
         }
         prev.push_back(x);
@@ -214,6 +200,19 @@ template <class C> PencilEigen<C> from_real(const PencilEigen<double>& r) {
   out.rows.assign(r.rows.begin(), r.rows.end());
   out.method = r.method;
   return out;
+}
+
+// The Aberth iteration started from the eigenvalues of the real part; empty
+// where the real part has none (not a definite pencil) or the iteration fails.
+std::optional<PencilEigen<Z>> aberth_from_real_part(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M,
+                                                    const std::vector<int>& keep, bool vectors) {
+  std::vector<double> seeds;
+  try {
+    seeds = pencil_eigenvalues(real_part(A), real_part(M));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return eigen_aberth(A, M, keep, seeds, vectors);
 }
 
 }  // namespace
@@ -259,14 +258,7 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
       }
     case EigenMethod::aberth:
       if constexpr (is_complex_v<C>) {
-        std::vector<double> seeds;
-        try {
-          seeds = pencil_eigenvalues(real_part(A), real_part(M));
-        } catch (const Error&) {
-          // the real part is not a definite pencil: no starting values
-        }
-        if (!seeds.empty())
-          if (auto r = eigen_aberth(A, M, keep, seeds)) return std::move(*r);
+        if (auto r = aberth_from_real_part(A, M, keep, true)) return std::move(*r);
         if (!automatic) throw NumericalBreakdown("Aberth eigensolver: no starting values or no convergence");
         break;
       } else {
@@ -288,13 +280,7 @@ template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, co
       auto r = pencil_eigenvalues(real_part(A), real_part(M));
       return std::vector<C>(r.begin(), r.end());
     }
-    std::vector<double> seeds;
-    try {
-      seeds = pencil_eigenvalues(real_part(A), real_part(M));
-    } catch (const Error&) {
-    }
-    if (!seeds.empty())
-      if (auto r = eigen_aberth(A, M, {}, seeds, false)) return std::move(r->lambda);
+    if (auto r = aberth_from_real_part(A, M, {}, false)) return std::move(r->lambda);
   } else {
     if (diagonal_mass(M)) {
       if (auto r = eigen_twisted(A, M, {})) return std::move(r->lambda);

@@ -45,6 +45,13 @@ template <class C> double norm1(const Tridiagonal<C>& t) {
   return best;
 }
 
+// xᵀy without conjugation (the bilinear form of complex symmetric pencils)
+template <class C> C bilinear(const C* x, const C* y, int m) {
+  C s = 0;
+  for (int i = 0; i < m; ++i) s += x[i] * y[i];
+  return s;
+}
+
 // Eigenvalues only (O(m²)), used to check that the operator is regular.
 template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M);
 

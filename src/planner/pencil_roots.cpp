@@ -41,24 +41,6 @@ inline double magnitude(Z z) { return std::abs(z.real()) + std::abs(z.imag()); }
 inline double re(double x) { return x; }
 inline double re(Z z) { return z.real(); }
 
-int gttrf(int n, double* dl, double* d, double* du, double* du2, lapack_int* ipiv) {
-  return LAPACKE_dgttrf(n, dl, d, du, du2, ipiv);
-}
-int gttrf(int n, Z* dl, Z* d, Z* du, Z* du2, lapack_int* ipiv) { return LAPACKE_zgttrf(n, dl, d, du, du2, ipiv); }
-int gttrs(int n, const double* dl, const double* d, const double* du, const double* du2, const lapack_int* ipiv,
-          double* b) {
-  return LAPACKE_dgttrs(LAPACK_COL_MAJOR, 'N', n, 1, dl, d, du, du2, ipiv, b, n);
-}
-int gttrs(int n, const Z* dl, const Z* d, const Z* du, const Z* du2, const lapack_int* ipiv, Z* b) {
-  return LAPACKE_zgttrs(LAPACK_COL_MAJOR, 'N', n, 1, dl, d, du, du2, ipiv, b, n);
-}
-
-template <class C> C bilinear(const C* x, const C* y, int m) {
-  C s = 0;
-  for (int i = 0; i < m; ++i) s += x[i] * y[i];
-  return s;
-}
-
 // The pencil and the factorisations of T = A − s M.
 template <class C> struct Pencil {
   const Tridiagonal<C>& A;
