@@ -9,6 +9,7 @@ PKGS=(
   libfftw3-dev libclfft-dev
   libpng-dev libopenexr-dev
   python3 python3-numpy python3-scipy
+  python3-dev python3-venv python3-pytest python3-pyopencl
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,299 @@
+"""Problems and plans: the NumPy face of pscr::Problem and pscr::Plan."""
+
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgument, SizeMismatch
+
+# The four scalar types of libpscr and their C++ classes.
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
+_PROBLEM = {d: getattr(_core, "Problem_" + d.name) for d in DTYPES}
+_PLAN = {d: getattr(_core, "Plan_" + d.name) for d in DTYPES}
+_PRECISION = {"single": (np.float32, np.complex64), "double": (np.float64, np.complex128)}
+
+
+def _scalar_type(arrays, c, dtype, precision):
+    """The plan's dtype: `dtype` if given, else NumPy's promotion of the factor
+    arrays and c (ints count as float64), narrowed or widened by `precision`."""
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        if dt not in DTYPES:
+            raise InvalidArgument(f"dtype {dt} (needs float32, float64, complex64 or complex128)")
+        if precision is not None:
+            raise InvalidArgument("give dtype or precision, not both")
+        return dt
+    dt = np.result_type(*arrays, c)
+    if dt.kind in "biu":
+        dt = np.dtype(np.float64)
+    if dt.kind not in "fc":
+        raise InvalidArgument(f"factors and c of dtype {dt} (needs real or complex numbers)")
+    complex_ = dt.kind == "c"
+    if precision is None:
+        if dt.itemsize > (16 if complex_ else 8):
+            raise InvalidArgument(f"dtype {dt}: libpscr computes in float32/float64 (pass precision=)")
+        dt = np.dtype(np.complex64 if complex_ and dt.itemsize <= 8 else np.complex128 if complex_
+                      else np.float32 if dt.itemsize <= 4 else np.float64)
+        return dt
+    if precision not in _PRECISION:
+        raise InvalidArgument(f"precision '{precision}' (needs 'single' or 'double')")
+    return np.dtype(_PRECISION[precision][complex_])
+
+
+def _cast(a, dt, what):
+    """a as an array of dt; complex into real is refused rather than truncated."""
+    a = np.asarray(a)
+    if a.dtype.kind == "c" and dt.kind != "c":
+        raise InvalidArgument(f"{what}: complex values ({a.dtype}) for a {dt} plan")
+    if a.dtype.kind not in "biufc":
+        raise InvalidArgument(f"{what}: dtype {a.dtype} is not numeric")
+    return np.ascontiguousarray(a, dtype=dt)
+
+
+def _factor_pairs(factors):
+    try:
+        pairs = [tuple(f) for f in factors]
+    except TypeError:
+        raise InvalidArgument("factors: needs a list of (A, M) pairs") from None
+    if len(pairs) not in (2, 3):
+        raise InvalidArgument(f"factors: {len(pairs)} pairs (needs 2 for 2D or 3 for 3D)")
+    out = []
+    for d, p in enumerate(pairs, start=1):
+        if len(p) != 2:
+            raise InvalidArgument(f"factor {d}: needs a pair (A{d}, M{d})")
+        a, m = (np.asarray(x) for x in p)
+        for name, x in ((f"A{d}", a), (f"M{d}", m)):
+            if x.ndim != 2 or x.shape[0] != 2:
+                raise SizeMismatch(f"{name}: shape {x.shape} (needs (2, n): row 0 the diagonal, "
+                                   "row 1 the off-diagonal in its first n - 1 entries)")
+        if a.shape != m.shape:
+            raise SizeMismatch(f"A{d} has shape {a.shape} but M{d} has {m.shape}")
+        out.append((a, m))
+    return out
+
+
+class Problem:
+    """A = A1⊗M2 + M1⊗A2 + c·M1⊗M2 (2D) or its 3D form.
+
+    factors: [(A1, M1), (A2, M2)[, (A3, M3)]], each a (2, n) array: row 0 the
+    diagonal, row 1 the off-diagonal in its first n - 1 entries (as pscr-solve
+    reads them). Index 1 is the slowest: u has shape (n1, n2[, n3]) in C order.
+    dtype: one of the four libpscr types; by default NumPy's promotion of the
+    factors and c (float32 factors with a Python float c stay float32);
+    precision='single'|'double' keeps real or complex and sets the width.
+    """
+
+    def __init__(self, factors, c=0.0, *, dtype=None, precision=None):
+        pairs = _factor_pairs(factors)
+        arrays = [x for p in pairs for x in p]
+        c_arr = np.asarray(c)
+        if c_arr.ndim != 0:
+            raise InvalidArgument(f"c: needs a scalar, not an array of shape {c_arr.shape}")
+        # a Python scalar takes part in the promotion as a scalar (float32 stays float32)
+        self.dtype = _scalar_type(arrays, c if np.isscalar(c) else c_arr, dtype, precision)
+        c_arr = _cast(c_arr.reshape(1), self.dtype, "c")[0]
+        cast = [(_cast(a, self.dtype, f"A{d}"), _cast(m, self.dtype, f"M{d}"))
+                for d, (a, m) in enumerate(pairs, start=1)]
+        self._core = _PROBLEM[self.dtype](cast, c_arr.item())
+
+    @classmethod
+    def _wrap(cls, core, dtype):
+        p = cls.__new__(cls)
+        p._core, p.dtype = core, np.dtype(dtype)
+        return p
+
+    @property
+    def dims(self):
+        return self._core.dims
+
+    @property
+    def shape(self):
+        """The shape of one right-hand side: (n1, n2[, n3])."""
+        return tuple(self._core.size(d) for d in range(self.dims))
+
+    @property
+    def unknowns(self):
+        return self._core.unknowns
+
+    @property
+    def c(self):
+        return self._core.c
+
+    @property
+    def factors(self):
+        """[(A1, M1), ...] as (2, n) arrays of the problem's dtype."""
+        return [self._core.factor(d) for d in range(self.dims)]
+
+    def apply(self, u):
+        """A u for u of shape (n1, n2[, n3]) or a batch (k, n1, n2[, n3])."""
+        u, count = _right_hand_sides(self, u, "u")
+        y = np.empty_like(u)
+        for k in range(count):
+            self._core.apply(u.reshape(count, -1)[k], y.reshape(count, -1)[k])
+        return y
+
+    def backward_error(self, f, u):
+        """‖f − A u‖∞ / (‖A‖∞ ‖u‖∞ + ‖f‖∞) for one right-hand side."""
+        f = _cast(f, self.dtype, "f")
+        u = _cast(u, self.dtype, "u")
+        if f.shape != self.shape or u.shape != self.shape:
+            raise SizeMismatch(f"f {f.shape} and u {u.shape} for a problem of shape {self.shape}")
+        return self._core.backward_error(f, u)
+
+    def to_sparse(self):
+        """The assembled operator as a SciPy CSR matrix (for checks and small problems)."""
+        import scipy.sparse as sp
+
+        def tri(t):
+            n = t.shape[1]
+            return sp.diags([t[1, :n - 1], t[0], t[1, :n - 1]], [-1, 0, 1], shape=(n, n), dtype=self.dtype)
+
+        As = [tri(a) for a, _ in self.factors]
+        Ms = [tri(m) for _, m in self.factors]
+
+        def kron_all(mats):
+            out = mats[0]
+            for x in mats[1:]:
+                out = sp.kron(out, x, format="csr")
+            return out
+
+        total = self.dtype.type(self.c) * kron_all(Ms)
+        for d in range(self.dims):
+            total = total + kron_all([As[e] if e == d else Ms[e] for e in range(self.dims)])
+        return total.tocsr()
+
+    def __repr__(self):
+        return f"pscr.Problem(shape={self.shape}, dtype={self.dtype.name}, c={self.c})"
+
+
+def _right_hand_sides(problem, f, what):
+    """f as a C-contiguous array of the problem's dtype (no copy when it already
+    is one) and the number of right-hand sides it holds."""
+    f = np.asarray(f)
+    shape, d = problem.shape, problem.dims
+    if f.ndim not in (d, d + 1) or f.shape[f.ndim - d:] != shape:
+        raise SizeMismatch(f"{what}: shape {f.shape} (needs {shape} or (batch, {', '.join(map(str, shape))}))")
+    f = _cast(f, problem.dtype, what)
+    return f, (f.shape[0] if f.ndim > d else 1)
+
+
+class Plan:
+    """A plan: the eigenpairs and layout of a problem, built once, that solves
+    any number of right-hand sides (FFTW-style plan/execute split).
+
+        plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl", radix=4)
+        u = plan.solve(f)          # f: (n1, n2) or (batch, n1, n2); 3D likewise
+
+    problem: a list of (A, M) pairs (then c, dtype, precision as for Problem)
+    or a pscr.Problem.
+    backend: "reference" (multithreaded host executor) or "opencl".
+    radix: q >= 2 (4 is the method's design point). threads: host threads of
+    the reference executor (0 = all cores). device: OpenCL device, a substring
+    of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU).
+    tuning_file, parameters (a dict of kernel parameters), program_cache
+    ("off" or a directory), refine (steps of iterative refinement), elimination
+    ("automatic" or "ordinary"), profile: as pscr::Options (include/pscr/options.hpp).
+    queue: a pyopencl.CommandQueue; the plan then lives in its context and
+    solve() accepts pyopencl arrays of that context.
+    """
+
+    def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=4,
+                 threads=0, device=None, tuning_file=None, parameters=None, program_cache=None,
+                 refine=0, elimination="automatic", profile=False, queue=None):
+        if not isinstance(problem, Problem):
+            problem = Problem(problem, c, dtype=dtype, precision=precision)
+        elif dtype is not None or precision is not None:
+            problem = Problem(problem.factors, problem.c, dtype=dtype, precision=precision)
+        elif c != 0.0:
+            raise InvalidArgument("c is part of the Problem; give it there")
+        self.problem = problem
+        self.dtype = problem.dtype
+        self.shape = problem.shape
+        options = {"backend": backend, "radix": int(radix), "threads": int(threads), "refine": int(refine),
+                   "elimination": elimination, "profile": bool(profile)}
+        for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
+            if value is not None:
+                options[key] = str(value)
+        if parameters is not None:
+            options["parameters"] = {str(k): int(v) for k, v in dict(parameters).items()}
+        self._queue = queue
+        if queue is not None:
+            options["queue"] = queue.int_ptr
+        self._core = _PLAN[self.dtype](problem._core, options)
+        self._opencl = self._core.info()["backend"].startswith("opencl")
+        self.last_stats = None
+
+    @property
+    def info(self):
+        """Sizes, memory, kernel parameters and their source, timings (a dict; see pscr::PlanInfo)."""
+        d = self._core.info()
+        d.update(shape=self.shape, dims=self.problem.dims, dtype=self.dtype.name, unknowns=self.problem.unknowns)
+        return d
+
+    def kernel_times(self):
+        """Per-kernel device times summed over all solves (OpenCL with profile=True)."""
+        return [{"kernel": k, "seconds": s, "launches": n} for k, s, n in self._core.kernel_times()]
+
+    def set_parameters(self, parameters):
+        """OpenCL: run from now on with these kernel parameters (a dict)."""
+        self._core.set_parameters({str(k): int(v) for k, v in dict(parameters).items()})
+
+    def solve(self, f, out=None):
+        """u with A u = f. f: (n1, n2[, n3]) or a batch (k, n1, n2[, n3]).
+
+        A C-contiguous f of the plan's dtype is read in place (no copy); other
+        inputs are converted first. out: an array to receive u (C-contiguous,
+        the plan's dtype, f's shape); out=f solves in place. The GIL is released
+        during the solve. A pyopencl.array.Array of the plan's context is solved
+        on the device (in place when out is f) and a pyopencl array returned.
+        """
+        if hasattr(f, "context") and hasattr(f, "data") and hasattr(f, "queue"):
+            return self._solve_device(f, out)
+        f, count = _right_hand_sides(self.problem, f, "f")
+        if out is None:
+            out = np.empty_like(f)
+        else:
+            if not isinstance(out, np.ndarray) or out.dtype != self.dtype or out.shape != f.shape \
+                    or not out.flags.c_contiguous or not out.flags.writeable:
+                raise InvalidArgument(f"out: needs a writable C-contiguous {self.dtype} array of shape {f.shape}")
+            if out is not f and np.shares_memory(out, f):
+                raise InvalidArgument("out overlaps f without being f")
+        self.last_stats = self._core.solve(f, out, count)
+        return out
+
+    def _solve_device(self, f, out):
+        if not self._opencl:
+            raise InvalidArgument("pyopencl arrays need an OpenCL plan (backend='opencl' or queue=)")
+        if f.context.int_ptr != self._core.context_ptr():
+            raise InvalidArgument("the pyopencl array lives in another OpenCL context than the plan "
+                                  "(create the plan with queue=your_queue)")
+        if np.dtype(f.dtype) != self.dtype or not f.flags.c_contiguous or f.offset != 0:
+            raise InvalidArgument(f"pyopencl array: needs a C-contiguous {self.dtype} array without offset")
+        shape = self.shape
+        if tuple(f.shape[-len(shape):]) != shape or len(f.shape) not in (len(shape), len(shape) + 1):
+            raise SizeMismatch(f"f: shape {tuple(f.shape)} (needs {shape} or (batch, ...))")
+        count = f.shape[0] if len(f.shape) > len(shape) else 1
+        if out is None:
+            out = f.copy()
+        elif out is not f:
+            raise InvalidArgument("out: for pyopencl arrays only out=f (in place) is supported")
+        out.finish()  # the copy (or the caller's work) is done before the plan's queue reads it
+        self.last_stats = self._core.solve_buffer(out.data.int_ptr, count)
+        return out
+
+    def as_linear_operator(self):
+        """A SciPy LinearOperator applying A⁻¹ (a preconditioner for Krylov methods)."""
+        from scipy.sparse.linalg import LinearOperator
+
+        n, shape = self.problem.unknowns, self.shape
+
+        def matvec(x):
+            return self.solve(np.asarray(x).reshape(shape)).reshape(-1)
+
+        def matmat(X):
+            X = np.asarray(X)
+            return self.solve(np.ascontiguousarray(X.T).reshape((X.shape[1],) + shape)).reshape(X.shape[1], n).T
+
+        return LinearOperator((n, n), matvec=matvec, matmat=matmat, rmatvec=None, dtype=self.dtype)
+
+    def __repr__(self):
+        return f"pscr.Plan(shape={self.shape}, dtype={self.dtype.name}, backend={self.info['backend']!r})"

@@ -1,0 +1,308 @@
+// pscr._core: the C++ plans of libpscr for the Python package. Shapes, dtypes
+// and batches are checked in python/pscr/plan.py; this layer takes arrays of
+// exactly the plan's scalar type, in C order, and never copies them.
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pscr/opencl.hpp"
+#include "pscr/pscr.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// The Python class (python/pscr/errors.py) of each pscr::Error class, most
+// derived first, so that `except pscr.SizeMismatch` and `except ValueError`
+// both work.
+void translate_errors(std::exception_ptr p) {
+  auto raise = [](const char* name, const std::exception& e) {
+    py::object cls = py::module_::import("pscr.errors").attr(name);
+    PyErr_SetString(cls.ptr(), e.what());
+  };
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const pscr::KernelBuildError& e) {
+    raise("KernelBuildError", e);
+  } catch (const pscr::BackendError& e) {
+    raise("BackendError", e);
+  } catch (const pscr::SizeMismatch& e) {
+    raise("SizeMismatch", e);
+  } catch (const pscr::InvalidArgument& e) {
+    raise("InvalidArgument", e);
+  } catch (const pscr::NonFiniteInput& e) {
+    raise("NonFiniteInput", e);
+  } catch (const pscr::SingularPencil& e) {
+    raise("SingularPencil", e);
+  } catch (const pscr::NumericalBreakdown& e) {
+    raise("NumericalBreakdown", e);
+  } catch (const pscr::AllocationTooLarge& e) {
+    raise("AllocationTooLarge", e);
+  } catch (const pscr::FileFormatError& e) {
+    raise("FileFormatError", e);
+  } catch (const pscr::Error& e) {
+    raise("Error", e);
+  }
+}
+
+template <class T> using CArray = py::array_t<T, py::array::c_style>;
+
+// The pointer of an array that must already have the plan's type and C order
+// (plan.py converts); anything else is a bug of the caller, named here.
+template <class T> T* data_of(py::array& a, const char* what, bool writable) {
+  if (!py::isinstance<CArray<T>>(a) || !(a.flags() & py::array::c_style))
+    throw pscr::InvalidArgument(std::string(what) + ": needs a C-contiguous " + pscr::scalar_name<T>() + " array");
+  if (writable && !a.writeable()) throw pscr::InvalidArgument(std::string(what) + ": array is read-only");
+  return static_cast<T*>(a.mutable_data());
+}
+
+template <class T> std::vector<T> vector_of(const py::array& a, py::ssize_t row, py::ssize_t count) {
+  auto c = py::cast<CArray<T>>(a);
+  auto r = c.template unchecked<2>();
+  std::vector<T> v(static_cast<std::size_t>(count));
+  for (py::ssize_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = r(row, i);
+  return v;
+}
+
+// A factor from a (2, n) array: row 0 the diagonal, row 1 the off-diagonal in
+// its first n − 1 entries (the layout pscr-solve reads).
+template <class T> pscr::Tridiagonal<T> tridiagonal_of(const py::array& a) {
+  const py::ssize_t n = a.shape(1);
+  return {vector_of<T>(a, 0, n), vector_of<T>(a, 1, n > 0 ? n - 1 : 0)};
+}
+
+template <class T> py::array_t<T> array_of(const pscr::Tridiagonal<T>& t) {
+  const std::size_t n = t.size();
+  py::array_t<T> a({std::size_t{2}, n});
+  auto w = a.template mutable_unchecked<2>();
+  for (std::size_t i = 0; i < n; ++i) {
+    w(0, i) = t.diag[i];
+    w(1, i) = i + 1 < n ? t.off[i] : T(0);
+  }
+  return a;
+}
+
+template <class T> py::tuple factor_arrays(const pscr::Factor<T>& f) {
+  return py::make_tuple(array_of(f.A), array_of(f.M));
+}
+
+template <class T> pscr::Problem<T> problem_of(const std::vector<std::pair<py::array, py::array>>& factors, T c) {
+  std::vector<pscr::Factor<T>> f;
+  for (const auto& [a, m] : factors) f.push_back({tridiagonal_of<T>(a), tridiagonal_of<T>(m)});
+  return pscr::Problem<T>(std::move(f), c);
+}
+
+pscr::Options options_of(const py::dict& d) {
+  pscr::Options o;
+  for (auto [key, value] : d) {
+    const auto k = py::cast<std::string>(key);
+    if (k == "backend") {
+      const auto b = py::cast<std::string>(value);
+      if (b == "reference") o.backend = pscr::Backend::reference;
+      else if (b == "opencl") o.backend = pscr::Backend::opencl;
+      else throw pscr::InvalidArgument("backend '" + b + "' (needs 'reference' or 'opencl')");
+    } else if (k == "radix") {
+      o.radix = py::cast<int>(value);
+    } else if (k == "threads") {
+      o.threads = py::cast<int>(value);
+    } else if (k == "device") {
+      o.device = py::cast<std::string>(value);
+    } else if (k == "tuning_file") {
+      o.tuning_file = py::cast<std::string>(value);
+    } else if (k == "program_cache") {
+      o.program_cache = py::cast<std::string>(value);
+    } else if (k == "profile") {
+      o.profile = py::cast<bool>(value);
+    } else if (k == "refine") {
+      o.refine = py::cast<int>(value);
+    } else if (k == "elimination") {
+      const auto e = py::cast<std::string>(value);
+      if (e == "automatic") o.elimination = pscr::Elimination::automatic;
+      else if (e == "ordinary") o.elimination = pscr::Elimination::ordinary;
+      else throw pscr::InvalidArgument("elimination '" + e + "' (needs 'automatic' or 'ordinary')");
+    } else if (k == "queue") {  // a cl_command_queue as an integer (PyOpenCL's int_ptr)
+      o.backend = pscr::Backend::opencl;
+      o.opencl_queue = reinterpret_cast<void*>(py::cast<std::uintptr_t>(value));
+    } else if (k == "parameters") {
+      pscr::KernelParameters p;
+      for (auto [pk, pv] : py::cast<py::dict>(value)) {
+        const auto name = py::cast<std::string>(pk);
+        bool found = false;
+        for (const auto& info : pscr::parameter_table())
+          if (name == info.name) {
+            p.*info.member = py::cast<int>(pv);
+            found = true;
+          }
+        if (!found) throw pscr::InvalidArgument("parameters: unknown kernel parameter '" + name + "'");
+      }
+      pscr::validate(p);
+      o.parameters = p;
+    } else {
+      throw pscr::InvalidArgument("unknown option '" + k + "'");
+    }
+  }
+  return o;
+}
+
+py::dict parameters_dict(const pscr::KernelParameters& p) {
+  py::dict d;
+  for (const auto& info : pscr::parameter_table()) d[info.name] = p.*info.member;
+  return d;
+}
+
+py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
+  py::dict d;
+  d["backend"] = i.backend;
+  d["device"] = i.device;
+  d["init_seconds"] = i.init_seconds;
+  d["eigen_seconds"] = i.eigen_seconds;
+  d["build_seconds"] = i.build_seconds;
+  d["program_cache"] = i.program_cache;
+  d["eigen_problems"] = i.eigen_problems;
+  d["host_bytes"] = i.host_bytes;
+  d["device_bytes"] = i.device_bytes;
+  d["pure_neumann"] = i.pure_neumann;
+  d["elimination"] = i.elimination;
+  d["eigen_methods"] = i.eigen_methods;
+  if (opencl) {
+    d["parameters"] = parameters_dict(i.parameters);
+    d["parameters_source"] = i.parameters_source;
+    d["flops"] = i.flops;
+    d["bytes"] = i.bytes;
+  }
+  return d;
+}
+
+py::dict stats_dict(const pscr::SolveStats& s) {
+  py::dict d;
+  d["seconds"] = s.seconds;
+  d["transfer_seconds"] = s.transfer_seconds;
+  d["incompatible_part"] = s.incompatible_part;
+  return d;
+}
+
+template <class T> void bind_type(py::module_& m) {
+  const std::string suffix = pscr::scalar_name<T>();
+  using P = pscr::Problem<T>;
+  py::class_<P>(m, ("Problem_" + suffix).c_str())
+      .def(py::init(&problem_of<T>), py::arg("factors"), py::arg("c"))
+      .def_property_readonly("dims", &P::dims)
+      .def_property_readonly("unknowns", &P::unknowns)
+      .def("size", &P::size)
+      .def_property_readonly("c", &P::c)
+      .def("factor", [](const P& p, int d) { return factor_arrays(p.factor(d)); })
+      .def("apply",
+           [](const P& p, py::array x, py::array y) {
+             const T* xp = data_of<T>(x, "apply: x", false);
+             T* yp = data_of<T>(y, "apply: y", true);
+             py::gil_scoped_release release;
+             p.apply(xp, yp);
+           })
+      .def("backward_error", [](const P& p, py::array f, py::array u) {
+        return p.backward_error(data_of<T>(f, "f", false), data_of<T>(u, "u", false));
+      });
+
+  using L = pscr::Plan<T>;
+  py::class_<L>(m, ("Plan_" + suffix).c_str())
+      .def(py::init([](const P& problem, const py::dict& options) {
+             const pscr::Options o = options_of(options);
+             py::gil_scoped_release release;  // planning takes a while; other Python threads go on
+             return L(problem, o);
+           }),
+           py::arg("problem"), py::arg("options"))
+      // f, u: C-contiguous arrays of `count` right-hand sides; u may be f.
+      .def("solve",
+           [](const L& plan, py::array f, py::array u, std::size_t count) {
+             const T* fp = data_of<T>(f, "solve: f", false);
+             T* up = data_of<T>(u, "solve: u", true);
+             const std::size_t need = count * plan.problem().unknowns();
+             if (static_cast<std::size_t>(f.size()) != need || static_cast<std::size_t>(u.size()) != need)
+               throw pscr::SizeMismatch("solve: arrays of " + std::to_string(f.size()) + " and " +
+                                        std::to_string(u.size()) + " entries for " + std::to_string(need));
+             pscr::SolveStats s;
+             {
+               py::gil_scoped_release release;
+               s = plan.solve_batch(fp, up, count);
+             }
+             return stats_dict(s);
+           })
+      // In place on an OpenCL buffer (cl_mem as an integer) of this plan's context.
+      .def("solve_buffer",
+           [](const L& plan, std::uintptr_t mem, std::size_t count) {
+             pscr::SolveStats s;
+             {
+               py::gil_scoped_release release;
+               s = pscr::opencl::solve(plan, reinterpret_cast<cl_mem>(mem), count);
+             }
+             return stats_dict(s);
+           })
+      .def("context_ptr",
+           [](const L& plan) { return reinterpret_cast<std::uintptr_t>(pscr::opencl::context(plan)); })
+      .def("info",
+           [](const L& plan) { return info_dict(plan.info(), plan.info().backend.rfind("opencl", 0) == 0); })
+      .def("kernel_times",
+           [](const L& plan) {
+             py::list out;
+             for (const auto& k : plan.kernel_times()) out.append(py::make_tuple(k.kernel, k.seconds, k.launches));
+             return out;
+           })
+      .def("set_profiling", &L::set_profiling)
+      .def("set_parameters",
+           [](L& plan, const py::dict& p) {
+             py::dict d;
+             d["parameters"] = p;
+             plan.set_parameters(*options_of(d).parameters);
+           })
+      .def("problem", [](const L& plan) { return plan.problem(); });
+}
+
+std::vector<double> mesh_of(const py::array_t<double, py::array::c_style | py::array::forcecast>& x) {
+  if (x.ndim() != 1) throw pscr::InvalidArgument("mesh: needs a 1-D array of points");
+  return std::vector<double>(x.data(), x.data() + x.size());
+}
+
+pscr::Boundary boundary_of(const std::string& b) {
+  if (b == "dirichlet") return pscr::Boundary::Dirichlet;
+  if (b == "neumann") return pscr::Boundary::Neumann;
+  throw pscr::InvalidArgument("boundary '" + b + "' (needs 'dirichlet' or 'neumann')");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "libpscr plans (use the pscr package, not this module)";
+  py::register_exception_translator(&translate_errors);
+  bind_type<float>(m);
+  bind_type<double>(m);
+  bind_type<std::complex<float>>(m);
+  bind_type<std::complex<double>>(m);
+  m.attr("version") = pscr::version();
+  m.def("poisson_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x) {
+    return factor_arrays(pscr::poisson_factor(mesh_of(x)));
+  });
+  m.def("poisson_neumann_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x) {
+    return factor_arrays(pscr::poisson_neumann_factor(mesh_of(x)));
+  });
+  m.def("helmholtz_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x, double omega) {
+    return factor_arrays(pscr::helmholtz_factor(mesh_of(x), omega));
+  });
+  m.def("laplacian_factor", [](int n, double h, const std::string& left, const std::string& right) {
+    return factor_arrays(pscr::laplacian_factor(n, h, boundary_of(left), boundary_of(right)));
+  });
+  m.def("graded_mesh", [](int points, double length, double ratio) {
+    const auto x = pscr::graded_mesh(points, length, ratio);
+    return py::array_t<double>(static_cast<py::ssize_t>(x.size()), x.data());
+  });
+  m.def("parameter_table", [] {
+    py::list out;
+    for (const auto& p : pscr::parameter_table())
+      out.append(py::make_tuple(p.name, p.min, p.max, p.power_of_two, p.description));
+    return out;
+  });
+}

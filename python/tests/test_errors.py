@@ -1,0 +1,128 @@
+"""Every error class reaches Python as its pscr exception, with a message that names the problem."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pscr
+from conftest import random_problem, random_rhs
+
+
+def good(n=6):
+    return random_problem((n,), np.float64)[0][0]
+
+
+def test_exception_hierarchy():
+    assert issubclass(pscr.SizeMismatch, pscr.Error) and issubclass(pscr.SizeMismatch, ValueError)
+    assert issubclass(pscr.SingularPencil, np.linalg.LinAlgError)
+    assert issubclass(pscr.KernelBuildError, pscr.BackendError) and issubclass(pscr.BackendError, RuntimeError)
+    assert issubclass(pscr.AllocationTooLarge, MemoryError)
+
+
+def test_factor_shapes():
+    a, m = good()
+    with pytest.raises(pscr.SizeMismatch, match=r"A1: shape \(6,\)"):
+        pscr.Plan([(a[0], m), (a, m)])
+    with pytest.raises(pscr.SizeMismatch, match="A2 has shape"):
+        pscr.Plan([(a, m), (a[:, :5], m)])
+    with pytest.raises(pscr.InvalidArgument, match="1 pairs"):
+        pscr.Plan([(a, m)])
+    with pytest.raises(pscr.InvalidArgument, match="pair"):
+        pscr.Plan([(a, m, m), (a, m)])
+
+
+def test_right_hand_side_shape_dtype_and_out(backend):
+    a, m = good()
+    plan = pscr.Plan([(a, m), (a, m)], backend=backend)
+    with pytest.raises(pscr.SizeMismatch, match=r"\(6, 5\)"):
+        plan.solve(np.zeros((6, 5)))
+    with pytest.raises(pscr.SizeMismatch):
+        plan.solve(np.zeros((2, 3, 6, 6)))
+    with pytest.raises(pscr.InvalidArgument, match="complex values"):
+        plan.solve(np.zeros((6, 6), complex))
+    with pytest.raises(pscr.InvalidArgument, match="not numeric"):
+        plan.solve(np.full((6, 6), "x"))
+    f = random_rhs((6, 6), np.float64)
+    for out in (np.zeros((6, 6), np.float32), np.zeros((6, 5)), np.zeros((6, 6)).T.copy(order="F"),
+                np.zeros((6, 6)).T, [0.0] * 36):
+        with pytest.raises(pscr.InvalidArgument, match="out"):
+            plan.solve(f, out=out)
+    ro = np.zeros((6, 6))
+    ro.flags.writeable = False
+    with pytest.raises(pscr.InvalidArgument):
+        plan.solve(f, out=ro)
+    with pytest.raises(pscr.InvalidArgument, match="overlaps"):
+        buf = np.zeros(37)
+        plan.solve(buf[:36].reshape(6, 6), out=buf[1:].reshape(6, 6))
+
+
+def test_non_finite(backend):
+    a, m = good()
+    plan = pscr.Plan([(a, m), (a, m)], backend=backend)
+    for bad in (np.nan, np.inf, -np.inf):
+        f = random_rhs((6, 6), np.float64)
+        f[3, 4] = bad
+        with pytest.raises(pscr.NonFiniteInput, match="index 22"):
+            plan.solve(f)
+    bad_a = a.copy()
+    bad_a[0, 2] = np.nan
+    with pytest.raises(pscr.NonFiniteInput):
+        pscr.Plan([(bad_a, m), (a, m)])
+    with pytest.raises(pscr.NonFiniteInput):
+        pscr.Plan([(a, m), (a, m)], c=math.inf)
+    with pytest.raises(pscr.NonFiniteInput):
+        pscr.poisson_factor([0.0, 0.5, np.nan, 1.0])
+
+
+def test_singular(backend):
+    n1, n2 = 12, 9
+    fa = pscr.laplacian_factor(n1, 1.0)
+    fb = pscr.laplacian_factor(n2, 1.0)
+    l1, l2 = 2 - 2 * math.cos(math.pi / (n1 + 1)), 2 - 2 * math.cos(math.pi / (n2 + 1))
+    with pytest.raises(pscr.SingularPencil, match="singular operator"):
+        pscr.Plan([fa, fb], c=-(l1 + l2), backend=backend)
+    a, m = good(5)
+    m = m.copy()
+    m[0, 2] = 0.0
+    m[1, :] = 0.0
+    with pytest.raises(pscr.SingularPencil):
+        pscr.Plan([(a, m), good(4)], backend=backend)
+
+
+def test_invalid_options():
+    f = [good(), good()]
+    with pytest.raises(pscr.InvalidArgument, match="radix"):
+        pscr.Plan(f, radix=1)
+    with pytest.raises(pscr.InvalidArgument, match="backend 'cuda'"):
+        pscr.Plan(f, backend="cuda")
+    with pytest.raises(pscr.InvalidArgument, match="elimination"):
+        pscr.Plan(f, elimination="fast")
+    with pytest.raises(pscr.InvalidArgument, match="unknown kernel parameter 'warp'"):
+        pscr.Plan(f, backend="opencl", parameters={"warp": 32})
+    with pytest.raises(pscr.InvalidArgument, match="work_group"):
+        pscr.Plan(f, backend="opencl", parameters={"work_group": 3})
+    with pytest.raises(pscr.InvalidArgument, match="precision"):
+        pscr.Plan(f, precision="half")
+    with pytest.raises(pscr.InvalidArgument, match="dtype"):
+        pscr.Plan(f, dtype=np.float16)
+    with pytest.raises(pscr.InvalidArgument, match="complex"):
+        pscr.Plan(f, c=1j, dtype=np.float64)
+    with pytest.raises(pscr.InvalidArgument, match="c: needs a scalar"):
+        pscr.Plan(f, c=[1.0, 2.0])
+    with pytest.raises(pscr.InvalidArgument, match="threads"):
+        pscr.Plan(f, threads=-1)
+    with pytest.raises(pscr.InvalidArgument, match="boundary 'open'"):
+        pscr.laplacian_factor(5, 1.0, "open")
+    with pytest.raises(pscr.InvalidArgument, match="non-positive mesh step"):
+        pscr.poisson_factor([0.0, 0.5, 0.5, 1.0])
+
+
+def test_bad_device_and_tuning_file(tmp_path):
+    f = [good(), good()]
+    with pytest.raises(pscr.Error, match="no-such-device"):
+        pscr.Plan(f, backend="opencl", device="no-such-device")
+    bad = tmp_path / "t.json"
+    bad.write_text("{ not json")
+    with pytest.raises(pscr.FileFormatError, match="t.json"):
+        pscr.Plan(f, backend="opencl", tuning_file=str(bad))

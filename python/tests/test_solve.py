@@ -1,0 +1,147 @@
+"""Solutions of every dtype, dimension, radix and backend against SciPy's sparse direct solve."""
+
+import numpy as np
+import pytest
+
+import pscr
+from conftest import random_problem, random_rhs, rel_err, sparse_solve
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+TOL = {np.float32: 2e-4, np.complex64: 2e-4, np.float64: 1e-11, np.complex128: 1e-11}
+SHAPES = [(13, 22), (30, 7), (5, 9, 11)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("radix", [2, 4])
+def test_against_sparse_direct(backend, dtype, shape, radix):
+    factors, c = random_problem(shape, dtype)
+    plan = pscr.Plan(factors, c=c, backend=backend, radix=radix)
+    assert plan.dtype == np.dtype(dtype)
+    f = random_rhs(shape, dtype)
+    u = plan.solve(f)
+    assert u.shape == shape and u.dtype == np.dtype(dtype)
+    assert rel_err(u, sparse_solve(plan.problem, f)) < TOL[dtype]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_batch_matches_single_solves(backend, dtype):
+    shape = (17, 12)
+    factors, c = random_problem(shape, dtype, seed=5)
+    plan = pscr.Plan(factors, c=c, backend=backend)
+    F = np.stack([random_rhs(shape, dtype, seed=s) for s in range(4)])
+    U = plan.solve(F)
+    assert U.shape == F.shape
+    for k in range(4):
+        assert rel_err(U[k], sparse_solve(plan.problem, F[k])) < TOL[dtype]
+        np.testing.assert_allclose(U[k], plan.solve(F[k]), rtol=0, atol=10 * TOL[dtype] * np.abs(U[k]).max())
+
+
+def test_3d_batch(backend):
+    shape = (6, 5, 9)
+    factors, c = random_problem(shape, np.float64, seed=9)
+    plan = pscr.Plan(factors, c=c, backend=backend)
+    F = np.stack([random_rhs(shape, np.float64, seed=s) for s in range(3)])
+    U = plan.solve(F)
+    for k in range(3):
+        assert rel_err(U[k], sparse_solve(plan.problem, F[k])) < 1e-11
+
+
+def test_builders_poisson_and_helmholtz(backend):
+    x1, x2 = pscr.graded_mesh(21, 1.0, 1.05), pscr.uniform_mesh(14, 2.0)
+    p = pscr.poisson2d(x1, x2)
+    assert p.shape == (19, 14) and p.dtype == np.float64
+    f = random_rhs(p.shape, np.float64)
+    u = pscr.Plan(p, backend=backend).solve(f)
+    assert rel_err(u, sparse_solve(p, f)) < 1e-11
+    # manufactured solution: f = A u*, solve, compare with u*
+    ustar = random_rhs(p.shape, np.float64, seed=7)
+    assert rel_err(pscr.Plan(p, backend=backend).solve(p.apply(ustar)), ustar) < 1e-10
+
+    h = pscr.helmholtz2d(np.linspace(0, 1, 21), np.linspace(0, 1, 16), omega=8.0)
+    assert h.dtype == np.complex128 and h.c == -64.0
+    f = random_rhs(h.shape, np.complex128)
+    assert rel_err(pscr.Plan(h, backend=backend).solve(f), sparse_solve(h, f)) < 1e-10
+
+    p3 = pscr.poisson3d(pscr.uniform_mesh(5), pscr.uniform_mesh(6), pscr.uniform_mesh(7))
+    f = random_rhs(p3.shape, np.float64)
+    assert rel_err(pscr.Plan(p3, backend=backend).solve(f), sparse_solve(p3, f)) < 1e-11
+
+
+def test_pure_neumann(backend):
+    n1, n2 = 12, 9
+    factors = [pscr.laplacian_factor(n, 1.0, "neumann", "neumann") for n in (n1, n2)]
+    plan = pscr.Plan(factors, c=0.0, backend=backend)
+    assert plan.info["pure_neumann"]
+    f = random_rhs((n1, n2), np.float64)
+    fc = f - f.mean()  # M = I: the compatible part
+    u = plan.solve(f)
+    assert abs(u.sum()) < 1e-10 * np.abs(u).max() * u.size
+    assert np.abs(plan.problem.apply(u) - fc).max() < 1e-11 * np.abs(fc).max()
+    assert plan.last_stats["incompatible_part"] == pytest.approx(np.linalg.norm(f - fc) / np.linalg.norm(f))
+
+
+def test_dtype_follows_the_inputs():
+    f64 = random_problem((5, 6), np.float64)[0]
+    f32 = [(a.astype(np.float32), m.astype(np.float32)) for a, m in f64]
+    assert pscr.Plan(f32, c=0.5).dtype == np.float32  # a Python float c keeps float32
+    assert pscr.Plan(f32, c=1 - 2j).dtype == np.complex64
+    assert pscr.Plan(f64, c=0.5).dtype == np.float64
+    assert pscr.Plan(f64, c=0.5, precision="single").dtype == np.float32
+    assert pscr.Plan(f32, c=1j, precision="double").dtype == np.complex128
+    ints = [(np.rint(a * 4).astype(np.int64), np.rint(m * 4).astype(np.int64) + 1) for a, m in f64]
+    assert pscr.Plan(ints, c=1).dtype == np.float64
+    assert pscr.Plan(f64, c=0.5, dtype=np.complex64).dtype == np.complex64
+
+
+def test_inputs_are_converted_when_needed(backend):
+    shape = (10, 8)
+    factors, c = random_problem(shape, np.float64)
+    plan = pscr.Plan(factors, c=c, backend=backend)
+    f = random_rhs(shape, np.float64)
+    ref = plan.solve(f)
+    np.testing.assert_allclose(plan.solve(np.asfortranarray(f)), ref, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(plan.solve(f.tolist()), ref, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(plan.solve(f.astype(np.float32)), plan.solve(f.astype(np.float32).astype(np.float64)))
+    big = np.zeros((20, 16))
+    big[::2, ::2] = f
+    np.testing.assert_allclose(plan.solve(big[::2, ::2]), ref, rtol=0, atol=1e-14)
+
+
+def test_linear_operator_inverts_the_operator():
+    shape = (11, 9)
+    factors, c = random_problem(shape, np.complex128)
+    plan = pscr.Plan(factors, c=c)
+    op = plan.as_linear_operator()
+    K = plan.problem.to_sparse()
+    x = random_rhs(shape, np.complex128).reshape(-1)
+    assert np.abs(op.matvec(K @ x) - x).max() < 1e-11
+    X = np.stack([x, 2 * x, x.conj()], axis=1)
+    assert np.abs(op.matmat(K @ X) - X).max() < 1e-11
+
+
+def test_info_and_version(backend):
+    plan = pscr.Plan(random_problem((9, 7), np.float64)[0], c=0.1, backend=backend, profile=True)
+    info = plan.info
+    assert info["shape"] == (9, 7) and info["dtype"] == "float64" and info["unknowns"] == 63
+    assert info["host_bytes"] > 0 and info["init_seconds"] > 0 and info["eigen_problems"] > 0
+    assert info["backend"].startswith(backend)
+    if backend == "opencl":
+        assert set(info["parameters"]) == set(pscr.kernel_parameters())
+        assert info["parameters_source"]
+        plan.solve(random_rhs((9, 7), np.float64))
+        assert sum(k["launches"] for k in plan.kernel_times()) > 0
+    assert pscr.__version__.count(".") == 2
+
+
+def test_explicit_kernel_parameters():
+    factors, c = random_problem((33, 40), np.float64)
+    params = {"work_group": 32, "local_size": 16, "pcr_steps": 1}
+    plan = pscr.Plan(factors, c=c, backend="opencl", parameters=params)
+    assert plan.info["parameters_source"] == "options"
+    assert all(plan.info["parameters"][k] == v for k, v in params.items())
+    f = random_rhs((33, 40), np.float64)
+    assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < 1e-11
+    plan.set_parameters({"work_group": 64})
+    assert plan.info["parameters"]["work_group"] == 64
+    assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < 1e-11
