@@ -221,15 +221,19 @@ BOOST_AUTO_TEST_CASE(clustered_eigenvalues_against_dense) {
 // Kept rows of a large uniform pencil (middle relative gaps near π/m) against
 // the closed form: eigenvalues 4 sin²(θ_k)/h², M-normalised vectors
 // sqrt(2/((m+1)h)) sin((i+1)(k+1)π/(m+1)).
+// A uniform Dirichlet pencil (exactly Toeplitz: h a power of two) by the
+// twisted method and by the closed form, against the closed form evaluated
+// here in long double.
 BOOST_AUTO_TEST_CASE(large_uniform_pencil_against_closed_form) {
+ for (EigenMethod method : {EigenMethod::twisted, EigenMethod::automatic}) {
   const int m = 16383;
   const double h = 1.0 / (m + 1);
   std::vector<double> x(m + 2);
   for (int i = 0; i < m + 2; ++i) x[i] = i * h;
   const auto f = pscr::poisson_factor(x);
   const std::vector<int> keep{0, 4095, 8191, 12287, m - 1};
-  const auto pe = pencil_eigen(f.A, f.M, keep, EigenMethod::automatic);
-  BOOST_TEST(std::string(pe.method) == "relative");
+  const auto pe = pencil_eigen(f.A, f.M, keep, method);
+  BOOST_TEST(std::string(pe.method) == (method == EigenMethod::twisted ? "relative" : "toeplitz"));
   const long double pi = 3.14159265358979323846264338327950288L;
   auto exact_row = [&](int i, int k) {
     return std::sqrt(2.0L / ((m + 1) * (long double)h)) * std::sin(pi * (i + 1) * (k + 1) / (m + 1));
@@ -251,6 +255,62 @@ BOOST_AUTO_TEST_CASE(large_uniform_pencil_against_closed_form) {
   }
   BOOST_TEST(lam_err <= 2e-13);
   BOOST_TEST(vec_err <= 1e-12);
+ }
+}
+
+// Closed-form eigenpairs of Toeplitz pencils, every combination of
+// Dirichlet and Neumann ends, diagonal and tridiagonal mass, against the
+// dense solver; pencils not exactly of that form are left to the other methods.
+BOOST_AUTO_TEST_CASE(toeplitz_pencils_against_dense) {
+  using pscr::Boundary;
+  for (int m : {3, 4, 17, 100}) {
+    for (Boundary l : {Boundary::Dirichlet, Boundary::Neumann})
+      for (Boundary r : {Boundary::Dirichlet, Boundary::Neumann})
+        for (int mass : {0, 1}) {
+          auto f = pscr::laplacian_factor(m, 0.25, l, r);
+          if (mass) {  // a tridiagonal M = I − L/8 (entries exact in binary): 3/4 inside, 7/8 at a Neumann end
+            f.M.diag.assign(m, 0.75);
+            f.M.off.assign(m - 1, 0.125);
+            if (l == Boundary::Neumann) f.M.diag[0] = 0.875;
+            if (r == Boundary::Neumann) f.M.diag[m - 1] = 0.875;
+          }
+          BOOST_TEST_CONTEXT("m " << m << " ends " << int(l) << int(r) << " mass " << mass) {
+            const auto pe = pencil_eigen(f.A, f.M, {0}, EigenMethod::toeplitz);
+            BOOST_TEST(std::string(pe.method) == "toeplitz");
+            BOOST_TEST(std::is_sorted(pe.lambda.begin(), pe.lambda.end()));
+            const auto dense = sorted_eigs(f, EigenMethod::dense);
+            double scale = 0, err = 0;
+            for (double v : dense) scale = std::max(scale, std::abs(v));
+            for (int k = 0; k < m; ++k) err = std::max(err, std::abs(pe.lambda[k] - dense[k]) / scale);
+            BOOST_TEST(err <= 1e-14);
+            const auto [eo, ea] = orthogonality(f, EigenMethod::toeplitz);
+            BOOST_TEST(eo <= 1e-13);
+            BOOST_TEST(ea <= 1e-13);
+          }
+        }
+  }
+  // relative accuracy of the smallest eigenvalue of a badly scaled Dirichlet pencil
+  const int m = 1000;
+  const auto f = pscr::laplacian_factor(m, 1e-3, Boundary::Dirichlet, Boundary::Dirichlet);
+  const auto pe = pencil_eigen(f.A, f.M, {0}, EigenMethod::toeplitz);
+  const long double s = std::sin(3.14159265358979323846264338327950288L / (2 * (m + 1)));
+  const long double exact = 4 * s * s * (long double)f.A.diag[1] / 2;
+  BOOST_TEST(std::abs(pe.lambda[0] - exact) / exact <= 1e-14);
+  // not exactly Toeplitz: one entry off by one unit in the last place, a
+  // non-Neumann end, end types of A and M that disagree, an indefinite M
+  auto g = pscr::laplacian_factor(20, 1.0, Boundary::Dirichlet, Boundary::Dirichlet);
+  g.A.diag[7] = std::nextafter(g.A.diag[7], 3.0);
+  BOOST_CHECK_THROW(pencil_eigen(g.A, g.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
+  BOOST_TEST(std::string(pencil_eigen(g.A, g.M, {0}).method) != "toeplitz");
+  g = pscr::laplacian_factor(20, 1.0, Boundary::Dirichlet, Boundary::Dirichlet);
+  g.A.diag[0] = 1.5;
+  BOOST_CHECK_THROW(pencil_eigen(g.A, g.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
+  g = pscr::laplacian_factor(20, 1.0, Boundary::Neumann, Boundary::Dirichlet);
+  g.M.off.assign(19, 0.125);  // M's left end is of Dirichlet type, A's of Neumann type
+  BOOST_CHECK_THROW(pencil_eigen(g.A, g.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
+  g = pscr::laplacian_factor(20, 1.0, Boundary::Dirichlet, Boundary::Dirichlet);
+  g.M.off.assign(19, 0.625);  // 1 + 1.25 cos θ < 0 for θ near π
+  BOOST_CHECK_THROW(pencil_eigen(g.A, g.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
 }
 
 // The Crawford path computes its vectors in chunks over the host threads (each
@@ -356,6 +416,8 @@ BOOST_AUTO_TEST_CASE(roots_methods_against_dense) {
   BOOST_TEST(std::string(pencil_eigen(f.A, f.M, {0}).method) == "aberth");
   pscr::Tridiagonal<double> A(std::vector<double>(50, 2.0), std::vector<double>(49, -1.0)),
       M(std::vector<double>(50, 4.0), std::vector<double>(49, 1.0));
+  BOOST_TEST(std::string(pencil_eigen(A, M, {0}).method) == "toeplitz");
+  A.diag[10] = 2.5;  // no longer Toeplitz
   BOOST_TEST(std::string(pencil_eigen(A, M, {0}).method) == "newton");
 }
 

@@ -24,9 +24,10 @@ struct PlanInfo {
   // How each stage keeps its accuracy (docs/accuracy.md). elimination: the
   // tridiagonal systems of the last dimension, "excess" (every system
   // diagonally dominant: eliminated in the excess representation) or
-  // "ordinary"; eigen_methods: per PSCR dimension, "relative" (eigenpairs to
-  // high relative accuracy), "mrrr", "crawford" or "dense" (the method of its
-  // largest group sub-pencil; others may differ).
+  // "ordinary"; eigen_methods: per PSCR dimension, the method of its largest
+  // group sub-pencil (others may differ): "toeplitz" (closed form, uniform
+  // meshes), "relative" (eigenpairs to high relative accuracy), "twisted",
+  // "newton", "aberth", "mrrr", "crawford" or "dense" (docs/eigen.md).
   std::string elimination;
   std::vector<std::string> eigen_methods;
   std::string backend;          // "reference" or "opencl: <platform> / <device>"

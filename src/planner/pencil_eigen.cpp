@@ -10,6 +10,7 @@
 #include "../lapack.hpp"
 #include "crawford.hpp"
 #include "pencil_roots.hpp"
+#include "toeplitz_eigen.hpp"
 #include "twisted_eigen.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
@@ -231,6 +232,14 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
       return from_real<C>(pencil_eigen(real_part(A), real_part(M), keep, method));
   }
   const bool automatic = method == EigenMethod::automatic;
+  if constexpr (!is_complex_v<C>) {
+    if (automatic || method == EigenMethod::toeplitz) {
+      if (auto r = eigen_toeplitz(A, M, keep)) return std::move(*r);
+      if (!automatic) throw InvalidArgument("the closed-form eigenpairs need a Toeplitz pencil with Dirichlet/Neumann ends");
+    }
+  } else if (method == EigenMethod::toeplitz) {
+    throw InvalidArgument("the closed-form eigenpairs need a real pencil");
+  }
   if (automatic) {
     if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::twisted : EigenMethod::newton;
     else method = EigenMethod::aberth;
@@ -282,6 +291,7 @@ template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, co
     }
     if (auto r = aberth_from_real_part(A, M, {}, false)) return std::move(r->lambda);
   } else {
+    if (auto r = eigen_toeplitz(A, M, {}, false)) return std::move(r->lambda);
     if (diagonal_mass(M)) {
       if (auto r = eigen_twisted(A, M, {})) return std::move(r->lambda);
     } else if (auto r = eigen_newton(A, M, {}, false)) {

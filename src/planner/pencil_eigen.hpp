@@ -12,7 +12,9 @@
 namespace pscr::planner {
 
 enum class EigenMethod {
-  automatic,  // twisted (real, diagonal M), newton (real), aberth (complex); Crawford where they fail
+  automatic,  // toeplitz where it applies, twisted (real, diagonal M), newton (real), aberth (complex);
+              // Crawford where they fail
+  toeplitz,   // real Toeplitz pencils of a uniform mesh (Dirichlet/Neumann ends): closed form, O(m · rows)
   twisted,    // real, diagonal positive M: bisection and RQI on twisted factorisations, O(m) memory
   newton,     // real, M positive definite: Sturm bisection and Newton on det(A − λM), O(m) memory
   aberth,     // complex symmetric: Aberth iteration on det(A − λM) from the real part's eigenvalues
@@ -24,7 +26,7 @@ enum class EigenMethod {
 template <class C> struct PencilEigen {
   std::vector<C> lambda;  // m eigenvalues
   std::vector<C> rows;    // keep.size() × m, rows[t*m + l] = W[keep[t], l]
-  const char* method = "";  // "twisted", "mrrr", "newton", "aberth", "crawford" or "dense"
+  const char* method = "";  // "toeplitz", "relative", "twisted", "mrrr", "newton", "aberth", "crawford" or "dense"
 };
 
 // Eigenpairs keeping only the eigenvector rows listed in `keep` (0-based).

@@ -1,0 +1,27 @@
+// Closed-form eigenpairs of tridiagonal Toeplitz pencils (internal).
+//
+// A = αI + βL and M = γI + δL with L = tridiag(−1, 2, −1) whose end rows are
+// Dirichlet (diagonal 2) or Neumann (diagonal 1) share the eigenvectors of L:
+// sines or cosines of multiples of π/(m+1), π/m or π/(2m+1). This is the
+// pencil of every group of a uniform mesh (finite differences, or mass-lumped
+// / consistent linear elements), Dirichlet groups inside, Neumann where a
+// group ends at a Neumann boundary. The pencil must be exactly of this form
+// (entries equal to the last bit): then each eigenvalue
+//   λ_k = (α + β μ_k) / (γ + δ μ_k),  μ_k = 4 sin²(θ_k / 2),
+// and each kept eigenvector entry costs one sine of an argument reduced to
+// [0, π/2] in integers, so both have high relative accuracy, and the plan
+// costs O(m · rows kept) instead of O(m²).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "pencil_eigen.hpp"
+
+namespace pscr::planner {
+
+// Empty when (A, M) is not such a pencil, m < 3, or M is not positive definite.
+// Eigenvalues ascending; rows as in PencilEigen; method "toeplitz".
+std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                  const std::vector<int>& keep, bool vectors = true);
+
+}  // namespace pscr::planner
