@@ -73,10 +73,12 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
 
-  // Host arrays go through two page-locked staging vectors (the device
-  // copies from them at full bus speed): while the device solves right-hand
-  // side c, the host copies c + 1 in and c − 1 out. Without the staging (it
-  // could not be allocated) the device copies the caller's arrays directly.
+  // Host arrays of a batch go through two page-locked staging vectors (the
+  // device copies from them at full bus speed): while the device solves
+  // right-hand side c, the host copies c + 1 in and c − 1 out. A single
+  // right-hand side has nothing to overlap, so the device copies the
+  // caller's array directly (no staging to allocate and fill); so does a
+  // batch when the staging could not be allocated.
   double solve_in_place(T* x, std::size_t count) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
@@ -87,7 +89,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       std::memcpy(dst, src, bytes);
       host_copies += std::chrono::duration<double>(clk::now() - t0).count();
     };
-    if (!staging_[0].data() && !unstaged_) {
+    if (count > 1 && !unstaged_ && !staging_[0].data()) {
       try {
         for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
       } catch (const Error&) {  // no page-locked memory this large
@@ -95,13 +97,14 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         unstaged_ = true;
       }
     }
+    const bool staged = count > 1 && !unstaged_;
     clear_flags();
     std::vector<ocl::Event> read_done(count);
     const FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
     for (std::size_t c = 0; c <= count; ++c) {
       if (c < count) {
-        void* slot = unstaged_ ? static_cast<void*>(x + c * N) : staging_[c % 2].data();
-        if (!unstaged_) copy(slot, x + c * N);
+        void* slot = staged ? staging_[c % 2].data() : static_cast<void*>(x + c * N);
+        if (staged) copy(slot, x + c * N);
         ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
                    "clEnqueueWriteBuffer (right-hand side)");
         solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
@@ -114,7 +117,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       if (c >= 1) {
         cl_event ev = read_done[c - 1].get();
         ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
-        if (!unstaged_) copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
+        if (staged) copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
       }
     }
     rt_->finish();
