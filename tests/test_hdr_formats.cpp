@@ -114,6 +114,19 @@ BOOST_AUTO_TEST_CASE(files_and_png) {
   int w = 0, h = 0;
   BOOST_TEST(read_png("test_hdr_formats_tmp.png", w, h) == rgb8);
   BOOST_TEST(w == 20);
+  // many bands of rows deflated side by side: libpng reads back every byte
+  // (the stream, its Adler-32 and every chunk's CRC are checked)
+  for (auto [bw, bh] : {std::pair{300, 257}, std::pair{1, 4000}, std::pair{2049, 33}}) {
+    std::vector<std::uint8_t> big(3 * std::size_t(bw) * bh);
+    std::uint32_t x = 12345;
+    for (std::size_t i = 0; i < big.size(); ++i) {
+      x = x * 1664525u + 1013904223u;
+      big[i] = (i / 3000) % 2 ? std::uint8_t(x >> 24) : std::uint8_t(i / 7);  // noisy and smooth runs
+    }
+    write_png("test_hdr_formats_tmp.png", bw, bh, big);
+    BOOST_TEST(read_png("test_hdr_formats_tmp.png", w, h) == big);
+    BOOST_TEST((w == bw && h == bh));
+  }
   std::remove("test_hdr_formats_tmp.png");
   BOOST_CHECK_THROW(write_image("x.jpg", img), pscr::InvalidArgument);
   // what the tools check before they run: the same list write_image uses
