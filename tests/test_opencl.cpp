@@ -97,6 +97,12 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
                         [](auto& e) { return std::string(e.what()).find("available:") != std::string::npos; });
   o.device = "99:99";
   BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::BackendError);
+  // prepare_device: the same selection, and the context it makes is the plan's
+  BOOST_CHECK_THROW(pscr::opencl::prepare_device("no-such-device-anywhere"), pscr::BackendError);
+  pscr::opencl::prepare_device("");
+  o.device = "";
+  const pscr::Plan<double> a(p, o), b(p, o);
+  BOOST_TEST(pscr::opencl::context(a) == pscr::opencl::context(b));
 }
 
 // Every stage combination: global CR down to 4 rows, one or two levels per

@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "pscr/plan.hpp"
@@ -22,6 +23,14 @@ inline Options on_queue(cl_command_queue queue, Options o = {}) {
   o.opencl_queue = static_cast<void*>(queue);
   return o;
 }
+
+// Starts the OpenCL driver and creates the context that plans on `device`
+// (a selector as Options::device; "" = $PSCR_DEVICE, else the first GPU)
+// share in this process, so that this start-up (a fraction of a second on a
+// GPU) can overlap other work, e.g. reading the input in another thread.
+// Plans made later find the context ready. Errors as for a plan's device
+// selection (InvalidArgument, BackendError).
+PSCR_API void prepare_device(const std::string& device = "");
 
 // The context and in-order queue of an OpenCL plan (InvalidArgument for other
 // backends). Create buffers in this context; enqueue work on this queue (or

@@ -4,6 +4,7 @@
 
 #include "../plan_impl.hpp"
 #include "cl_check.hpp"
+#include "device.hpp"
 #include "runtime.hpp"
 #include "pscr/opencl.hpp"
 
@@ -17,6 +18,8 @@ template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
 }
 
 }  // namespace
+
+void prepare_device(const std::string& device) { ocl::shared_context(ocl::select_device(device)); }
 
 template <class T> cl_context context(const Plan<T>& plan) {
   return static_cast<cl_context>(opencl_executor(plan).opencl_context());

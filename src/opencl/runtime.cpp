@@ -27,20 +27,23 @@ Shared& shared() {
 
 }  // namespace
 
+cl_context shared_context(const Device& dev) {
+  std::lock_guard<std::mutex> lock(shared().mutex);
+  cl_context& c = shared().contexts[dev.device];
+  if (!c) {
+    cl_int st;
+    Context made(clCreateContext(nullptr, 1, &dev.device, nullptr, nullptr, &st));
+    check(st, "clCreateContext");
+    c = made.release();
+  }
+  return c;
+}
+
 Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile,
                  const std::string& program_cache)
     : dev_(dev), profile_(profile) {
   cl_int st;
-  {
-    std::lock_guard<std::mutex> lock(shared().mutex);
-    cl_context& c = shared().contexts[dev_.device];
-    if (!c) {
-      Context made(clCreateContext(nullptr, 1, &dev_.device, nullptr, nullptr, &st));
-      check(st, "clCreateContext");
-      c = made.release();
-    }
-    ctx_ = retain(c);
-  }
+  ctx_ = retain(shared_context(dev_));
   queue_.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &st));
   check(st, "clCreateCommandQueue");
   build(source, build_options, program_cache);

@@ -68,6 +68,11 @@ struct LocalBytes {
   std::size_t bytes;
 };
 
+// The context that plans and clients on `dev` share in this process,
+// created on first use (the driver's start-up: a fraction of a second on a
+// GPU) and kept for the life of the process.
+PSCR_API cl_context shared_context(const Device& dev);
+
 class PSCR_API Runtime {
  public:
   // profile: collect per-kernel device times from profiling events
