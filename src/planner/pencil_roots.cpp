@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "../complex_arith.hpp"
 #include "../lapack.hpp"
 #include "bisection.hpp"
 #include "pscr/errors.hpp"
@@ -25,19 +26,10 @@ constexpr int kVectorChunk = 128; // vectors per task; each task recomputes kWin
 constexpr int kBatch = 64;        // eigenvalues per task of the Newton and Aberth loops
 using namespace lanes;
 
-inline double recip(double x) { return 1 / x; }
-// 1/z by the textbook formula where |z|² stays in range (the library's
-// division guards every call against overflow, which costs more than the sweep).
-inline Z recip(Z z) {
-  const double big = std::max(std::abs(z.real()), std::abs(z.imag()));
-  if (big > 1e-150 && big < 1e150) {
-    const double r = 1 / (z.real() * z.real() + z.imag() * z.imag());
-    return {z.real() * r, -z.imag() * r};
-  }
-  return Z(1) / z;
-}
-inline double magnitude(double x) { return std::abs(x); }
-inline double magnitude(Z z) { return std::abs(z.real()) + std::abs(z.imag()); }  // for comparisons only
+// 1/z and |re| + |im| without the library's guarded division and hypot
+// (src/complex_arith.hpp), which cost more than the sweep
+template <class C> inline C recip(C z) { return reciprocal(z); }
+template <class C> inline double magnitude(C z) { return abs1(z); }  // for comparisons only
 inline double re(double x) { return x; }
 inline double re(Z z) { return z.real(); }
 
@@ -267,7 +259,7 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
       if (gttrf(m, lu_l.data(), lu_d.data(), lu_u.data(), lu_u2.data(), pivots.data()) == 0 &&
           gttrs(m, lu_l.data(), lu_d.data(), lu_u.data(), lu_u2.data(), pivots.data(), mv) == 0) {
         double big = 0;
-        for (int i = 0; i < m; ++i) big = std::max(big, std::abs(mv[i]));
+        for (int i = 0; i < m; ++i) big = std::max(big, magnitude(mv[i]));  // a scale, not a norm
         if (big > 0 && std::isfinite(big))
           for (int i = 0; i < m; ++i) v[i] = mv[i] / big;
       }  // else λ is an eigenvalue to the last bit: the twisted vector stands

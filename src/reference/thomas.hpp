@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../complex_arith.hpp"
 #include "../planner/excess.hpp"
 #include "pscr/problem.hpp"
 
@@ -68,9 +69,10 @@ template <class T> struct LineSystem {
     }
     (void)r;
     const S t = lo * cq, piv = diag - t;
-    const double size = double(std::abs(piv)), terms = double(std::abs(diag) + std::abs(t));
+    // sizes as |re| + |im| (within √2 of the modulus, without hypot)
+    const double size = double(abs1(piv)), terms = double(abs1(diag) + abs1(t));
     if (size < smallest_pivot * terms) smallest_pivot = size / terms;  // divides only at a new minimum
-    return S(1) / piv;
+    return reciprocal(piv);
   }
 };
 
