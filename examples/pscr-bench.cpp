@@ -45,6 +45,7 @@ double since(clk::time_point t) { return std::chrono::duration<double>(clk::now(
 
 struct Config {
   std::string problem = "poisson", precision = "double", json, device, tuning;
+  std::vector<std::string> devices;  // --devices A,B: one plan on several devices (batches split)
   int dim = 2, reps = 10;
   double omega = 40.0;
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
@@ -64,7 +65,7 @@ const char* kUsage =
     "                  [--precision double|float] [--backend opencl|reference] [--device SEL]\n"
     "                  [--reps R] [--omega W] [--json FILE] [--tuning FILE] [--set key=value ...]\n"
     "                  [--max-residual X] [--no-anchors] [--defaults] [--first-solution]\n"
-    "                  [--host-batch K] [--elimination automatic|ordinary]\n"
+    "                  [--host-batch K] [--elimination automatic|ordinary] [--devices SEL,SEL,...]\n"
     "Times device-resident solves (median of R) per size n (n^2 or n^3 unknowns) and prints plan\n"
     "time and its split, copy time, residual, GFlop/s, GB/s, per-kernel shares and, for Poisson in\n"
     "double, the FFTW and clFFT DST-I anchors of the same run.\n";
@@ -170,6 +171,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   o.backend = c.backend;
   o.elimination = c.elimination;
   o.device = c.device;
+  o.devices = c.devices;
   o.tuning_file = c.tuning;
   if (c.defaults) o.parameters = pscr::KernelParameters{};
   if (!c.set.empty()) {
@@ -311,6 +313,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") c.json = val();
     else if (a == "--max-residual") c.max_residual = pscr::cli::number(kTool, a, val());
     else if (a == "--device") c.device = val();
+    else if (a == "--devices") c.devices = pscr::cli::split(val());
     else if (a == "--tuning") c.tuning = val();
     else if (a == "--no-anchors") c.anchors = false;
     else if (a == "--defaults") c.defaults = true;

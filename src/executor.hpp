@@ -29,6 +29,8 @@ template <class T> class Executor {
     return 0;
   }
   virtual void set_profiling(bool /*on*/) {}
+  // OpenCL devices the plan runs on (several: batches are split across them).
+  virtual std::size_t device_count() const { return 1; }
   // Why kernel parameters cannot run this plan (range, device limits); empty
   // when they can.
   virtual std::string check_parameters(const KernelParameters&) const {

@@ -67,8 +67,9 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
   Options o = impl_->options;
   o.parameters = p;
-  // Same queue, so the same context: the caller's buffers stay valid.
-  if (!o.opencl_queue) o.opencl_queue = impl_->exec->opencl_queue();
+  // Same queue, so the same context: the caller's buffers stay valid (a
+  // plan on several devices is rebuilt on the same devices instead).
+  if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
   auto exec = make_opencl_executor(impl_->data, o);  // throws with the plan unchanged
   o.opencl_queue = impl_->options.opencl_queue;
   impl_->exec = std::move(exec);

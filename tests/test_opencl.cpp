@@ -558,3 +558,47 @@ BOOST_AUTO_TEST_CASE(async_pure_neumann) {
   clReleaseMemObject(buf);
   BOOST_TEST(test::rel_error(v, ref) <= 1e-11);
 }
+
+// One plan on several devices (here PoCL's one device twice: two executors
+// with their own queues and buffers): batches are split, each share solved
+// as on one device, so the result equals the single-device one bit for bit.
+BOOST_AUTO_TEST_CASE(several_devices_share_batches) {
+  using Z = std::complex<double>;
+  const auto p = pscr::Problem<Z>::make2d(test::random_factor<Z>(37, 3), test::random_factor<Z>(29, 4), Z(0.3, -0.1));
+  pscr::Options one;
+  one.backend = pscr::Backend::opencl;
+  pscr::Options two = one;
+  two.devices = {"0:0", "0:0"};
+  const pscr::Plan<Z> single(p, one), multi(p, two);
+  BOOST_TEST(multi.info().backend.find(" + ") != std::string::npos, multi.info().backend);
+  BOOST_TEST(multi.info().device_bytes >= 2 * single.info().device_bytes - 1024);
+  for (std::size_t count : {1, 2, 5}) {
+    const auto f = test::random_vector<Z>(p.unknowns() * count, 7 + count);
+    std::vector<Z> a(f.size()), b(f.size());
+    single.solve_batch(f.data(), a.data(), count);
+    multi.solve_batch(f.data(), b.data(), count);
+    BOOST_TEST((a == b), "count " << count);
+    for (std::size_t c = 0; c < count; ++c)
+      BOOST_TEST(p.backward_error(f.data() + c * p.unknowns(), b.data() + c * p.unknowns()) < 1e-13);
+  }
+  // device buffers go to the first device; set_parameters keeps both devices
+  BOOST_TEST(pscr::opencl::context(multi) != nullptr);
+  pscr::Plan<Z> tuned(p, two);
+  pscr::KernelParameters k = tuned.info().parameters;
+  k.work_group = 32;
+  tuned.set_parameters(k);
+  BOOST_TEST(tuned.info().backend == multi.info().backend);
+  BOOST_TEST(tuned.info().parameters.work_group == 32);
+  // $PSCR_DEVICES when Options::devices is empty; named errors
+  setenv("PSCR_DEVICES", "0:0,0:0", 1);
+  BOOST_TEST(pscr::Plan<Z>(p, one).info().backend == multi.info().backend);
+  setenv("PSCR_DEVICES", "0:0,,0:0", 1);
+  BOOST_CHECK_EXCEPTION(pscr::Plan<Z>(p, one), pscr::InvalidArgument,
+                        [](auto& e) { return std::string(e.what()).find("PSCR_DEVICES") != std::string::npos; });
+  unsetenv("PSCR_DEVICES");
+  two.devices = {"0:0", "no-such-device-anywhere"};
+  BOOST_CHECK_EXCEPTION(pscr::Plan<Z>(p, two), pscr::BackendError,
+                        [](auto& e) { return std::string(e.what()).find("device 1 of the plan") != std::string::npos; });
+  two.devices = {"0:0", ""};
+  BOOST_CHECK_THROW(pscr::Plan<Z>(p, two), pscr::InvalidArgument);
+}

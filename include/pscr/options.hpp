@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pscr/parameters.hpp"
 
@@ -26,6 +27,12 @@ struct Options {
   // device name; empty = PSCR_DEVICE environment variable, else the first GPU,
   // else the first device.
   std::string device;
+  // Several OpenCL devices for one plan (selectors as `device`); empty =
+  // $PSCR_DEVICES (comma-separated) if set, else the one `device`. Every
+  // device holds the whole plan; solve_batch splits its right-hand sides into
+  // one share per device, solved side by side. Single solves, device-buffer
+  // solves (pscr/opencl.hpp) and opencl::context/queue use the first device.
+  std::vector<std::string> devices;
   // OpenCL kernel parameters, in this order of precedence: `parameters` when
   // set; else the entry of `tuning_file` (JSON, see pscr/tuning.hpp) matching
   // the device and problem class; else the shipped tuning database; else the

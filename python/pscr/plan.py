@@ -188,7 +188,8 @@ class Plan:
     backend: "reference" (multithreaded host executor) or "opencl".
     radix: q >= 2 (4 is the method's design point). threads: host threads of
     the reference executor (0 = all cores). device: OpenCL device, a substring
-    of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU).
+    of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);
+    devices: several of them, batches of right-hand sides split across them.
     tuning_file, parameters (a dict of kernel parameters), program_cache
     ("off" or a directory), refine (steps of iterative refinement), elimination
     ("automatic" or "ordinary"), profile: as pscr::Options (include/pscr/options.hpp).
@@ -197,7 +198,7 @@ class Plan:
     """
 
     def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=4,
-                 threads=0, device=None, tuning_file=None, parameters=None, program_cache=None,
+                 threads=0, device=None, devices=None, tuning_file=None, parameters=None, program_cache=None,
                  refine=0, elimination="automatic", profile=False, queue=None):
         if not isinstance(problem, Problem):
             problem = Problem(problem, c, dtype=dtype, precision=precision)
@@ -213,6 +214,8 @@ class Plan:
         for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
             if value is not None:
                 options[key] = str(value)
+        if devices is not None:
+            options["devices"] = [str(d) for d in devices]
         if parameters is not None:
             options["parameters"] = {str(k): int(v) for k, v in dict(parameters).items()}
         self._queue = queue

@@ -113,6 +113,8 @@ pscr::Options options_of(const py::dict& d) {
       o.threads = py::cast<int>(value);
     } else if (k == "device") {
       o.device = py::cast<std::string>(value);
+    } else if (k == "devices") {
+      o.devices = py::cast<std::vector<std::string>>(value);
     } else if (k == "tuning_file") {
       o.tuning_file = py::cast<std::string>(value);
     } else if (k == "program_cache") {

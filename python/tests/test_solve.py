@@ -145,3 +145,15 @@ def test_explicit_kernel_parameters():
     plan.set_parameters({"work_group": 64})
     assert plan.info["parameters"]["work_group"] == 64
     assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < 1e-11
+
+
+def test_several_devices_split_batches():
+    # PoCL's one device twice: two executors, the batch split between them
+    factors, c = random_problem((21, 18), np.complex128)
+    single = pscr.Plan(factors, c=c, backend="opencl")
+    multi = pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "0:0"])
+    assert " + " in multi.info["backend"]
+    F = np.stack([random_rhs((21, 18), np.complex128, seed=s) for s in range(5)])
+    np.testing.assert_array_equal(multi.solve(F), single.solve(F))
+    with pytest.raises(pscr.BackendError, match="device 1 of the plan"):
+        pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "no-such-device"])

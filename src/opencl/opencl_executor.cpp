@@ -495,15 +495,15 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& plan, const Options& options) {
+std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options) {
   return std::make_unique<OpenCLExecutor<T>>(plan, options);
 }
 
-template std::unique_ptr<Executor<float>> make_opencl_executor(const planner::PlanData<float>&, const Options&);
-template std::unique_ptr<Executor<double>> make_opencl_executor(const planner::PlanData<double>&, const Options&);
-template std::unique_ptr<Executor<std::complex<float>>> make_opencl_executor(
+template std::unique_ptr<Executor<float>> make_device_executor(const planner::PlanData<float>&, const Options&);
+template std::unique_ptr<Executor<double>> make_device_executor(const planner::PlanData<double>&, const Options&);
+template std::unique_ptr<Executor<std::complex<float>>> make_device_executor(
     const planner::PlanData<std::complex<float>>&, const Options&);
-template std::unique_ptr<Executor<std::complex<double>>> make_opencl_executor(
+template std::unique_ptr<Executor<std::complex<double>>> make_device_executor(
     const planner::PlanData<std::complex<double>>&, const Options&);
 
 }  // namespace pscr

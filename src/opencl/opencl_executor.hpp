@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "../executor.hpp"
 #include "../planner/plan_data.hpp"
@@ -9,7 +10,18 @@
 
 namespace pscr {
 
+// The plan on the devices of `options` (opencl_devices(options)): one device
+// (opencl_executor.cpp), or several sharing the batches (multi_device.cpp).
 template <class T>
 std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& plan, const Options& options);
+
+// The plan on the one device options.device (or options.opencl_queue's).
+template <class T>
+std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options);
+
+// The device selectors of a plan: Options::devices, else $PSCR_DEVICES
+// (comma-separated), else the one Options::device. With opencl_queue set, that
+// queue's device only. InvalidArgument for an empty selector in a list.
+std::vector<std::string> opencl_devices(const Options& options);
 
 }  // namespace pscr
