@@ -20,13 +20,20 @@ from .plan import DTYPES, Plan, Problem
 __version__ = _core.version
 
 
+def prepare_device(device=""):
+    """Start the OpenCL driver and create the context that plans on `device` will
+    share (the start-up takes a fraction of a second on a GPU): call it from a
+    thread while input is read. The GIL is released meanwhile."""
+    _core.prepare_device(str(device))
+
+
 def kernel_parameters():
     """The OpenCL kernel parameters: {name: (min, max, power_of_two, description)}."""
     return {name: (lo, hi, p2, desc) for name, lo, hi, p2, desc in _core.parameter_table()}
 
 
 __all__ = [
-    "Plan", "Problem", "DTYPES", "kernel_parameters",
+    "Plan", "Problem", "DTYPES", "kernel_parameters", "prepare_device",
     "poisson_factor", "poisson_neumann_factor", "helmholtz_factor", "laplacian_factor",
     "graded_mesh", "uniform_mesh", "poisson2d", "poisson3d", "helmholtz2d", "helmholtz3d",
     "Error", "SizeMismatch", "InvalidArgument", "NonFiniteInput", "SingularPencil",

@@ -301,6 +301,10 @@ PYBIND11_MODULE(_core, m) {
     const auto x = pscr::graded_mesh(points, length, ratio);
     return py::array_t<double>(static_cast<py::ssize_t>(x.size()), x.data());
   });
+  m.def("prepare_device", [](const std::string& device) {
+    py::gil_scoped_release release;
+    pscr::opencl::prepare_device(device);
+  });
   m.def("parameter_table", [] {
     py::list out;
     for (const auto& p : pscr::parameter_table())

@@ -120,6 +120,9 @@ def test_invalid_options():
 
 def test_bad_device_and_tuning_file(tmp_path):
     f = [good(), good()]
+    pscr.prepare_device("")
+    with pytest.raises(pscr.BackendError, match="no-such-device"):
+        pscr.prepare_device("no-such-device")
     with pytest.raises(pscr.Error, match="no-such-device"):
         pscr.Plan(f, backend="opencl", device="no-such-device")
     bad = tmp_path / "t.json"
