@@ -219,6 +219,7 @@ class Plan:
         if parameters is not None:
             options["parameters"] = {str(k): int(v) for k, v in dict(parameters).items()}
         self._queue = queue
+        self._radix = int(radix)
         if queue is not None:
             options["queue"] = queue.int_ptr
         self._core = _PLAN[self.dtype](problem._core, options)
@@ -229,7 +230,10 @@ class Plan:
     def info(self):
         """Sizes, memory, kernel parameters and their source, timings (a dict; see pscr::PlanInfo)."""
         d = self._core.info()
-        d.update(shape=self.shape, dims=self.problem.dims, dtype=self.dtype.name, unknowns=self.problem.unknowns)
+        for key in ("parameters", "parameters_source", "flops", "bytes"):
+            d.setdefault(key, None)  # OpenCL only
+        d.update(shape=self.shape, sizes=self.shape, dims=self.problem.dims, dtype=self.dtype.name,
+                 unknowns=self.problem.unknowns, radix=self._radix)
         return d
 
     def kernel_times(self):

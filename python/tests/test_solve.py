@@ -123,9 +123,12 @@ def test_linear_operator_inverts_the_operator():
 def test_info_and_version(backend):
     plan = pscr.Plan(random_problem((9, 7), np.float64)[0], c=0.1, backend=backend, profile=True)
     info = plan.info
-    assert info["shape"] == (9, 7) and info["dtype"] == "float64" and info["unknowns"] == 63
+    assert info["shape"] == info["sizes"] == (9, 7) and info["dtype"] == "float64" and info["unknowns"] == 63
+    assert info["radix"] == 4 and info["eigen_seconds"] <= info["init_seconds"]
     assert info["host_bytes"] > 0 and info["init_seconds"] > 0 and info["eigen_problems"] > 0
     assert info["backend"].startswith(backend)
+    if backend == "reference":
+        assert info["parameters"] is None and info["device_bytes"] == 0
     if backend == "opencl":
         assert set(info["parameters"]) == set(pscr.kernel_parameters())
         assert info["parameters_source"]
