@@ -266,6 +266,15 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     std::printf("    anchors: FFTW DST-I %.3f ms (%d threads), clFFT DST-I %s; max |u - u_anchor| / max |u| = %.1e\n",
                 1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
   std::ostringstream ks;
+  if (!shares.empty()) {
+    // the profiled time_solves call ran two solves (its warm-up and one timed)
+    std::size_t launches = 0;
+    for (auto& k : shares) launches += k.launches;
+    const double per_unknown = info.bytes / double(N), floor = 2.0 * sizeof(T);
+    std::printf("    per solve: %zu kernel launches; device traffic (cost model) %.0f B per unknown against the "
+                "floor of %.0f B (one read, one write): %.1f passes\n",
+                launches / 2, per_unknown, floor, per_unknown / floor);
+  }
   for (auto& k : shares) {
     std::printf("    %-16s %5.1f %%  %4zu launches\n", k.kernel.c_str(), 100 * k.seconds / kernel_total, k.launches);
     ks << (ks.tellp() > 0 ? ", " : "") << "\"" << k.kernel << "\": " << k.seconds;
