@@ -2,9 +2,10 @@
 // std::abs guard every call against overflow (a libcall to __divdc3, and
 // hypot), which costs more than the rest of an elimination step.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <complex>
-#include <limits>
+#include <type_traits>
 
 namespace pscr {
 

@@ -5,12 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <thread>
-
-#include <cerrno>
-#include <csetjmp>
-#include <cstdio>
-#include <cstring>
+#include <vector>
 
 #include "image.hpp"
 #include "pscr/errors.hpp"

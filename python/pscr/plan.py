@@ -49,6 +49,11 @@ def _cast(a, dt, what):
     return np.ascontiguousarray(a, dtype=dt)
 
 
+def _kernel_parameters(parameters):
+    """A dict of kernel parameters as the binding takes it (names, integers)."""
+    return {str(k): int(v) for k, v in dict(parameters).items()}
+
+
 def _factor_pairs(factors):
     try:
         pairs = [tuple(f) for f in factors]
@@ -94,12 +99,6 @@ class Problem:
         cast = [(_cast(a, self.dtype, f"A{d}"), _cast(m, self.dtype, f"M{d}"))
                 for d, (a, m) in enumerate(pairs, start=1)]
         self._core = _PROBLEM[self.dtype](cast, c_arr.item())
-
-    @classmethod
-    def _wrap(cls, core, dtype):
-        p = cls.__new__(cls)
-        p._core, p.dtype = core, np.dtype(dtype)
-        return p
 
     @property
     def dims(self):
@@ -217,8 +216,8 @@ class Plan:
         if devices is not None:
             options["devices"] = [str(d) for d in devices]
         if parameters is not None:
-            options["parameters"] = {str(k): int(v) for k, v in dict(parameters).items()}
-        self._queue = queue
+            options["parameters"] = _kernel_parameters(parameters)
+        self._queue = queue  # the pyopencl queue lives as long as the plan that uses it
         self._radix = int(radix)
         if queue is not None:
             options["queue"] = queue.int_ptr
@@ -230,8 +229,6 @@ class Plan:
     def info(self):
         """Sizes, memory, kernel parameters and their source, timings (a dict; see pscr::PlanInfo)."""
         d = self._core.info()
-        for key in ("parameters", "parameters_source", "flops", "bytes"):
-            d.setdefault(key, None)  # OpenCL only
         d.update(shape=self.shape, sizes=self.shape, dims=self.problem.dims, dtype=self.dtype.name,
                  unknowns=self.problem.unknowns, radix=self._radix)
         return d
@@ -242,7 +239,7 @@ class Plan:
 
     def set_parameters(self, parameters):
         """OpenCL: run from now on with these kernel parameters (a dict)."""
-        self._core.set_parameters({str(k): int(v) for k, v in dict(parameters).items()})
+        self._core.set_parameters(_kernel_parameters(parameters))
 
     def solve(self, f, out=None):
         """u with A u = f. f: (n1, n2[, n3]) or a batch (k, n1, n2[, n3]).

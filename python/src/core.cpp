@@ -172,12 +172,11 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["pure_neumann"] = i.pure_neumann;
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
-  if (opencl) {
-    d["parameters"] = parameters_dict(i.parameters);
-    d["parameters_source"] = i.parameters_source;
-    d["flops"] = i.flops;
-    d["bytes"] = i.bytes;
-  }
+  // the kernel parameters and the cost model belong to the OpenCL backend: None elsewhere
+  d["parameters"] = opencl ? py::object(parameters_dict(i.parameters)) : py::none();
+  d["parameters_source"] = opencl ? py::object(py::str(i.parameters_source)) : py::none();
+  d["flops"] = opencl ? py::object(py::float_(i.flops)) : py::none();
+  d["bytes"] = opencl ? py::object(py::float_(i.bytes)) : py::none();
   return d;
 }
 

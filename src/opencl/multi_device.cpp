@@ -135,14 +135,12 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
   std::size_t device_count() const override { return parts_.size(); }
   void describe(PlanInfo& info) const override {
     parts_[0]->describe(info);
-    std::size_t bytes = 0;
-    for (const auto& p : parts_) {
+    for (std::size_t i = 1; i < parts_.size(); ++i) {
       PlanInfo one;
-      p->describe(one);
-      bytes += one.device_bytes;
-      if (&p != &parts_[0]) info.backend += " + " + one.backend.substr(one.backend.find(": ") + 2);
+      parts_[i]->describe(one);
+      info.device_bytes += one.device_bytes;
+      info.backend += " + " + one.backend.substr(one.backend.find(": ") + 2);
     }
-    info.device_bytes = bytes;
   }
 
  private:

@@ -218,7 +218,8 @@ std::optional<PencilEigen<Z>> aberth_from_real_part(const Tridiagonal<Z>& A, con
 
 }  // namespace
 
-// The automatic choice: real pencils with diagonal M by the twisted method,
+// The automatic choice: real Toeplitz pencils (uniform meshes) in closed
+// form; other real pencils with diagonal M by the twisted method,
 // with tridiagonal M by Sturm counts and Newton steps; complex pencils by the
 // Aberth iteration from the real part's eigenvalues; the Crawford path where
 // these do not apply or do not converge.

@@ -26,10 +26,8 @@ constexpr int kVectorChunk = 128; // vectors per task; each task recomputes kWin
 constexpr int kBatch = 64;        // eigenvalues per task of the Newton and Aberth loops
 using namespace lanes;
 
-// 1/z and |re| + |im| without the library's guarded division and hypot
-// (src/complex_arith.hpp), which cost more than the sweep
-template <class C> inline C recip(C z) { return reciprocal(z); }
-template <class C> inline double magnitude(C z) { return abs1(z); }  // for comparisons only
+// Inner loops use reciprocal() and abs1() (src/complex_arith.hpp): the
+// library's guarded complex division and hypot cost more than the sweep.
 inline double re(double x) { return x; }
 inline double re(Z z) { return z.real(); }
 
@@ -44,7 +42,7 @@ template <class C> struct Pencil {
   C e(int i, C s) const { return A.off[i] - s * M.off[i]; }
   // −pivmin for real pivots, so that a replaced pivot counts as negative
   C guard(C p) const {
-    if constexpr (is_complex_v<C>) return magnitude(p) < pivmin ? C(pivmin) : p;
+    if constexpr (is_complex_v<C>) return abs1(p) < pivmin ? C(pivmin) : p;
     else return std::abs(p) < pivmin ? -pivmin : p;
   }
 
@@ -54,7 +52,7 @@ template <class C> struct Pencil {
     for (int i = 0; i < m; ++i) {
       const C p = guard(d(i, s) - t);
       dp[i] = p;
-      ip[i] = recip(p);
+      ip[i] = reciprocal(p);
       if (i + 1 < m) {
         const C ei = e(i, s);
         t = ei * ei * ip[i];
@@ -75,9 +73,9 @@ template <class C> struct Pencil {
         const C ei = e(i, s);
         t = ei * ei * im_next;
       }
-      const double g = magnitude(dp[i] - t);
+      const double g = abs1(dp[i] - t);
       if (g < best) { best = g; r = i; }
-      im[i] = im_next = recip(guard(d(i, s) - t));
+      im[i] = im_next = reciprocal(guard(d(i, s) - t));
     }
     z[r] = 1;
     for (int i = r - 1; i >= 0; --i) z[i] = -e(i, s) * ip[i] * z[i + 1];
@@ -259,7 +257,7 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
       if (gttrf(m, lu_l.data(), lu_d.data(), lu_u.data(), lu_u2.data(), pivots.data()) == 0 &&
           gttrs(m, lu_l.data(), lu_d.data(), lu_u.data(), lu_u2.data(), pivots.data(), mv) == 0) {
         double big = 0;
-        for (int i = 0; i < m; ++i) big = std::max(big, magnitude(mv[i]));  // a scale, not a norm
+        for (int i = 0; i < m; ++i) big = std::max(big, abs1(mv[i]));  // a scale, not a norm
         if (big > 0 && std::isfinite(big))
           for (int i = 0; i < m; ++i) v[i] = mv[i] / big;
       }  // else λ is an eigenvalue to the last bit: the twisted vector stands
@@ -483,7 +481,7 @@ std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridia
             wi[k] = next[k].imag() / scale;
             continue;
           }
-          const Z step = -recip(dlog - sum);
+          const Z step = -reciprocal(dlog - sum);
           next[k] = lam[k] + step;
           wr[k] = next[k].real() / scale;
           wi[k] = next[k].imag() / scale;
