@@ -34,6 +34,19 @@ std::vector<std::string> opencl_devices(const Options& o) {
 
 namespace {
 
+// o on the one device `selector`.
+Options on_device(const Options& o, const std::string& selector) {
+  Options one = o;
+  one.devices.clear();
+  one.device = selector;
+  return one;
+}
+
+// An error of the i-th device of a plan, naming it.
+BackendError device_error(std::size_t i, const std::string& selector, const Error& e) {
+  return BackendError("device " + std::to_string(i) + " of the plan ('" + selector + "'): " + e.what());
+}
+
 template <class T> class MultiDeviceExecutor final : public Executor<T> {
  public:
   MultiDeviceExecutor(const planner::PlanData<T>& pd, const Options& o, const std::vector<std::string>& devices)
@@ -46,7 +59,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
       try {
         ocl::select_device(devices[i]);
       } catch (const Error& e) {
-        throw BackendError("device " + std::to_string(i) + " of the plan ('" + devices[i] + "'): " + e.what());
+        throw device_error(i, devices[i], e);
       }
     }
     std::vector<std::exception_ptr> failed(devices.size());
@@ -54,10 +67,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
     for (std::size_t i = 0; i < devices.size(); ++i)
       threads.emplace_back([&, i] {
         try {
-          Options one = o;
-          one.devices.clear();
-          one.device = devices[i];
-          parts_[i] = make_device_executor(pd, one);
+          parts_[i] = make_device_executor(pd, on_device(o, devices[i]));
         } catch (...) {
           failed[i] = std::current_exception();
         }
@@ -68,7 +78,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
         try {
           std::rethrow_exception(failed[i]);
         } catch (const Error& e) {
-          throw BackendError("device " + std::to_string(i) + " of the plan ('" + devices[i] + "'): " + e.what());
+          throw device_error(i, devices[i], e);
         }
       }
   }
@@ -153,12 +163,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
 template <class T>
 std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& plan, const Options& options) {
   const auto devices = opencl_devices(options);
-  if (devices.size() == 1) {
-    Options one = options;
-    one.devices.clear();
-    one.device = devices[0];
-    return make_device_executor(plan, one);
-  }
+  if (devices.size() == 1) return make_device_executor(plan, on_device(options, devices[0]));
   return std::make_unique<MultiDeviceExecutor<T>>(plan, options, devices);
 }
 

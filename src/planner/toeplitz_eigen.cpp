@@ -9,7 +9,8 @@ namespace pscr::planner {
 
 namespace {
 
-enum class End { dirichlet, neumann };
+// The type of an end row; `either` for a diagonal matrix, whose end fits both.
+enum class End { either, dirichlet, neumann };
 
 // sin(π p / q) for integers p, q > 0, the argument reduced to [0, π/2] exactly.
 double sin_pi(std::int64_t p, std::int64_t q) {
@@ -30,7 +31,7 @@ double cos_pi(std::int64_t p, std::int64_t q) { return sin_pi(q - 2 * p, 2 * q);
 // The matrix as αI + βL with the end types: empty when it is not of that form.
 struct Family {
   long double alpha, beta;
-  std::optional<End> left, right;  // unset: either (β = 0)
+  End left, right;
 };
 
 std::optional<Family> family_of(const Tridiagonal<double>& t) {
@@ -43,13 +44,9 @@ std::optional<Family> family_of(const Tridiagonal<double>& t) {
   Family f;
   f.beta = -(long double)off;
   f.alpha = (long double)inner - 2 * f.beta;
-  auto end = [&](double d) -> std::optional<std::optional<End>> {
-    if (off == 0) {
-      if (d == inner) return std::optional<End>{};
-      return std::nullopt;
-    }
-    if (d == inner) return std::optional<End>{End::dirichlet};
-    if (d == inner + off && (long double)d == (long double)inner + off) return std::optional<End>{End::neumann};
+  auto end = [&](double d) -> std::optional<End> {
+    if (d == inner) return off == 0 ? End::either : End::dirichlet;
+    if (off != 0 && d == inner + off && (long double)d == (long double)inner + off) return End::neumann;
     return std::nullopt;
   };
   const auto l = end(t.diag[0]), r = end(t.diag[m - 1]);
@@ -59,10 +56,11 @@ std::optional<Family> family_of(const Tridiagonal<double>& t) {
   return f;
 }
 
-// Both matrices' end types must agree where both are set.
-std::optional<End> merge(std::optional<End> a, std::optional<End> b, bool& ok) {
-  if (a && b && *a != *b) ok = false;
-  return a ? a : b;
+// The end type A and M agree on (both `either`: Dirichlet); empty when they disagree.
+std::optional<End> merge(End a, End b) {
+  if (a == End::either) return b == End::either ? End::dirichlet : b;
+  if (b == End::either || a == b) return a;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -73,10 +71,9 @@ std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, 
   if (m < 3 || M.size() != A.size()) return std::nullopt;
   const auto fa = family_of(A), fm = family_of(M);
   if (!fa || !fm) return std::nullopt;
-  bool ok = true;
-  const End left = merge(fa->left, fm->left, ok).value_or(End::dirichlet);
-  const End right = merge(fa->right, fm->right, ok).value_or(End::dirichlet);
-  if (!ok) return std::nullopt;
+  const auto merged_left = merge(fa->left, fm->left), merged_right = merge(fa->right, fm->right);
+  if (!merged_left || !merged_right) return std::nullopt;
+  const End left = *merged_left, right = *merged_right;
   // θ_k = π · num(k) / den, μ_k = 4 sin²(θ_k / 2), the eigenvector entries v_i
   // (i = 1..m) and ‖v‖²: Dirichlet–Dirichlet sin(i θ), Neumann–Neumann
   // cos((i − ½) θ), Dirichlet–Neumann sin(i θ) (Neumann–Dirichlet mirrored).
