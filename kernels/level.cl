@@ -44,8 +44,34 @@ inline scalar apply_rest(__global const scalar* x, int r, int batch, int b, scal
   return s;
 }
 
+// Where row r of partial solution `mode` (batch lane b) lives in Y: [r][mode][b],
+// or, for the whole-line tridiagonal solver (line_solve.cl), [mode][b][r].
+inline size_t y_index(int whole_lines, int r, int mode, int b, int R, int modes, int batch) {
+  return whole_lines ? ((size_t)mode * batch + b) * R + r : ((size_t)r * modes + mode) * batch + b;
+}
+
 // Right-hand sides of the partial solutions: Y[r][mode][b] =
 //   Σ_p W[src_p, l] X[src_p][r][b] − W[s, l] BL[g][r][b] − W[e, l] BR[g][r][b].
+inline scalar partial_rhs(__global const scalar* X, const group_t* gp, int gi, const scalar* ws, scalar wl,
+                          scalar wr, __global const scalar* BL, __global const scalar* BR, int r, int R, int batch,
+                          int b, int use_boundary) {
+  scalar s = ZERO;
+  for (int p = 0; p < gp->nsrc; ++p) s += smul(ws[p], X[((size_t)gp->src_row[p] * R + r) * batch + b]);
+  if (use_boundary) {
+    const size_t o = ((size_t)gi * R + r) * batch + b;
+    s -= smul(wl, BL[o]) + smul(wr, BR[o]);
+  }
+  return s;
+}
+
+// The eigenvector entries of one mode at its group's sources and ends.
+inline void mode_weights(__global const scalar* W, const group_t* g, int mode, scalar* ws, scalar* wl, scalar* wr) {
+  __global const scalar* w = W + (size_t)mode * KEPT;
+  for (int p = 0; p < NSRC; ++p) ws[p] = p < g->nsrc ? w[g->src_pos[p]] : ZERO;
+  *wl = w[g->start_pos];
+  *wr = w[g->end_pos];
+}
+
 // Each work-item forms RHS_ROWS consecutive rows of one line, so the group
 // and eigenvector look-ups are made once per RHS_ROWS outputs.
 // Global size (batch, modes, ceil(R / RHS_ROWS)).
@@ -57,33 +83,44 @@ __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global co
   if (b >= batch || mode >= modes || r0 >= R) return;
   const int gi = mode_group[mode];
   const group_t g = groups[gi];
-  __global const scalar* w = W + (size_t)mode * KEPT;
-  scalar ws[NSRC];
-  for (int p = 0; p < NSRC; ++p) ws[p] = p < g.nsrc ? w[g.src_pos[p]] : ZERO;
-  const scalar wl = w[g.start_pos], wr = w[g.end_pos];
+  scalar ws[NSRC], wl, wr;
+  mode_weights(W, &g, mode, ws, &wl, &wr);
   const int r1 = min(r0 + RHS_ROWS, R);
-  for (int r = r0; r < r1; ++r) {
-    scalar s = ZERO;
-    for (int p = 0; p < g.nsrc; ++p) s += smul(ws[p], X[((size_t)g.src_row[p] * R + r) * batch + b]);
-    if (use_boundary) {
-      const size_t o = ((size_t)gi * R + r) * batch + b;
-      s -= smul(wl, BL[o]) + smul(wr, BR[o]);
-    }
-    Y[((size_t)r * modes + mode) * batch + b] = s;
-  }
+  for (int r = r0; r < r1; ++r)
+    Y[y_index(0, r, mode, b, R, modes, batch)] = partial_rhs(X, &g, gi, ws, wl, wr, BL, BR, r, R, batch, b, use_boundary);
+}
+
+// The same into whole lines, [mode][b][r]: work-item r0 forms rows r0,
+// r0 + G, r0 + 2G, … (G = the global size in rows), so consecutive work-items
+// write consecutive rows and the look-ups are shared. Global size
+// (ceil(R / RHS_ROWS), modes, batch).
+__kernel void form_rhs_lines(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
+                             __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
+                             __global const scalar* BR, int R, int batch, int modes, int use_boundary) {
+  const int r0 = get_global_id(0), G = get_global_size(0), mode = get_global_id(1), b = get_global_id(2);
+  if (b >= batch || mode >= modes || r0 >= R) return;
+  const int gi = mode_group[mode];
+  const group_t g = groups[gi];
+  scalar ws[NSRC], wl, wr;
+  mode_weights(W, &g, mode, ws, &wl, &wr);
+  for (int r = r0; r < R; r += G)
+    Y[y_index(1, r, mode, b, R, modes, batch)] = partial_rhs(X, &g, gi, ws, wl, wr, BL, BR, r, R, batch, b, use_boundary);
 }
 
 // Partial-solution outputs (the weighted vector sums):
 //   out[g][t][r][b] = Σ_l W[pos_t, l] Y[r][mode0+l][b]
 // for the kept positions t of group g, all read in one pass over Y; written to
 // V (reduction: start and end rows) or straight into the source rows of X
-// (back substitution). Global size (batch, T, R*groups): the T work-items of
-// one sum each add every T-th term (accumulate: T = 1; accumulate_tree: T > 1,
-// partial sums reduced as a tree in local memory).
+// (back substitution). Global size (batch, T, R*groups), or with whole lines
+// (R*groups, T, batch) so that consecutive work-items read consecutive rows:
+// the T work-items of one sum each add every T-th term (accumulate: T = 1;
+// accumulate_tree: T > 1, partial sums reduced as a tree in local memory).
+inline int sum_lane_b(int whole_lines) { return get_global_id(whole_lines ? 2 : 0); }
+inline int sum_index(int whole_lines) { return get_global_id(whole_lines ? 0 : 2); }
 inline void partial_sums(__global const scalar* Y, __global const group_t* groups, __global const scalar* W, int R,
-                         int batch, int modes, int ngroups, int nout, int to_sources, int lane, int T,
+                         int batch, int modes, int ngroups, int nout, int to_sources, int whole_lines, int lane, int T,
                          scalar acc[KEPT]) {
-  const int b = get_global_id(0), rg = get_global_id(2);
+  const int b = sum_lane_b(whole_lines), rg = sum_index(whole_lines);
   for (int t = 0; t < KEPT; ++t) acc[t] = ZERO;
   if (b >= batch || rg >= R * ngroups) return;
   const int r = rg % R;
@@ -93,15 +130,15 @@ inline void partial_sums(__global const scalar* Y, __global const group_t* group
   if (to_sources) for (int t = 0; t < NSRC; ++t) pos[t] = g.src_pos[t];
   else { pos[0] = g.start_pos; pos[1] = g.end_pos; }
   for (int l = lane; l < g.m; l += T) {
-    const scalar y = Y[((size_t)r * modes + g.mode0 + l) * batch + b];
+    const scalar y = Y[y_index(whole_lines, r, g.mode0 + l, b, R, modes, batch)];
     __global const scalar* w = W + (size_t)(g.mode0 + l) * KEPT;
     for (int t = 0; t < nout; ++t) acc[t] += smul(w[pos[t]], y);
   }
 }
 
 inline void store_sums(__global const group_t* groups, __global scalar* V, __global scalar* X, int R, int batch,
-                       int ngroups, int to_sources, const scalar acc[KEPT]) {
-  const int b = get_global_id(0), rg = get_global_id(2);
+                       int ngroups, int to_sources, int whole_lines, const scalar acc[KEPT]) {
+  const int b = sum_lane_b(whole_lines), rg = sum_index(whole_lines);
   if (b >= batch || rg >= R * ngroups) return;
   const int r = rg % R, gi = rg / R;
   if (to_sources) {
@@ -114,19 +151,19 @@ inline void store_sums(__global const group_t* groups, __global scalar* V, __glo
 
 __kernel void accumulate(__global const scalar* Y, __global const group_t* groups, __global const scalar* W,
                          __global scalar* V, __global scalar* X, int R, int batch, int modes, int ngroups,
-                         int to_sources) {
+                         int to_sources, int whole_lines) {
   scalar acc[KEPT];
-  partial_sums(Y, groups, W, R, batch, modes, ngroups, to_sources ? NSRC : 2, to_sources, 0, 1, acc);
-  store_sums(groups, V, X, R, batch, ngroups, to_sources, acc);
+  partial_sums(Y, groups, W, R, batch, modes, ngroups, to_sources ? NSRC : 2, to_sources, whole_lines, 0, 1, acc);
+  store_sums(groups, V, X, R, batch, ngroups, to_sources, whole_lines, acc);
 }
 
 __kernel void accumulate_tree(__global const scalar* Y, __global const group_t* groups, __global const scalar* W,
                               __global scalar* V, __global scalar* X, int R, int batch, int modes, int ngroups,
-                              int to_sources, __local scalar* part) {
+                              int to_sources, int whole_lines, __local scalar* part) {
   const int lane = get_local_id(1), T = get_local_size(1), wb = get_local_size(0);
   const int nout = to_sources ? NSRC : 2;
   scalar acc[KEPT];
-  partial_sums(Y, groups, W, R, batch, modes, ngroups, nout, to_sources, lane, T, acc);
+  partial_sums(Y, groups, W, R, batch, modes, ngroups, nout, to_sources, whole_lines, lane, T, acc);
   const int p = (get_local_id(2) * T + lane) * wb + get_local_id(0);
   for (int t = 0; t < nout; ++t) {
     part[p] = acc[t];
@@ -138,7 +175,7 @@ __kernel void accumulate_tree(__global const scalar* Y, __global const group_t* 
     acc[t] = part[p];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0) store_sums(groups, V, X, R, batch, ngroups, to_sources, acc);
+  if (lane == 0) store_sums(groups, V, X, R, batch, ngroups, to_sources, whole_lines, acc);
 }
 
 // Block products with the rest operator at shift sigma[b]:

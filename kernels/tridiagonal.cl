@@ -1,7 +1,7 @@
 // Level-3 tridiagonal solver: (A + σ M) y = g for L independent lines stored
 // interleaved, [row][line], so every stage reads and writes coalesced.
-// The coefficients of the original system are generated from the factor A, M
-// (diag|off) and the line's shift σ, never stored. Stages:
+// The coefficients of the original system are generated from the packed
+// factor (coef_t below) and the line's shift σ, never stored. Stages:
 //   cr_reduce  one CR step in global memory (odd rows kept; reduced systems
 //              normalised to unit diagonal; see `mode` below for storage);
 //              cr_reduce2 takes two steps at once,
@@ -47,37 +47,51 @@ inline scalar row_diag(row_t r) { return r.s; }
 #endif
 
 // How a CR level is stored (`mode`):
-//   1  level 0: coefficients generated from A, M, σ; g = S[i][line];
+//   1  level 0: coefficients generated from C and σ; g = S[i][line];
 //   0  reduced levels: planes o | s | g of n rows, o_i the coupling of rows
 //      i and i+1 (the system stays symmetric under CR).
 // Levels are taken two at a time where possible (cr_reduce2, cr_back2): the
 // level in between is never stored.
-// n0 is the length of level 0. E (EXCESS_FORM) holds the signed row sums of A
-// and M from the plan, ra | rm, n0 + 1 entries each, the last one that of row
+// n0 is the length of level 0. C is the last factor packed per row (built by
+// src/opencl/line_coefficients.hpp): entry i holds the coupling of rows i and
+// i+1 in A and M (zero for the last row) and, for the diagonal, A_ii and M_ii
+// or, with EXCESS_FORM, the signed row sums ra_i and rm_i; entry n0 is row
 // n0 − 2 without its right neighbour (pinned systems).
+typedef struct {
+  scalar ao, mo, ad, md;
+} coef_t;
 
-// Row i of level 0 without its right-hand side.
-inline row_t level0_coef(__global const scalar* A, __global const scalar* M, __global const scalar* E, int n0, int i,
-                         scalar sg, int pin) {
+// The coupling of rows i and i+1 of level 0 (zero past the end).
+inline scalar level0_coupling(__global const coef_t* C, int i, scalar sg) { return C[i].ao + smul(sg, C[i].mo); }
+
+// Row i of level 0 without its right-hand side, from its packed entry c and
+// its coupling lo to row i − 1 (C is read only for the pinned cut).
+inline row_t level0_row(coef_t c, scalar lo, __global const coef_t* C, int n0, int i, scalar sg, int pin) {
   row_t o;
   UNWATCHED(o);
-  o.lo = i > 0 ? A[n0 + i - 1] + smul(sg, M[n0 + i - 1]) : ZERO;
-  o.up = i + 1 < n0 ? A[n0 + i] + smul(sg, M[n0 + i]) : ZERO;
+  o.lo = lo;
+  o.up = c.ao + smul(sg, c.mo);
   o.g = ZERO;
   if (pin && i == n0 - 1) {  // the pinned unknown: x = 0
     o.lo = ZERO;
     o.s = FROM_REAL(1);
     return o;
   }
-  const int cut = pin && i == n0 - 2;
-  if (cut) o.up = ZERO;
+  if (pin && i == n0 - 2) {  // its neighbour, cut from it
+    o.up = ZERO;
+    c = C[n0];
+  }
 #ifdef EXCESS_FORM
-  const int k = cut ? n0 : i;
-  o.s = E[k] + sg * E[n0 + 1 + k] - 2 * fmax(o.lo, ZERO) - 2 * fmax(o.up, ZERO);
+  o.s = c.ad + sg * c.md - 2 * fmax(o.lo, ZERO) - 2 * fmax(o.up, ZERO);
 #else
-  o.s = A[i] + smul(sg, M[i]);
+  o.s = c.ad + smul(sg, c.md);
 #endif
   return o;
+}
+
+// Row i of level 0 without its right-hand side.
+inline row_t level0_coef(__global const coef_t* C, int n0, int i, scalar sg, int pin) {
+  return level0_row(C[i], i > 0 ? level0_coupling(C, i - 1, sg) : ZERO, C, n0, i, sg, pin);
 }
 
 // The middle of three consecutive rows (m, c, p) with its neighbours
@@ -122,11 +136,11 @@ inline size_t g_plane(int mode, int n) { return mode == 0 ? (size_t)2 * n : 0; }
 inline size_t x_index(int mode, int n, int L, int line, int i) { return (g_plane(mode, n) + i) * L + line; }
 
 // Row i of a level of length n.
-inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
-                     __global const scalar* M, __global const scalar* E, int n0, scalar sg, int pin) {
+inline row_t get_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const coef_t* C, int n0,
+                     scalar sg, int pin) {
   row_t o;
   if (mode == 1) {
-    o = level0_coef(A, M, E, n0, i, sg, pin);
+    o = level0_coef(C, n0, i, sg, pin);
     o.g = S[(size_t)i * L + line];
   } else {
     UNWATCHED(o);  // checked when it was formed
@@ -146,22 +160,25 @@ inline void put_row(__global scalar* S, int n, int L, int line, int j, row_t r) 
 }
 
 // Least-squares pinning of the null mode: subtract the mean, fix the last row.
-__kernel void center_pinned(__global scalar* Y, int n, int L, __global const int* pinned) {
+// Row i of line l is Y[i·row_stride + l·line_stride] ([row][line]: L, 1;
+// whole lines, line_solve.cl: 1, n).
+__kernel void center_pinned(__global scalar* Y, int n, int L, ulong row_stride, ulong line_stride,
+                            __global const int* pinned) {
   const int line = get_global_id(0);
   if (line >= L || !pinned[line]) return;
+  Y += line * line_stride;
   scalar mean = ZERO;
-  for (int i = 0; i < n; ++i) mean += Y[(size_t)i * L + line];
+  for (int i = 0; i < n; ++i) mean += Y[i * row_stride];
   mean = mean / (real)n;
-  for (int i = 0; i < n; ++i) Y[(size_t)i * L + line] -= mean;
-  Y[(size_t)(n - 1) * L + line] = ZERO;
+  for (int i = 0; i < n; ++i) Y[i * row_stride] -= mean;
+  Y[(n - 1) * row_stride] = ZERO;
 }
 
 // One CR reduction step: level (in, n rows) → level (out, n/2 rows), row j of
 // the output being row 2j+1 of the input with its neighbours eliminated.
 // Global size (L, n/2).
 __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
-                        ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M,
-                        __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned,
+                        ulong out_off, int out_mode, int L, __global const coef_t* C, int n0, __global const scalar* sigma, __global const int* pinned,
                         __global int* flags) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= no) return;
@@ -169,9 +186,9 @@ __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_m
   out += out_off;
   const scalar sg = sigma[line];
   const int pin = pinned[line], i = 2 * j + 1;
-  const row_t m = get_row(in_mode, in, n, L, line, i - 1, A, M, E, n0, sg, pin);
-  const row_t c = get_row(in_mode, in, n, L, line, i, A, M, E, n0, sg, pin);
-  const row_t p = i + 1 < n ? get_row(in_mode, in, n, L, line, i + 1, A, M, E, n0, sg, pin) : identity_row();
+  const row_t m = get_row(in_mode, in, n, L, line, i - 1, C, n0, sg, pin);
+  const row_t c = get_row(in_mode, in, n, L, line, i, C, n0, sg, pin);
+  const row_t p = i + 1 < n ? get_row(in_mode, in, n, L, line, i + 1, C, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);
   watch_pivot(o, flags, line);
   if (out_mode == 0) put_row(out, no, L, line, j, o);
@@ -179,11 +196,10 @@ __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_m
 }
 
 // Row i of the next level, computed from three rows of level (S, n rows).
-inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const scalar* A,
-                      __global const scalar* M, __global const scalar* E, int n0, scalar sg, int pin) {
-  const row_t m = get_row(mode, S, n, L, line, 2 * i, A, M, E, n0, sg, pin);
-  const row_t c = get_row(mode, S, n, L, line, 2 * i + 1, A, M, E, n0, sg, pin);
-  const row_t p = 2 * i + 2 < n ? get_row(mode, S, n, L, line, 2 * i + 2, A, M, E, n0, sg, pin) : identity_row();
+inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line, int i, __global const coef_t* C, int n0, scalar sg, int pin) {
+  const row_t m = get_row(mode, S, n, L, line, 2 * i, C, n0, sg, pin);
+  const row_t c = get_row(mode, S, n, L, line, 2 * i + 1, C, n0, sg, pin);
+  const row_t p = 2 * i + 2 < n ? get_row(mode, S, n, L, line, 2 * i + 2, C, n0, sg, pin) : identity_row();
   return cr_combine(m, c, p);
 }
 
@@ -192,8 +208,7 @@ inline row_t next_row(int mode, __global const scalar* S, int n, int L, int line
 // which halves the traffic of the reduction; its rows are regenerated in
 // registers from level k. Global size (L, n/4).
 __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_mode, __global scalar* out,
-                         ulong out_off, int L, __global const scalar* A, __global const scalar* M,
-                         __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned,
+                         ulong out_off, int L, __global const coef_t* C, int n0, __global const scalar* sigma, __global const int* pinned,
                          __global int* flags) {
   const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
   if (line >= L || j >= n2) return;
@@ -201,9 +216,9 @@ __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_
   out += out_off;
   const scalar sg = sigma[line];
   const int pin = pinned[line];
-  const row_t m = next_row(in_mode, in, n, L, line, 2 * j, A, M, E, n0, sg, pin);
-  const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, A, M, E, n0, sg, pin);
-  const row_t p = 2 * j + 2 < n1 ? next_row(in_mode, in, n, L, line, 2 * j + 2, A, M, E, n0, sg, pin) : identity_row();
+  const row_t m = next_row(in_mode, in, n, L, line, 2 * j, C, n0, sg, pin);
+  const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, C, n0, sg, pin);
+  const row_t p = 2 * j + 2 < n1 ? next_row(in_mode, in, n, L, line, 2 * j + 2, C, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);  // its watch covers m, c and p
   watch_pivot(o, flags, line);
   put_row(out, n2, L, line, j, o);
@@ -213,8 +228,7 @@ __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_
 // in its d plane, gives the odd rows of level (in, n rows); the even rows
 // follow from their equations. Global size (L, (n+1)/2).
 __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
-                      ulong out_off, int out_mode, int L, __global const scalar* A, __global const scalar* M,
-                      __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
+                      ulong out_off, int out_mode, int L, __global const coef_t* C, int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), no = n / 2;
   if (line >= L || j >= (n + 1) / 2) return;
   in += in_off;
@@ -222,7 +236,7 @@ __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __g
   const int i = 2 * j;
   const scalar xl = j > 0 ? out[x_index(out_mode, no, L, line, j - 1)] : ZERO;
   const scalar xr = i + 1 < n ? out[x_index(out_mode, no, L, line, j)] : ZERO;
-  const row_t r = get_row(in_mode, in, n, L, line, i, A, M, E, n0, sigma[line], pinned[line]);
+  const row_t r = get_row(in_mode, in, n, L, line, i, C, n0, sigma[line], pinned[line]);
   in[x_index(in_mode, n, L, line, i)] = back_solve(r, xl, xr);
   if (i + 1 < n) in[x_index(in_mode, n, L, line, i + 1)] = xr;
 }
@@ -233,8 +247,7 @@ __kernel void cr_back(__global scalar* in, ulong in_off, int n, int in_mode, __g
 // level-(k+1) row in between is regenerated from them. Global size
 // (L, ceil(n/4)).
 __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __global const scalar* out,
-                       ulong out_off, int L, __global const scalar* A, __global const scalar* M,
-                       __global const scalar* E, int n0, __global const scalar* sigma, __global const int* pinned) {
+                       ulong out_off, int L, __global const coef_t* C, int n0, __global const scalar* sigma, __global const int* pinned) {
   const int line = get_global_id(0), j = get_global_id(1), n1 = n / 2, n2 = n1 / 2;
   if (line >= L || j >= (n + 3) / 4) return;
   in += in_off;
@@ -246,14 +259,14 @@ __kernel void cr_back2(__global scalar* in, ulong in_off, int n, int in_mode, __
   const scalar xp = j < n2 ? out[x_index(0, n2, L, line, j)] : ZERO;
   scalar xc = ZERO;
   if (2 * j < n1) {
-    const row_t r = next_row(in_mode, in, n, L, line, 2 * j, A, M, E, n0, sg, pin);
+    const row_t r = next_row(in_mode, in, n, L, line, 2 * j, C, n0, sg, pin);
     xc = back_solve(r, xm, xp);
   }
-  const row_t r0 = get_row(in_mode, in, n, L, line, 4 * j, A, M, E, n0, sg, pin);
+  const row_t r0 = get_row(in_mode, in, n, L, line, 4 * j, C, n0, sg, pin);
   const scalar x0 = back_solve(r0, xm, xc);
   scalar x2 = ZERO;
   if (4 * j + 2 < n) {
-    const row_t r2 = get_row(in_mode, in, n, L, line, 4 * j + 2, A, M, E, n0, sg, pin);
+    const row_t r2 = get_row(in_mode, in, n, L, line, 4 * j + 2, C, n0, sg, pin);
     x2 = back_solve(r2, xc, xp);
   }
   // every read of level k is done before the first write
@@ -280,8 +293,7 @@ inline row_t local_row(__local const scalar* o, __local const scalar* s, __local
 // then work-item t runs Thomas on rows t, t+T, t+2T, ... The solution
 // replaces the right-hand side. `buf` holds 6·n·lanes scalars: planes
 // o | s | g and their next PCR step, o_i the coupling of rows i and i+stride.
-__kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __global const scalar* A,
-                       __global const scalar* M, __global const scalar* E, int n0, __global const scalar* sigma,
+__kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __global const coef_t* C, int n0, __global const scalar* sigma,
                        __global const int* pinned, __global int* flags, __local scalar* buf) {
   const int lane = get_local_id(0), lanes = get_local_size(0);
   const int t = get_local_id(1), T = get_local_size(1);
@@ -299,7 +311,7 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
     const scalar sg = sigma[line];
     const int pin = pinned[line];
     for (int i = t; i < n; i += T) {
-      const row_t r = get_row(mode, S, n, L, line, i, A, M, E, n0, sg, pin);
+      const row_t r = get_row(mode, S, n, L, line, i, C, n0, sg, pin);
       o[i * lanes + lane] = r.up;
       s[i * lanes + lane] = r.s;
       g[i * lanes + lane] = r.g;

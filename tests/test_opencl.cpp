@@ -107,9 +107,12 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
 
 // Every stage combination: global CR down to 4 rows, one or two levels per
 // CR kernel, PCR depths 0..3, one and
-// many lines per local group, tree sums of single terms, Newton–Raphson.
+// many lines per local group, tree sums of single terms, Newton–Raphson; whole
+// lines on chip with one row per work-item (no elimination in registers),
+// uneven chunks, one chunk per line, several lines per work-group.
 BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
-  std::vector<pscr::KernelParameters> sets(4);
+  std::vector<pscr::KernelParameters> sets(7);
+  for (int s = 0; s < 4; ++s) sets[s].line_rows = 0;  // global CR
   sets[0].local_size = 4;
   sets[0].pcr_steps = 0;
   sets[0].cr_two_levels = 0;
@@ -125,9 +128,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[3].local_size = 128;
   sets[3].local_lines = 1;
   sets[3].newton_raphson = 1;
+  sets[4].line_rows = 1;
+  sets[4].line_group = 1024;
+  sets[5].line_rows = 3;
+  sets[5].line_group = 32;
+  sets[5].newton_raphson = 1;
+  sets[6].line_rows = 32;
+  sets[6].line_group = 64;
+  sets[6].sum_work_group = 32;
   std::uint64_t seed = 40;
   for (const auto& kp : sets) {
-    for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}}) {
+    for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}, {9, 2}}) {
       std::vector<pscr::Factor<T>> fs;
       for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
       T c = T(0.25);
@@ -151,21 +162,27 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
     }
   }
   // Pure Neumann (pinned null mode) through the global CR stages, fused first
-  // steps included. Leaf lengths above cover every n0 mod 4.
-  pscr::KernelParameters kp;
-  kp.local_size = 4;
+  // steps included (leaf lengths above cover every n0 mod 4), and through
+  // whole lines on chip with the pinned cut inside a chunk and at its edge.
   const auto nn = [](int n) { return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann); };
   const auto p = pscr::Problem<double>::make2d(nn(21), nn(40), 0.0);
   pscr::Options o;
   pscr::Plan<double> ref(p, o);
-  o.backend = pscr::Backend::opencl;
-  o.parameters = kp;
-  pscr::Plan<double> ocl(p, o);
   const auto f = test::random_vector<double>(p.unknowns(), 99);
-  std::vector<double> u(f.size()), v(f.size());
+  std::vector<double> u(f.size());
   ref.solve(f.data(), u.data());
-  ocl.solve(f.data(), v.data());
-  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+  for (int line_rows : {0, 3, 2}) {
+    pscr::KernelParameters kp;
+    kp.local_size = 4;
+    kp.line_rows = line_rows;
+    o.backend = pscr::Backend::opencl;
+    o.parameters = kp;
+    pscr::Plan<double> ocl(p, o);
+    BOOST_TEST(ocl.info().line_solver == (line_rows ? "whole lines" : "global CR"));
+    std::vector<double> v(f.size());
+    ocl.solve(f.data(), v.data());
+    BOOST_TEST_CONTEXT("line_rows=" << line_rows) { BOOST_TEST(test::rel_error(v, u) <= 1e-12); }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(parameters_out_of_range_or_beyond_the_device) {

@@ -35,6 +35,14 @@ struct KernelParameters {
   // 1: reciprocals by Newton–Raphson (scaled into [1/2, 1), initial guess
   // 48/17 − 32/17·D, four iterations in double, three in float); 0: native division.
   int newton_raphson = 0;
+  // Whole lines on chip (kernels/line_solve.cl): rows of a line each
+  // work-item eliminates in registers; a line whose right-hand side and
+  // reduced system fit the local memory of one work-group is read and written
+  // once instead of going through the global CR stages. 0: global CR always.
+  int line_rows = 16;
+  // Work-items per work-group of the whole-line solver: short lines share a
+  // work-group (lines of up to line_rows · line_group rows).
+  int line_group = 256;
 };
 
 struct ParameterInfo {

@@ -34,6 +34,11 @@ struct PlanInfo {
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use
   std::string parameters_source;  // "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
+  // How the tridiagonal systems of the last dimension are solved: "thomas"
+  // (reference), "whole lines" (OpenCL: each line read and written once in
+  // one work-group, kernels/line_solve.cl) or "global CR" (OpenCL: lines
+  // longer than local memory holds, or KernelParameters::line_rows = 0).
+  std::string line_solver;
   // OpenCL backend: estimated floating-point operations and device-memory
   // traffic (bytes) of one solve, from a per-kernel cost model summed over the
   // launch sequence (complex arithmetic counted in real operations).

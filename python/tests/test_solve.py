@@ -129,8 +129,11 @@ def test_info_and_version(backend):
     assert info["backend"].startswith(backend)
     if backend == "reference":
         assert info["parameters"] is None and info["device_bytes"] == 0
+        assert info["line_solver"] == "thomas"
     if backend == "opencl":
         assert set(info["parameters"]) == set(pscr.kernel_parameters())
+        short = info["parameters"]["line_rows"] > 0  # lines of 7 rows always fit a work-group
+        assert info["line_solver"] == ("whole lines" if short else "global CR")
         assert info["parameters_source"]
         plan.solve(random_rhs((9, 7), np.float64))
         assert sum(k["launches"] for k in plan.kernel_times()) > 0

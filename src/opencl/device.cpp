@@ -88,6 +88,7 @@ Device describe_device(cl_device_id id) {
   d.name = platform_text(d.platform, CL_PLATFORM_NAME) + " / " + d.device_name;
   d.max_work_group = device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
   d.local_mem = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
+  d.gpu = (device_value<cl_device_type>(id, CL_DEVICE_TYPE, "CL_DEVICE_TYPE") & CL_DEVICE_TYPE_GPU) != 0;
   check(clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   d.fp64 = device_text(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;

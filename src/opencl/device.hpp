@@ -12,6 +12,7 @@ struct Device {
   std::string name;         // "platform / device", for messages
   std::string device_name;  // CL_DEVICE_NAME, the key of tuning entries
   bool fp64 = false;
+  bool gpu = false;  // CL_DEVICE_TYPE_GPU
   std::size_t max_work_group = 1;
   std::size_t max_items[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES (NVIDIA: 1024, 1024, 64)
   cl_ulong local_mem = 0;

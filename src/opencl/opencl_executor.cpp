@@ -13,6 +13,7 @@
 
 #include "../neumann_weights.hpp"
 #include "../tuning/database.hpp"
+#include "line_coefficients.hpp"
 #include "runtime.hpp"
 #include "tridiagonal_solver.hpp"
 
@@ -81,6 +82,10 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
     if (pd.excess_form) opts << " -DEXCESS_FORM";
+    // GPUs keep a chunk's pivots in registers only when its loops are
+    // unrolled; a CPU compiler (PoCL) gains nothing from that and takes
+    // seconds longer per work-group shape.
+    if (p_.line_rows > 0) opts << " -DLINE_ROWS=" << p_.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
@@ -232,6 +237,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     info.device_bytes = rt_->bytes();
     info.parameters = p_;
     info.parameters_source = source_;
+    info.line_solver = tri_ && tri_->whole_lines() ? "whole lines" : "global CR";
     info.build_seconds = rt_->build_seconds();
     info.program_cache = rt_->program_cache();
     info.flops = cost_.flops;
@@ -269,16 +275,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       afac_.push_back(rt.upload(a, "factor matrices"));
       mfac_.push_back(rt.upload(m, "factor matrices"));
     }
-    // signed row sums of the last factor for the excess form: ra | ra_cut | rm | rm_cut
-    std::vector<T> e{T(0)};
-    if (pd_.excess_form) {
-      const auto& ex = pd_.excess;
-      e.assign(ex.ra.begin(), ex.ra.end());
-      e.push_back(ex.ra_cut);
-      e.insert(e.end(), ex.rm.begin(), ex.rm.end());
-      e.push_back(ex.rm_cut);
-    }
-    excess_ = rt.upload(e, "row sums");
+    line_rows_host_ = ocl::packed_rows(pd_.problem.factor(D_ - 1), pd_.excess_form, pd_.excess);
+    line_coef_ = rt.upload(line_rows_host_, "packed last factor");
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
@@ -351,9 +349,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_sigma = rt.alloc(lanes * sizeof(T), "shift buffer");
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
-        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T),
-                                                        afac_[D_ - 1].get(), mfac_[D_ - 1].get(), excess_.get(),
-                                                        flag_.get(), pd_.pure_neumann);
+        tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T), line_coef_.get(),
+                                                        line_rows_host_.data(), flag_.get(), pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -425,25 +422,36 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   // The weighted sums of the partial solutions of one level (see accumulate
   // in kernels/level.cl): T work-items per sum, as many as the longest group
   // of the level needs for sum_terms terms each.
-  void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources) const {
+  void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources, int whole) const {
     const std::size_t cap = std::min({std::size_t(p_.sum_work_group), rt_->max_group("accumulate_tree"),
                                       rt_->max_group("accumulate")}),
                       R = db.R, sums = R * std::size_t(lb.ngroups);
     const auto& items = rt_->device().max_items;
-    const std::size_t wb = pow2_fit(std::size_t(batch), std::min(cap, items[0]));
-    const std::size_t lanes = pow2_fit((std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms, std::min(cap / wb, items[1]));
-    const std::size_t wr = pow2_fit(sums, std::min(cap / (wb * lanes), items[2]));
-    const std::array<std::size_t, 3> global{round_up(std::size_t(batch), wb), lanes, round_up(sums, wr)},
-        local{wb, lanes, wr};
+    const std::size_t terms = (std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms;
+    std::size_t wb, lanes, wr;
+    std::array<std::size_t, 3> global, local;
+    if (whole) {  // consecutive work-items on consecutive rows of Y[mode][b][r]
+      wr = pow2_fit(sums, std::min({cap, items[0], std::size_t(32)}));
+      lanes = pow2_fit(terms, std::min(cap / wr, items[1]));
+      wb = pow2_fit(std::size_t(batch), std::min(cap / (wr * lanes), items[2]));
+      global = {round_up(sums, wr), lanes, round_up(std::size_t(batch), wb)};
+      local = {wr, lanes, wb};
+    } else {
+      wb = pow2_fit(std::size_t(batch), std::min(cap, items[0]));
+      lanes = pow2_fit(terms, std::min(cap / wb, items[1]));
+      wr = pow2_fit(sums, std::min(cap / (wb * lanes), items[2]));
+      global = {round_up(std::size_t(batch), wb), lanes, round_up(sums, wr)};
+      local = {wb, lanes, wr};
+    }
     const double RB = double(R) * batch;
     rt_->count(2 * RB * (to_sources ? lb.source_modes : 2.0 * lb.modes),
                RB * (lb.modes + (to_sources ? lb.sources : 2.0 * lb.ngroups)));
     if (lanes == 1)
       rt_->launch("accumulate", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch, lb.modes,
-                  lb.ngroups, to_sources);
+                  lb.ngroups, to_sources, whole);
     else
       rt_->launch("accumulate_tree", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch,
-                  lb.modes, lb.ngroups, to_sources, LocalBytes{wb * lanes * wr * sizeof(T)});
+                  lb.modes, lb.ngroups, to_sources, whole, LocalBytes{wb * lanes * wr * sizeof(T)});
   }
 
   // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
@@ -459,6 +467,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     rest_factors(d, A2, M2, n2, A3, M3, n3);
     cl_mem Ad = afac_[d].get(), Md = mfac_[d].get();
     const bool leaf = d + 2 == D_;
+    const int whole = leaf && tri_->whole_lines() ? 1 : 0;  // Y stored [mode][b][r]
     // The partial solutions of one level: right-hand sides from the source rows
     // of X (and the boundary terms BL, BR in back substitution), then the
     // tridiagonal solver or PSCR over dimension d+1.
@@ -469,8 +478,13 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       const int lines = lb.modes * batch;
       rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
                RB * (lb.modes + lb.sources + 2.0 * use_boundary * lb.ngroups));
-      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(), lb.groups.get(), lb.mode_group.get(), lb.W.get(),
-             db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
+      if (whole)
+        rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
+               lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
+      else
+        rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
+               lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
+               use_boundary);
       rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
              db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
       if (leaf) tri_->solve(db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
@@ -479,7 +493,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     for (int i = 1; i < k; ++i) {
       const LevelBufs& lb = db.levels[i - 1];
       partial_solutions(lb, 0);
-      accumulate(db, lb, X, batch, 0);
+      accumulate(db, lb, X, batch, 0, whole);
       rt.count(RB * lb.nsurv * 2 * blk, RB * lb.nsurv * 4);
       if (lb.nsurv > 0)
         rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.get(), lb.survivors.get(), lb.nsurv,
@@ -491,7 +505,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.get(), db.BR.get(), lb.groups.get(), lb.ngroups,
              Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
       partial_solutions(lb, 1);
-      accumulate(db, lb, X, batch, 1);
+      accumulate(db, lb, X, batch, 1, whole);
     }
   }
 
@@ -507,7 +521,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
-  Mem x_, sigma0_, pinned0_, flag_, excess_;
+  Mem x_, sigma0_, pinned0_, flag_, line_coef_;
+  std::vector<T> line_rows_host_;  // the packed last factor (line_coefficients.hpp)
   mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
   mutable bool unstaged_ = false;       // the staging could not be allocated: direct copies
   mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far

@@ -1,6 +1,7 @@
 #include "tridiagonal_solver.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace pscr::ocl {
@@ -26,14 +27,44 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
   return os.str();
 }
 
+namespace {
+// Local memory of one whole line in scalars: LINE_SPAN in kernels/line_solve.cl.
+std::size_t line_span(int n, int k, int T) { return std::size_t(n) + std::size_t((n + k - 1) / k) + 3 * std::size_t(T); }
+}  // namespace
+
 TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
-                                     std::size_t scalar_bytes, cl_mem A, cl_mem M, cl_mem E, cl_mem flags,
+                                     std::size_t scalar_bytes, cl_mem C, const void* packed, cl_mem flags,
                                      bool may_pin)
-    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), A_(A), M_(M), E_(E), flags_(flags), may_pin_(may_pin) {
+    : rt_(rt), p_(p), scalar_bytes_(scalar_bytes), C_(C), flags_(flags), may_pin_(may_pin) {
   rows_.push_back(n);
   while (rows_.back() > p.local_size) rows_.push_back(rows_.back() / 2);
   const std::string why = limits(rt.device(), p, n, scalar_bytes, rt.max_group("cr_local"));
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
+  if (p.line_rows > 0) {
+    // T work-items per line (a power of two for the PCR of the reduced
+    // system), k ≤ line_rows rows each, spread evenly.
+    int T = 1;
+    while (T * p.line_rows < n) T *= 2;
+    const int k = (n + T - 1) / T;
+    const std::size_t group_cap = std::min(rt.device().max_work_group, rt.max_group("line_solve"));
+    const std::size_t line_bytes = line_span(n, k, T) * scalar_bytes;
+    if (std::size_t(T) <= group_cap && line_bytes <= rt.device().local_mem) {
+      std::size_t lines = std::max(1, p.line_group / T);
+      while (lines > 1 && (lines * T > group_cap || lines * line_bytes > rt.device().local_mem)) lines /= 2;
+      line_threads_ = T;
+      line_rows_ = k;
+      group_lines_ = int(lines);
+      // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
+      const std::size_t entry = 4 * scalar_bytes;
+      std::vector<unsigned char> chunked(std::size_t(k + 1) * T * entry, 0);
+      const auto* from = static_cast<const unsigned char*>(packed);
+      for (int t = 0; t < T; ++t)
+        for (int j = 0; j < k && t * k + j < n; ++j)
+          std::memcpy(&chunked[(std::size_t(j) * T + t) * entry], from + std::size_t(t * k + j) * entry, entry);
+      chunked_ = rt.upload(chunked, "packed factor by chunks");
+      return;  // the global CR levels are never used
+    }
+  }
   // With cr_two_levels, levels 0, 2, 4, … and the last are stored and the
   // steps between them take two CR levels at once where they can.
   const int K = int(rows_.size()) - 1, step = p.cr_two_levels ? 2 : 1;
@@ -47,7 +78,22 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
 
 void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
   const std::size_t L = std::size_t(lines), wg = std::size_t(p_.cr_work_group);
-  if (may_pin_) rt_.run("center_pinned", p_.work_group, {L}, Y, rows_[0], lines, pinned);
+  const int n0 = rows_[0];
+  if (may_pin_)
+    rt_.run("center_pinned", p_.work_group, {L}, Y, n0, lines, cl_ulong(whole_lines() ? 1 : L),
+            cl_ulong(whole_lines() ? n0 : 1), pinned);
+  if (whole_lines()) {
+    // Cost model per row: generating it ~10, eliminating ~15, back
+    // substitution ~6; the reduced system ~15 per PCR step and chunk.
+    const std::size_t T = std::size_t(line_threads_), G = std::size_t(group_lines_);
+    int steps = 0;
+    while ((1 << steps) < line_threads_) ++steps;
+    rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), 2.0 * double(L) * n0);
+    rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, {T, G, 1}, Y, n0, line_rows_, lines, C_, chunked_.get(), sigma,
+               pinned,
+               flags_, LocalBytes{G * line_span(n0, line_rows_, line_threads_) * scalar_bytes_});
+    return;
+  }
   // Stored level s lives in Y (s = 0, `mode` 1) or in levels_ at offsets[s]
   // as planes a | c | d (`mode` 0); see kernels/tridiagonal.cl.
   const std::size_t S = stored_.size();
@@ -57,7 +103,6 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
   auto mode = [](std::size_t s) { return s == 0 ? 1 : 0; };
   auto rows = [&](std::size_t s) { return rows_[stored_[s]]; };
   auto two = [&](std::size_t s) { return stored_[s + 1] - stored_[s] == 2; };  // step s → s+1
-  const int n0 = rows_[0];
   // Cost model per row (ops): generating a level-0 row from A, M, σ ~10, one
   // CR elimination ~15, one back-substitution row ~5; a two-level step
   // regenerates three middle-level rows per output row.
@@ -69,24 +114,24 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
     rt_.count(Ld * (gen(s) + (two(s) ? 60 : 15) * out), Ld * (level_scalars(s) + 3 * out));
     if (two(s))
       rt_.run("cr_reduce2", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], lines, A_, M_, E_, n0, sigma, pinned, flags_);
+              offsets[s + 1], lines, C_, n0, sigma, pinned, flags_);
     else
       rt_.run("cr_reduce", wg, {L, std::size_t(rows(s + 1))}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], mode(s + 1), lines, A_, M_, E_, n0, sigma, pinned, flags_);
+              offsets[s + 1], mode(s + 1), lines, C_, n0, sigma, pinned, flags_);
   }
   const std::size_t lanes = std::size_t(p_.local_lines), T = std::size_t(1) << p_.pcr_steps;
   rt_.count(Ld * (gen(S - 1) + (15.0 * p_.pcr_steps + 8) * rows(S - 1)),
             Ld * (level_scalars(S - 1) + rows(S - 1)));
   rt_.launch("cr_local", 2, {round_up(L, lanes), T, 1}, {lanes, T, 1}, buf(S - 1), offsets[S - 1], rows(S - 1),
-             mode(S - 1), lines, A_, M_, E_, n0, sigma, pinned, flags_, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
+             mode(S - 1), lines, C_, n0, sigma, pinned, flags_, LocalBytes{6 * std::size_t(rows(S - 1)) * lanes * scalar_bytes_});
   for (std::size_t s = S - 1; s-- > 0;) {
     rt_.count(Ld * (gen(s) + (two(s) ? 25 : 5) * rows(s)), Ld * (rows(s + 1) + level_scalars(s) + rows(s)));
     if (two(s))
       rt_.run("cr_back2", wg, {L, std::size_t(rows(s) + 3) / 4}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], lines, A_, M_, E_, n0, sigma, pinned);
+              offsets[s + 1], lines, C_, n0, sigma, pinned);
     else
       rt_.run("cr_back", wg, {L, std::size_t(rows(s) + 1) / 2}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
-              offsets[s + 1], mode(s + 1), lines, A_, M_, E_, n0, sigma, pinned);
+              offsets[s + 1], mode(s + 1), lines, C_, n0, sigma, pinned);
   }
 }
 

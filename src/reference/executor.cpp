@@ -71,7 +71,10 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     check_pivots(watch.smallest, watch.system);
     return 0;
   }
-  void describe(PlanInfo& info) const override { info.backend = "reference"; }
+  void describe(PlanInfo& info) const override {
+    info.backend = "reference";
+    info.line_solver = "thomas";
+  }
 
   void check_pivots(double smallest, const std::string& system) const {
     if (smallest >= kPivotLimit<T>) return;

@@ -18,6 +18,8 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"cr_two_levels", &P::cr_two_levels, 0, 1, false, "1: two global CR levels per kernel"},
       {"pcr_steps", &P::pcr_steps, 0, 8, false, "PCR steps before Thomas in local memory"},
       {"newton_raphson", &P::newton_raphson, 0, 1, false, "Newton-Raphson reciprocal instead of division"},
+      {"line_rows", &P::line_rows, 0, 32, false, "rows per work-item, whole lines on chip (0: global CR)"},
+      {"line_group", &P::line_group, 32, 1024, true, "work-items per group, whole lines on chip"},
   };
   return table;
 }
