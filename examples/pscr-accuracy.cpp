@@ -4,7 +4,7 @@
 // Poisson, of an FFTW DST-I solver in the same precision (the "/FFT" ratio).
 //   pscr-accuracy [--backend reference|opencl] [--dim 2|3] [--sizes 63,255,1023]
 //                 [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]
-//                 [--elimination automatic|ordinary]
+//                 [--elimination automatic|ordinary] [--tuning FILE]
 // The exact answer u*: a long double DST-I solve (uniform), else the double
 // PSCR solution refined three times with residuals summed in long double.
 #include <cmath>
@@ -27,7 +27,7 @@ const char* kTool = "pscr-accuracy";
 const char* kUsage =
     "usage: pscr-accuracy [--backend reference|opencl] [--dim 2|3] [--sizes N,N,...]\n"
     "                     [--problem uniform|graded|neumann|helmholtz] [--radix Q] [--refine K]\n"
-    "                     [--elimination automatic|ordinary]\n"
+    "                     [--elimination automatic|ordinary] [--tuning FILE]\n"
     "Forward error max|u - u*| / max|u*| of PSCR solves in float and double against exact answers\n"
     "(long double DST-I, or long-double-refined), with FFTW DST-I solvers of the same precision.\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
@@ -230,6 +230,8 @@ int main(int argc, char** argv) {
       if (v == "automatic") o.elimination = pscr::Elimination::automatic;
       else if (v == "ordinary") o.elimination = pscr::Elimination::ordinary;
       else usage("--elimination is automatic or ordinary");
+    } else if (a == "--tuning") {
+      o.tuning_file = v;  // the OpenCL kernel parameters (and with them the tridiagonal solver)
     } else if (a == "--refine") {
       o.refine = int(pscr::cli::integer(kTool, a, v, 0, 10));
     } else {

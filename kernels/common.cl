@@ -51,3 +51,13 @@ typedef real scalar;
 #define sabs(a) fabs(a)
 #endif
 #define sdiv(a, b) smul((a), srecip(b))
+
+// s += v with the running compensation c (Kahan): the error of a long sum
+// stays O(ε) instead of growing with its length.
+#define KAHAN_ADD(s, c, v)          \
+  do {                              \
+    const scalar y_ = (v) - (c);    \
+    const scalar t_ = (s) + y_;     \
+    (c) = (t_ - (s)) - y_;          \
+    (s) = t_;                       \
+  } while (0)

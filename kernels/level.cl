@@ -129,10 +129,14 @@ inline void partial_sums(__global const scalar* Y, __global const group_t* group
   for (int t = 0; t < KEPT; ++t) pos[t] = 0;
   if (to_sources) for (int t = 0; t < NSRC; ++t) pos[t] = g.src_pos[t];
   else { pos[0] = g.start_pos; pos[1] = g.end_pos; }
+  // compensated: a work-item may add thousands of terms (long groups, few
+  // work-items per sum), and a plain float sum would lose digits with each
+  scalar comp[KEPT];
+  for (int t = 0; t < KEPT; ++t) comp[t] = ZERO;
   for (int l = lane; l < g.m; l += T) {
     const scalar y = Y[y_index(whole_lines, r, g.mode0 + l, b, R, modes, batch)];
     __global const scalar* w = W + (size_t)(g.mode0 + l) * KEPT;
-    for (int t = 0; t < nout; ++t) acc[t] += smul(w[pos[t]], y);
+    for (int t = 0; t < nout; ++t) KAHAN_ADD(acc[t], comp[t], smul(w[pos[t]], y));
   }
 }
 

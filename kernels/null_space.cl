@@ -6,15 +6,6 @@
 // The sums are compensated (Kahan): in float, a plain running sum of the few
 // hundred terms of a work-item would shift the mean by hundreds of ε.
 
-// s += v with the running compensation c.
-#define KAHAN_ADD(s, c, v)          \
-  do {                              \
-    const scalar y_ = (v) - (c);    \
-    const scalar t_ = (s) + y_;     \
-    (c) = (t_ - (s)) - y_;          \
-    (s) = t_;                       \
-  } while (0)
-
 // Stage 1. part[2j] = Σ w_i x_i and part[2j+1] = Σ |x_i|² over i ≡ j (mod m),
 // w_i = w1[i1]·w2[i2]·w3[i3] for i = (i1·n2 + i2)·n3 + i3 (weighted != 0) or 1.
 __kernel void null_space_partials(__global const scalar* x, ulong n, __global const real* w1,
