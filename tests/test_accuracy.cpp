@@ -45,17 +45,24 @@ template <class R> double fft_error(int n, const std::vector<R>& f, const std::v
   return forward_error(u, exact);
 }
 
+// A random float right-hand side of the n × n problem and its exact solution
+// (long double DST-I).
+std::pair<std::vector<float>, std::vector<long double>> uniform_data(int n) {
+  std::mt19937_64 rng(n);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  std::vector<float> f32(std::size_t(n) * n);
+  for (auto& x : f32) x = float(uni(rng));
+  std::vector<long double> fl(f32.begin(), f32.end()), exact(fl.size());
+  anchor::DstPoisson<long double>({n, n}).solve(fl.data(), exact.data());
+  return {f32, exact};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(uniform_poisson_against_fft) {
   for (int n : {63, 255, 1023}) {
-    std::mt19937_64 rng(n);
-    std::uniform_real_distribution<double> uni(-1, 1);
-    std::vector<float> f32(std::size_t(n) * n);
-    for (auto& x : f32) x = float(uni(rng));
+    const auto [f32, exact] = uniform_data(n);
     const std::vector<double> f64(f32.begin(), f32.end());  // the same data in both precisions
-    std::vector<long double> fl(f32.begin(), f32.end()), exact(fl.size());
-    anchor::DstPoisson<long double>({n, n}).solve(fl.data(), exact.data());
     const double fft32 = fft_error(n, f32, exact), fft64 = fft_error(n, f64, exact);
     for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
       pscr::PlanInfo info;
@@ -81,12 +88,7 @@ BOOST_AUTO_TEST_CASE(uniform_poisson_against_fft) {
 // eliminations lose at least ten times more.
 BOOST_AUTO_TEST_CASE(ordinary_elimination_on_request) {
   const int n = 255;
-  std::mt19937_64 rng(n);
-  std::uniform_real_distribution<double> uni(-1, 1);
-  std::vector<float> f32(std::size_t(n) * n);
-  for (auto& x : f32) x = float(uni(rng));
-  std::vector<long double> fl(f32.begin(), f32.end()), exact(fl.size());
-  anchor::DstPoisson<long double>({n, n}).solve(fl.data(), exact.data());
+  const auto [f32, exact] = uniform_data(n);
   const auto t = pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
   const auto p = pscr::Problem<double>::make2d(t, t, 0.0).cast<float>();
   double err[2];
@@ -144,12 +146,7 @@ BOOST_AUTO_TEST_CASE(refinement_of_helmholtz) {
 // (512 terms per work-item), compensated it stays at the fftwf level.
 BOOST_AUTO_TEST_CASE(device_sums_independent_of_tuning) {
   const int n = 1023;
-  std::mt19937_64 rng(n);
-  std::uniform_real_distribution<double> uni(-1, 1);
-  std::vector<float> f32(std::size_t(n) * n);
-  for (auto& x : f32) x = float(uni(rng));
-  std::vector<long double> fl(f32.begin(), f32.end()), exact(fl.size());
-  anchor::DstPoisson<long double>({n, n}).solve(fl.data(), exact.data());
+  const auto [f32, exact] = uniform_data(n);
   const double fft32 = fft_error(n, f32, exact);
   const auto t = pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
   for (int line_rows : {0, 16}) {
