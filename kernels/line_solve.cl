@@ -36,20 +36,18 @@
 inline int line_pos(int r, int k) { return r + r / k; }
 
 
-// Local memory of one line: LINE_SPAN(n, k, T) scalars.
-#define LINE_SPAN(n, k, T) ((n) + ((n) + (k)-1) / (k) + 3 * (T))
-
+// Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
+// the reduced system (3T) and then the padded rows (line_pos).
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
-                         __global const scalar* sigma, __global const int* pinned, __global int* flags,
+                         __global const scalar* sigma, __global const int* pinned, __global int* flags, int span,
                          __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1);
   const int line = get_group_id(1) * get_local_size(1) + lg;
   const int active = line < L;
-  const int rows_span = n + (n + k - 1) / k;
-  __local scalar* g = buf + (size_t)lg * LINE_SPAN(n, k, T);  // right-hand side, then solution
-  __local scalar* ro = g + rows_span;  // reduced system: ro[j] couples rows j and j + stride
-  __local scalar* rs = ro + T;         // its excess (EXCESS_FORM) or diagonal
-  __local scalar* rg = rs + T;         // its right-hand side, then solution
+  __local scalar* ro = buf + (size_t)lg * span;  // reduced system: ro[j] couples rows j and j + stride
+  __local scalar* rs = ro + T;                    // its excess (EXCESS_FORM) or diagonal
+  __local scalar* rg = rs + T;                    // its right-hand side, then solution
+  __local scalar* g = rg + T;                     // the line's right-hand side, then solution
   __global scalar* y = Y + (size_t)(active ? line : 0) * n;
   const scalar sg = active ? sigma[line] : ZERO;
   const int pin = active ? pinned[line] : 0;

@@ -275,8 +275,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       afac_.push_back(rt.upload(a, "factor matrices"));
       mfac_.push_back(rt.upload(m, "factor matrices"));
     }
-    line_rows_host_ = ocl::packed_rows(pd_.problem.factor(D_ - 1), pd_.excess_form, pd_.excess);
-    line_coef_ = rt.upload(line_rows_host_, "packed last factor");
+    const std::vector<T> packed = ocl::packed_rows(pd_.problem.factor(D_ - 1), pd_.excess_form, pd_.excess);
+    line_coef_ = rt.upload(packed, "packed last factor");
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
@@ -350,7 +350,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T), line_coef_.get(),
-                                                        line_rows_host_.data(), flag_.get(), pd_.pure_neumann);
+                                                        packed.data(), flag_.get(), pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -522,7 +522,6 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_, line_coef_;
-  std::vector<T> line_rows_host_;  // the packed last factor (line_coefficients.hpp)
   mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
   mutable bool unstaged_ = false;       // the staging could not be allocated: direct copies
   mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far

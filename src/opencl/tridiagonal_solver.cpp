@@ -28,8 +28,9 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 }
 
 namespace {
-// Local memory of one whole line in scalars: LINE_SPAN in kernels/line_solve.cl.
-std::size_t line_span(int n, int k, int T) { return std::size_t(n) + std::size_t((n + k - 1) / k) + 3 * std::size_t(T); }
+// Local memory of one whole line in scalars (kernels/line_solve.cl): the
+// reduced system (3T), then the n rows with one pad entry per chunk of k.
+std::size_t line_span(int n, int k, int T) { return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k); }
 }  // namespace
 
 TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
@@ -56,7 +57,7 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
       group_lines_ = int(lines);
       // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
       const std::size_t entry = 4 * scalar_bytes;
-      std::vector<unsigned char> chunked(std::size_t(k + 1) * T * entry, 0);
+      std::vector<unsigned char> chunked(std::size_t(k) * T * entry, 0);
       const auto* from = static_cast<const unsigned char*>(packed);
       for (int t = 0; t < T; ++t)
         for (int j = 0; j < k && t * k + j < n; ++j)
@@ -89,9 +90,9 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
     int steps = 0;
     while ((1 << steps) < line_threads_) ++steps;
     rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), 2.0 * double(L) * n0);
+    const std::size_t span = line_span(n0, line_rows_, line_threads_);
     rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, {T, G, 1}, Y, n0, line_rows_, lines, C_, chunked_.get(), sigma,
-               pinned,
-               flags_, LocalBytes{G * line_span(n0, line_rows_, line_threads_) * scalar_bytes_});
+               pinned, flags_, int(span), LocalBytes{G * span * scalar_bytes_});
     return;
   }
   // Stored level s lives in Y (s = 0, `mode` 1) or in levels_ at offsets[s]
