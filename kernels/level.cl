@@ -74,8 +74,7 @@ inline void mode_weights(__global const scalar* W, const group_t* g, int mode, s
 
 // Each work-item forms RHS_ROWS consecutive rows of one line, so the group
 // and eigenvector look-ups are made once per RHS_ROWS outputs.
-// Global size (batch, modes, ceil(R / RHS_ROWS)).
-#define RHS_ROWS 16
+// Global size (batch, modes, ceil(R / RHS_ROWS)); RHS_ROWS is set by the host.
 __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
                        __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
                        __global const scalar* BR, int R, int batch, int modes, int use_boundary) {

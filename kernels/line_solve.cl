@@ -36,25 +36,24 @@
 inline int line_pos(int r, int k) { return r + r / k; }
 
 
-// Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
-// the reduced system (3T) and then the padded rows (line_pos).
-__kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
-                         __global const scalar* sigma, __global const int* pinned, __global int* flags, int span,
-                         __local scalar* buf) {
-  const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1);
-  const int line = get_group_id(1) * get_local_size(1) + lg;
-  const int active = line < L;
-  __local scalar* ro = buf + (size_t)lg * span;  // reduced system: ro[j] couples rows j and j + stride
-  __local scalar* rs = ro + T;                    // its excess (EXCESS_FORM) or diagonal
-  __local scalar* rg = rs + T;                    // its right-hand side, then solution
-  __local scalar* g = rg + T;                     // the line's right-hand side, then solution
-  __global scalar* y = Y + (size_t)(active ? line : 0) * n;
-  const scalar sg = active ? sigma[line] : ZERO;
-  const int pin = active ? pinned[line] : 0;
-  if (active)
-    for (int r = t; r < n; r += T) g[line_pos(r, k)] = y[r];
-  barrier(CLK_LOCAL_MEM_FENCE);
+// The packed entry of row i, the j-th of chunk t. With a uniform factor
+// (rows 1 … n − 2 alike: uniform meshes) every work-item reads the same entry,
+// one transaction per wavefront; otherwise each reads its own from the chunked
+// copy, and that stream is four times the line's own data.
+inline coef_t line_entry(__global const coef_t* C, __global const coef_t* CC, int uniform, int n, int i, int j, int t,
+                         int T) {
+  return uniform ? C[i > 0 && i < n - 1 ? 1 : i] : CC[j * T + t];
+}
 
+// Solves the line whose right-hand side is in local memory (`ro`: the
+// reduced system, 3T scalars, then the padded rows at line_pos) in place.
+// Every work-item of the group calls it (it holds barriers).
+inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int active, int line,
+                             __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
+                             __global int* flags) {
+  __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
+  __local scalar* rg = rs + T;  // its right-hand side, then solution
+  __local scalar* g = rg + T;   // the line's right-hand side, then solution
   const int a = t * k, b = min(a + k, n) - 1;
   const int live = a < n;  // chunks past the end are identity rows of the reduced system
   scalar keep_spike[LINE_ROWS], keep_inv[LINE_ROWS];
@@ -85,7 +84,7 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
       keep_inv[j] = inv;
       g[line_pos(i, k)] = cur_g;
       prev_g -= smul(smul(spike, inv), cur_g);
-      const row_t nx = level0_row(CC[(j + 1) * T + t], up, C, n, i + 1, sg, pin);
+      const row_t nx = level0_row(line_entry(C, CC, uniform, n, i + 1, j + 1, t, T), up, C, n, i + 1, sg, pin);
       const scalar w = smul(up, inv);
 #ifdef EXCESS_FORM
       cur_s = nx.s + fabs(up) * ratio;
@@ -135,13 +134,71 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
     for (int j = LINE_ROWS - 1; j >= 0; --j) {
       const int i = a + j;
       if (i < b) {
-        const scalar o = pin && i == n - 2 ? ZERO : level0_coupling(CC, j * T + t, sg);
+        const scalar o = pin && i == n - 2 ? ZERO : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
         x = smul(g[line_pos(i, k)] - smul(keep_spike[j], xa) - smul(o, x), keep_inv[j]);
         g[line_pos(i, k)] = x;
       }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
+// the reduced system (3T) and then the padded rows (line_pos).
+__kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
+                         int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
+                         int span, __local scalar* buf) {
+  const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1);
+  const int line = get_group_id(1) * get_local_size(1) + lg;
+  const int active = line < L;
+  __local scalar* ro = buf + (size_t)lg * span;
+  __local scalar* g = ro + 3 * T;
+  __global scalar* y = Y + (size_t)(active ? line : 0) * n;
+  if (active)
+    for (int r = t; r < n; r += T) g[line_pos(r, k)] = y[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
+                   active ? pinned[line] : 0, flags);
   if (active)
     for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
+}
+
+// form_rhs_lines and line_solve in one pass: the right-hand side of each
+// partial solution is formed straight into local memory (partial_rhs,
+// level.cl), so Y is written once instead of written, read and written.
+// Line = mode·batch + b. With batch > 1 (3D) the G lines of a work-group are
+// read with the line index fastest, so that consecutive work-items read
+// consecutive b of X[src][r][b]. Lines are not pinned (pure Neumann problems
+// take center_pinned and line_solve).
+__kernel void form_solve_lines(__global const scalar* X, __global const group_t* groups,
+                               __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
+                               __global const scalar* BR, int batch, int use_boundary, __global scalar* Y, int n,
+                               int k, int L, __global const coef_t* C, __global const coef_t* CC, int uniform,
+                               __global const scalar* sigma, __global int* flags, int span, __local scalar* buf) {
+  const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
+  const int line0 = get_group_id(1) * G, line = line0 + lg;
+  const int active = line < L;
+  {
+    // with batch > 1 work-item (t, lg), the flat-th of the group, loads rows
+    // flat / G, flat / G + T, … of line line0 + flat % G
+    const int flat = t + lg * T, u = batch > 1 ? flat % G : lg, r0 = batch > 1 ? flat / G : t;
+    const int ul = line0 + u;
+    if (ul < L) {
+      const int mode = ul / batch, b = ul % batch, gi = mode_group[mode];
+      const group_t gr = groups[gi];
+      scalar ws[NSRC], wl, wr;
+      mode_weights(W, &gr, mode, ws, &wl, &wr);
+      __local scalar* g = buf + (size_t)u * span + 3 * T;
+      for (int r = r0; r < n; r += T)
+        g[line_pos(r, k)] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __local scalar* ro = buf + (size_t)lg * span;
+  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO, 0, flags);
+  if (active) {
+    __global scalar* y = Y + (size_t)line * n;
+    __local scalar* g = ro + 3 * T;
+    for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
+  }
 }

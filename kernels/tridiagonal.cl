@@ -61,8 +61,10 @@ typedef struct {
   scalar ao, mo, ad, md;
 } coef_t;
 
+// The coupling of a row to the next at shift sg, from its packed entry.
+inline scalar entry_coupling(coef_t c, scalar sg) { return c.ao + smul(sg, c.mo); }
 // The coupling of rows i and i+1 of level 0 (zero past the end).
-inline scalar level0_coupling(__global const coef_t* C, int i, scalar sg) { return C[i].ao + smul(sg, C[i].mo); }
+inline scalar level0_coupling(__global const coef_t* C, int i, scalar sg) { return entry_coupling(C[i], sg); }
 
 // Row i of level 0 without its right-hand side, from its packed entry c and
 // its coupling lo to row i − 1 (C is read only for the pinned cut).
@@ -70,7 +72,7 @@ inline row_t level0_row(coef_t c, scalar lo, __global const coef_t* C, int n0, i
   row_t o;
   UNWATCHED(o);
   o.lo = lo;
-  o.up = c.ao + smul(sg, c.mo);
+  o.up = entry_coupling(c, sg);
   o.g = ZERO;
   if (pin && i == n0 - 1) {  // the pinned unknown: x = 0
     o.lo = ZERO;

@@ -29,7 +29,7 @@ using planner::PlanData;
 
 using ocl::pow2_fit;
 using ocl::round_up;
-constexpr std::size_t kRhsRows = 16;  // RHS_ROWS in kernels/level.cl
+constexpr std::size_t kRhsRows = 16;  // rows per work-item of form_rhs (-DRHS_ROWS, kernels/level.cl)
 
 // Waits for the queue when it goes out of scope (unless the queue is null):
 // host memory that pending copies read or write outlives them on every path.
@@ -77,7 +77,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const int q = pd.dims.empty() ? 4 : pd.dims[0].layout.radix;
     std::ostringstream opts;
-    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1;
+    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DRHS_ROWS=" << kRhsRows;
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
@@ -474,10 +474,21 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     // Cost model: a block product B(j,k) applied to one entry reads and
     // combines the 3 (2D) or 9 (3D) neighbours in the rest dimensions.
     const double RB = double(RR) * batch, blk = d + 2 == D_ ? 12 : 36;
+    const bool fused = leaf && tri_->forms_rhs();
     auto partial_solutions = [&](const LevelBufs& lb, int use_boundary) {
       const int lines = lb.modes * batch;
+      // the formed right-hand sides are written here unless fused (then the
+      // tridiagonal solver counts its one write)
       rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
-               RB * (lb.modes + lb.sources + 2.0 * use_boundary * lb.ngroups));
+               RB * ((fused ? 0 : lb.modes) + lb.sources + 2.0 * use_boundary * lb.ngroups));
+      if (fused) {
+        rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
+               db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
+        tri_->form_and_solve({X, lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), batch,
+                              use_boundary},
+                             db.Y.get(), lines, db.child_sigma.get());
+        return;
+      }
       if (whole)
         rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
                lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);

@@ -1,6 +1,8 @@
 #include "tridiagonal_solver.hpp"
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <cstring>
 #include <sstream>
 
@@ -55,10 +57,13 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
       line_threads_ = T;
       line_rows_ = k;
       group_lines_ = int(lines);
-      // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
       const std::size_t entry = 4 * scalar_bytes;
-      std::vector<unsigned char> chunked(std::size_t(k) * T * entry, 0);
       const auto* from = static_cast<const unsigned char*>(packed);
+      uniform_ = 1;
+      for (int i = 2; i + 1 < n && uniform_; ++i) uniform_ = std::memcmp(from + entry, from + i * entry, entry) == 0;
+      if (uniform_) return;
+      // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
+      std::vector<unsigned char> chunked(std::size_t(k) * T * entry, 0);
       for (int t = 0; t < T; ++t)
         for (int j = 0; j < k && t * k + j < n; ++j)
           std::memcpy(&chunked[(std::size_t(j) * T + t) * entry], from + std::size_t(t * k + j) * entry, entry);
@@ -84,15 +89,7 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
     rt_.run("center_pinned", p_.work_group, {L}, Y, n0, lines, cl_ulong(whole_lines() ? 1 : L),
             cl_ulong(whole_lines() ? n0 : 1), pinned);
   if (whole_lines()) {
-    // Cost model per row: generating it ~10, eliminating ~15, back
-    // substitution ~6; the reduced system ~15 per PCR step and chunk.
-    const std::size_t T = std::size_t(line_threads_), G = std::size_t(group_lines_);
-    int steps = 0;
-    while ((1 << steps) < line_threads_) ++steps;
-    rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), 2.0 * double(L) * n0);
-    const std::size_t span = line_span(n0, line_rows_, line_threads_);
-    rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, {T, G, 1}, Y, n0, line_rows_, lines, C_, chunked_.get(), sigma,
-               pinned, flags_, int(span), LocalBytes{G * span * scalar_bytes_});
+    launch_lines(nullptr, Y, lines, sigma, pinned);
     return;
   }
   // Stored level s lives in Y (s = 0, `mode` 1) or in levels_ at offsets[s]
@@ -134,6 +131,33 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
       rt_.run("cr_back", wg, {L, std::size_t(rows(s) + 1) / 2}, buf(s), offsets[s], rows(s), mode(s), buf(s + 1),
               offsets[s + 1], mode(s + 1), lines, C_, n0, sigma, pinned);
   }
+}
+
+void TridiagonalSolver::form_and_solve(const RhsSources& src, cl_mem Y, int lines, cl_mem sigma) const {
+  if (!forms_rhs()) throw std::logic_error("form_and_solve without whole, unpinned lines");
+  launch_lines(&src, Y, lines, sigma, nullptr);
+}
+
+void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
+  // Cost model per row: generating it ~10, eliminating ~15, back
+  // substitution ~6; the reduced system ~15 per PCR step and chunk. Formed
+  // right-hand sides are not read (the executor counts their sources).
+  const std::size_t L = std::size_t(lines), T = std::size_t(line_threads_), G = std::size_t(group_lines_);
+  const int n0 = rows_[0];
+  int steps = 0;
+  while ((1 << steps) < line_threads_) ++steps;
+  rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), (src ? 1.0 : 2.0) * double(L) * n0);
+  const std::size_t span = line_span(n0, line_rows_, line_threads_);
+  cl_mem CC = uniform_ ? C_ : chunked_.get();
+  const std::array<std::size_t, 3> global{T, round_up(L, G), 1}, local{T, G, 1};
+  const LocalBytes lines_local{G * span * scalar_bytes_};
+  if (src)
+    rt_.launch("form_solve_lines", 2, global, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR,
+               src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, flags_, int(span),
+               lines_local);
+  else
+    rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
+               int(span), lines_local);
 }
 
 }  // namespace pscr::ocl

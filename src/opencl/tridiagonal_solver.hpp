@@ -32,6 +32,17 @@ class TridiagonalSolver {
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
   // Whether lines are solved whole on chip, stored Y[line][row].
   bool whole_lines() const { return line_threads_ > 0; }
+  // Whether form_and_solve can be used: whole lines, none pinned.
+  bool forms_rhs() const { return whole_lines() && !may_pin_; }
+  // The inputs of partial_rhs (kernels/level.cl) for form_and_solve.
+  struct RhsSources {
+    cl_mem X, groups, mode_group, W, BL, BR;
+    int batch, use_boundary;
+  };
+  // Forms the right-hand sides of the partial solutions of a level from
+  // their sources and solves them (forms_rhs()), into Y[line][row] with
+  // line = mode·batch + b: one pass instead of form_rhs_lines and solve.
+  void form_and_solve(const RhsSources& src, cl_mem Y, int lines, cl_mem sigma) const;
 
  private:
   Runtime& rt_;
@@ -42,10 +53,13 @@ class TridiagonalSolver {
   cl_mem C_;
   // whole lines: work-items per line (0: global CR), rows per work-item, lines per work-group
   int line_threads_ = 0, line_rows_ = 0, group_lines_ = 0;
+  int uniform_ = 0;  // rows 1 … n − 2 of the packed factor alike (kernels/line_solve.cl, line_entry)
   cl_mem flags_;  // flags[1] = line + 1 of a near-singular elimination (ordinary path)
   bool may_pin_;
-  Mem levels_;
-  Mem chunked_;  // whole lines: the packed factor chunk by chunk (kernels/line_solve.cl)  // planes a | c | d of every stored reduced level
+  Mem levels_;   // planes o | s | g of every stored reduced level
+  Mem chunked_;  // whole lines, not uniform: the packed factor chunk by chunk (kernels/line_solve.cl)
+  // Launches line_solve or form_solve_lines (src non-null).
+  void launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
 };
 
 }  // namespace pscr::ocl
