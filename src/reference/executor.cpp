@@ -25,8 +25,8 @@ using planner::GroupEigen;
 using planner::GroupRef;
 using planner::PlanData;
 
-template <class T> void axpy(std::size_t n, T a, const T* x, T* y) {
-  for (std::size_t i = 0; i < n; ++i) y[i] += a * x[i];
+template <class T, class S> void axpy(std::size_t n, T a, const T* x, S* y) {
+  for (std::size_t i = 0; i < n; ++i) y[i] += S(a * x[i]);
 }
 
 // Ordinary eliminations lose about log10(1/rel) digits at a pivot of relative
@@ -105,7 +105,9 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
 
   // Partial solutions of one group: for every mode l,
   //   y_l = (A_r + (σ+λ_l) M_r)^-1 (Σ_S W[r,l] F_r − W[s,l] bl − W[e,l] br)
-  // and out[t] = Σ_l W[outpos[t], l] y_l.
+  // and out[t] = Σ_l W[outpos[t], l] y_l, summed in sweep_t<T> (double for
+  // float): a float sum over the m modes of a large group would lose about
+  // log2(m) bits (the device sums are compensated for the same reason).
   void partial_solutions(int d, T sigma, bool null_level, const GroupEigen<T>& ge, const GroupRef& ref,
                          const Group& g, const T* F, const T* bl, const T* br, const std::vector<int>& outpos,
                          T* out, bool parallel, PivotWatch& watch) const {
@@ -121,7 +123,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     auto W = [&](int pos, int l) { return ge.coeff[std::size_t(pos) * m + l]; };
 
     using S = reference::sweep_t<T>;
-    auto run = [&](int c, T* rhs, S* work, T* acc) {
+    auto run = [&](int c, T* rhs, S* work, S* acc) {
       const int l0 = c * chunk, cnt = std::min(chunk, m - l0);
       if (!leaf || (zero >= l0 && zero < l0 + cnt)) {
         // One mode at a time: nested 2D solve, or the pinned singular mode.
@@ -166,26 +168,28 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
                      shift_text(mb.sigma[0]) + " (or one of the next " + std::to_string(cnt - 1) + " modes)");
     };
 
-    const std::size_t scratch = R * B;
+    const std::size_t scratch = R * B, outs = outpos.size() * R;
+    std::vector<S> sum(outs, S(0));
     if (!parallel || nchunks == 1) {
       std::vector<T> rhs(scratch);
       std::vector<S> work(2 * scratch);
-      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), out);
-      return;
-    }
-    // Static chunk assignment and an ordered sum of the per-thread partial
-    // outputs keep results bitwise reproducible for a given thread count.
-    std::vector<std::vector<T>> partial(threads_);
+      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), sum.data());
+    } else {
+      // Static chunk assignment and an ordered sum of the per-thread partial
+      // outputs keep results bitwise reproducible for a given thread count.
+      std::vector<std::vector<S>> partial(threads_);
 #pragma omp parallel num_threads(threads_)
-    {
-      std::vector<T> rhs(scratch), acc(outpos.size() * R, T(0));
-      std::vector<S> work(2 * scratch);
+      {
+        std::vector<T> rhs(scratch);
+        std::vector<S> work(2 * scratch), acc(outs, S(0));
 #pragma omp for schedule(static, 1)
-      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), acc.data());
-      partial[omp_get_thread_num()] = std::move(acc);
+        for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), acc.data());
+        partial[omp_get_thread_num()] = std::move(acc);
+      }
+      for (auto& acc : partial)
+        if (!acc.empty()) axpy(outs, S(1), acc.data(), sum.data());
     }
-    for (auto& acc : partial)
-      if (!acc.empty()) axpy(acc.size(), T(1), acc.data(), out);
+    for (std::size_t i = 0; i < outs; ++i) out[i] = T(sum[i]);
   }
 
   // Solves (A_d⊗M_r + M_d⊗(A_r + σ M_r)) x = x in place by radix-q PSCR over

@@ -18,7 +18,7 @@ template <int B, class T> struct ModeBatch {
   T sigma[B];                          // shifts σ + λ_l
   std::vector<const T*> src;           // source rows (F_r, and the boundary products bl, br)
   std::vector<std::array<T, B>> wsrc;  // their weights per mode (W[r,l], or −W[s,l], −W[e,l])
-  std::vector<T*> out;                 // accumulated outputs
+  std::vector<sweep_t<T>*> out;        // accumulated outputs (in the sweep's precision)
   std::vector<std::array<T, B>> wout;  // W[r,l] of each output row per mode
 };
 
@@ -63,7 +63,7 @@ void partial_solution_batch(const LineSystem<T>& sys, const ModeBatch<B, T>& mb,
     for (int t = 0; t < no; ++t) {
       S s = 0;
       for (int b = 0; b < B; ++b) s += S(mb.wout[t][b]) * yi[b];
-      mb.out[t][i] += T(s);
+      mb.out[t][i] += s;
     }
   }
 }

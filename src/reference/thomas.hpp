@@ -88,9 +88,9 @@ double thomas_single(const Factor<T>& f, const planner::ExcessRows<T>* excess, T
   using S = sweep_t<T>;
   const std::size_t n = f.size();
   if (pinned) {
-    T mean = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += y[i];
-    mean /= T(static_cast<real_t<T>>(n));
+    S sum = 0;  // in the sweep's precision, as the sums of the partial solutions
+    for (std::size_t i = 0; i < n; ++i) sum += S(y[i]);
+    const T mean = T(sum / S(static_cast<real_t<S>>(n)));
     for (std::size_t i = 0; i < n; ++i) y[i] -= mean;
     y[n - 1] = 0;
     if (n == 1) return 1;
