@@ -169,12 +169,14 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
 // Line = mode·batch + b. With batch > 1 (3D) the G lines of a work-group are
 // read with the line index fastest, so that consecutive work-items read
 // consecutive b of X[src][r][b]. Lines are not pinned (pure Neumann problems
-// take center_pinned and line_solve).
+// take center_pinned and line_solve). The shifts are formed here too (one
+// launch fewer per level: child_shifts).
 __kernel void form_solve_lines(__global const scalar* X, __global const group_t* groups,
                                __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
                                __global const scalar* BR, int batch, int use_boundary, __global scalar* Y, int n,
                                int k, int L, __global const coef_t* C, __global const coef_t* CC, int uniform,
-                               __global const scalar* sigma, __global int* flags, int span, __local scalar* buf) {
+                               __global const scalar* parent_sigma, __global const scalar* lambda,
+                               __global scalar* child_sigma, __global int* flags, int span, __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
   const int line0 = get_group_id(1) * G, line = line0 + lg;
   const int active = line < L;
@@ -195,7 +197,11 @@ __kernel void form_solve_lines(__global const scalar* X, __global const group_t*
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   __local scalar* ro = buf + (size_t)lg * span;
-  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO, 0, flags);
+  // the line's shift, as child_shifts (level.cl) would give it; stored for
+  // the host's report of a near-singular line
+  const scalar sg = active ? parent_sigma[line % batch] + lambda[line / batch] : ZERO;
+  if (active && t == 0) child_sigma[line] = sg;
+  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;

@@ -482,10 +482,8 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
       rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
                RB * ((fused ? 0 : lb.modes) + lb.sources + 2.0 * use_boundary * lb.ngroups));
       if (fused) {
-        rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
-               db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
         tri_->form_and_solve({X, lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), batch,
-                              use_boundary},
+                              use_boundary, sigma, lb.lambda.get()},
                              db.Y.get(), lines, db.child_sigma.get());
         return;
       }

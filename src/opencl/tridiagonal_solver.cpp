@@ -153,8 +153,8 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   const LocalBytes lines_local{G * span * scalar_bytes_};
   if (src)
     rt_.launch("form_solve_lines", 2, global, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR,
-               src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, flags_, int(span),
-               lines_local);
+               src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_, CC, uniform_, src->parent_sigma,
+               src->lambda, sigma, flags_, int(span), lines_local);
   else
     rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
                int(span), lines_local);

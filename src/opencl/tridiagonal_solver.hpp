@@ -35,13 +35,16 @@ class TridiagonalSolver {
   // Whether form_and_solve can be used: whole lines, none pinned.
   bool forms_rhs() const { return whole_lines() && !may_pin_; }
   // The inputs of partial_rhs (kernels/level.cl) for form_and_solve.
+  // The shift of line mode·batch + b is parent_sigma[b] + lambda[mode].
   struct RhsSources {
     cl_mem X, groups, mode_group, W, BL, BR;
     int batch, use_boundary;
+    cl_mem parent_sigma, lambda;
   };
   // Forms the right-hand sides of the partial solutions of a level from
   // their sources and solves them (forms_rhs()), into Y[line][row] with
-  // line = mode·batch + b: one pass instead of form_rhs_lines and solve.
+  // line = mode·batch + b: one pass instead of child_shifts, form_rhs_lines
+  // and solve. The shifts are also stored in sigma.
   void form_and_solve(const RhsSources& src, cl_mem Y, int lines, cl_mem sigma) const;
 
  private:
