@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace pscr::ocl {
 
