@@ -61,6 +61,12 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
   scalar cur_s = FROM_REAL(1), cur_g = ZERO;  // its excess or diagonal and right-hand side
   scalar prev_s = ZERO, prev_g = ZERO;  // what the eliminations add to row a − 1
   scalar up = ZERO;                     // its coupling to x_{i+1}
+  // With a uniform factor the interior rows 2 … n − 2 are alike (their
+  // coupling to the row before is the interior one too): formed once, not per
+  // row, which takes a quarter of the elimination's arithmetic away.
+  const int alike = uniform && !pin;
+  row_t inner = identity_row();
+  if (alike) inner = level0_row(C[1], entry_coupling(C[1], sg), C, n, 1, sg, 0);
   if (live) {
     const row_t r = level0_coef(C, n, a, sg, pin);
     spike = r.lo;
@@ -84,7 +90,9 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
       keep_inv[j] = inv;
       g[line_pos(i, k)] = cur_g;
       prev_g -= smul(smul(spike, inv), cur_g);
-      const row_t nx = level0_row(line_entry(C, CC, uniform, n, i + 1, j + 1, t, T), up, C, n, i + 1, sg, pin);
+      row_t nx;
+      if (alike && i + 1 >= 2 && i + 1 <= n - 2) nx = inner;
+      else nx = level0_row(line_entry(C, CC, uniform, n, i + 1, j + 1, t, T), up, C, n, i + 1, sg, pin);
       const scalar w = smul(up, inv);
 #ifdef EXCESS_FORM
       cur_s = nx.s + fabs(up) * ratio;
@@ -134,7 +142,9 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
     for (int j = LINE_ROWS - 1; j >= 0; --j) {
       const int i = a + j;
       if (i < b) {
-        const scalar o = pin && i == n - 2 ? ZERO : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
+        const scalar o = alike && i >= 1 ? inner.up
+                         : pin && i == n - 2 ? ZERO
+                                             : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
         x = smul(g[line_pos(i, k)] - smul(keep_spike[j], xa) - smul(o, x), keep_inv[j]);
         g[line_pos(i, k)] = x;
       }
