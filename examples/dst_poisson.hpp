@@ -2,10 +2,10 @@
 // (FFTW's fftwf, fftw, fftwl) for the uniform-mesh problem (T⊗I + I⊗T) u = f in
 // 2D (and the 3D form), the FFT solvers a user would write, the accuracy
 // anchors of each precision and (long double) the exact answers:
-//  * DstPoisson: Dirichlet ends, T = tridiag{-1, 2, -1}, DST-I both ways;
-//  * DctPoisson: Neumann ends (T's first and last diagonal entries 1, the
-//    cell-centred Neumann Laplacian), DCT-II forward and DCT-III back; the
-//    compatible part of f is solved and the solution has zero mean.
+//  * Dirichlet ends, T = tridiag{-1, 2, -1}: DST-I both ways;
+//  * Neumann ends (T's first and last diagonal entries 1, the cell-centred
+//    Neumann Laplacian): DCT-II forward and DCT-III back; the compatible part
+//    of f is solved and the solution has zero mean.
 #pragma once
 #include <fftw3.h>
 
@@ -98,14 +98,6 @@ template <class R> class TrigPoisson {
   std::vector<R> buf_;
   R scale_ = 1;
   typename Fftw<R>::plan forward_, inverse_;
-};
-
-template <class R> struct DstPoisson : TrigPoisson<R> {
-  // n: the interior size of each dimension (2 or 3 of them).
-  explicit DstPoisson(std::vector<int> n) : TrigPoisson<R>(std::move(n), false) {}
-};
-template <class R> struct DctPoisson : TrigPoisson<R> {
-  explicit DctPoisson(std::vector<int> n) : TrigPoisson<R>(std::move(n), true) {}
 };
 
 }  // namespace anchor

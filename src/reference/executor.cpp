@@ -169,11 +169,19 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     };
 
     const std::size_t scratch = R * B, outs = outpos.size() * R;
-    std::vector<S> sum(outs, S(0));
+    // out itself where the sweep runs in the data's precision (it is zeroed above)
+    std::vector<S> wide;
+    S* sum = nullptr;
+    if constexpr (std::is_same_v<S, T>) {
+      sum = out;
+    } else {
+      wide.assign(outs, S(0));
+      sum = wide.data();
+    }
     if (!parallel || nchunks == 1) {
       std::vector<T> rhs(scratch);
       std::vector<S> work(2 * scratch);
-      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), sum.data());
+      for (int c = 0; c < nchunks; ++c) run(c, rhs.data(), work.data(), sum);
     } else {
       // Static chunk assignment and an ordered sum of the per-thread partial
       // outputs keep results bitwise reproducible for a given thread count.
@@ -187,9 +195,10 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
         partial[omp_get_thread_num()] = std::move(acc);
       }
       for (auto& acc : partial)
-        if (!acc.empty()) axpy(outs, S(1), acc.data(), sum.data());
+        if (!acc.empty()) axpy(outs, S(1), acc.data(), sum);
     }
-    for (std::size_t i = 0; i < outs; ++i) out[i] = T(sum[i]);
+    if constexpr (!std::is_same_v<S, T>)
+      for (std::size_t i = 0; i < outs; ++i) out[i] = T(sum[i]);
   }
 
   // Solves (A_d⊗M_r + M_d⊗(A_r + σ M_r)) x = x in place by radix-q PSCR over
