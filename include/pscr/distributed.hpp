@@ -1,0 +1,102 @@
+// A plan distributed over several processes (ranks), each holding a slab of
+// rows of the first dimension (docs/distributed.md). The library itself does
+// not depend on MPI: the ranks talk through a Communicator, and
+// pscr/mpi.hpp provides the MPI one (header only; include it where MPI is).
+//
+// Data distribution: the unknowns form an array (n1, n2[, n3]) stored row
+// by row as for Plan; rank p of P holds the rows [begin, end) of the first
+// dimension given by slab_rows(n1, P, p) — the first n1 mod P ranks one row
+// more than the others — that is, the contiguous part f[begin·R, end·R) of
+// the global array, R = n2 (·n3) values per row.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pscr/export.hpp"
+#include "pscr/plan.hpp"
+
+namespace pscr {
+
+struct RowRange {
+  std::size_t begin = 0, end = 0;  // rows [begin, end)
+  std::size_t size() const { return end - begin; }
+};
+
+// The rows of the first dimension that rank `rank` of `ranks` holds.
+PSCR_API RowRange slab_rows(std::size_t n1, int ranks, int rank);
+
+// One message: `bytes` bytes at `data`, to or from rank `peer`.
+struct Transfer {
+  int peer = 0;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+// What a distributed plan needs of its processes. Every call is collective:
+// all ranks make the same sequence of calls.
+class PSCR_API Communicator {
+ public:
+  virtual ~Communicator();
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Posts all sends and receives, returns when all have completed. Between
+  // one pair of ranks, messages are matched in the order of the lists.
+  virtual void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) = 0;
+  // Element-wise sum and maximum over all ranks, in place.
+  virtual void sum(double* values, std::size_t count) = 0;
+  virtual void max(double* values, std::size_t count) = 0;
+};
+
+// This rank's messages of one level of the method per right-hand side.
+struct LevelTraffic {
+  int level = 0;                    // i = 1 … k
+  bool back_substitution = false;   // false: the reduction
+  std::size_t messages = 0;         // sent by this rank
+  std::size_t bytes = 0;
+};
+
+struct DistributedInfo {
+  PlanInfo plan;                    // of the plan each rank holds (backend "reference")
+  int ranks = 1;
+  int rank = 0;
+  RowRange rows;                    // this rank's slab of the first dimension
+  std::size_t local_unknowns = 0;   // rows.size() · R
+  std::size_t messages_per_solve = 0;  // sent by this rank per right-hand side
+  std::size_t bytes_per_solve = 0;
+  std::vector<LevelTraffic> levels;   // the same, level by level
+};
+
+// A plan over the ranks of a Communicator. Construction and solves are
+// collective. Each rank computes the eigen data of the whole problem (O(n·q)
+// per dimension) and runs its share of every level on the reference backend
+// with Options::threads threads: the groups inside its slab, and a share of
+// the modes of each group that spans several slabs.
+template <class T> class PSCR_API DistributedPlan {
+ public:
+  // Every rank passes the same problem and options (checked: a difference is
+  // an InvalidArgument on all ranks). Options::backend must be reference
+  // and Options::refine 0.
+  DistributedPlan(std::shared_ptr<Communicator> comm, const Problem<T>& problem, const Options& options = {});
+  ~DistributedPlan();
+  DistributedPlan(DistributedPlan&&) noexcept;
+  DistributedPlan& operator=(DistributedPlan&&) noexcept;
+
+  const DistributedInfo& info() const;
+  const Problem<T>& problem() const;
+  RowRange rows() const;               // = info().rows
+  std::size_t local_unknowns() const;  // values of one local right-hand side
+
+  // f, u: this rank's slab (local_unknowns() values each; u may equal f).
+  // Collective. Pure Neumann as Plan::solve (the means are global).
+  SolveStats solve(const T* f, T* u) const;
+  // `count` right-hand sides, each a local slab, one after another.
+  SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pscr

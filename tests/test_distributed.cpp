@@ -1,0 +1,217 @@
+// Distributed plans over MPI (run with mpirun -np 1 … 4): every rank's slab
+// of the solution against the serial plan's rows (the serial plan is checked
+// against direct solves elsewhere), for every scalar type, 2D and 3D, uneven
+// slabs, more ranks than rows, pure Neumann, radix 2 … 8, batches; the
+// communication counts; every error class of the distributed plan on all ranks.
+#include <mpi.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pscr/mpi.hpp"
+#include "pscr/pscr.hpp"
+
+namespace {
+
+int rank_ = 0, size_ = 1, failures = 0;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "rank %d of %d: FAILED: %s\n", rank_, size_, what.c_str());
+  }
+}
+
+template <class T> T random_value(std::mt19937& g) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  if constexpr (pscr::is_complex_v<T>) return T(u(g), u(g));
+  else return T(u(g));
+}
+
+// A random symmetric (complex symmetric) factor: diagonally dominant A, M > 0.
+template <class T> pscr::Factor<T> random_factor(int n, std::mt19937& g) {
+  pscr::Factor<T> f;
+  std::uniform_real_distribution<double> u(0.2, 1.0);
+  for (int i = 0; i < n; ++i) {
+    f.A.diag.push_back(T(3.0 + u(g)) + (pscr::is_complex_v<T> ? random_value<T>(g) * T(0.1) : T(0)));
+    f.M.diag.push_back(T(2.0 + u(g)));
+    if (i + 1 < n) {
+      f.A.off.push_back(T(-u(g)));
+      f.M.off.push_back(T(0.3 * u(g)));
+    }
+  }
+  return f;
+}
+
+template <class T> double tolerance() { return std::is_same_v<pscr::real_t<T>, float> ? 2e-5 : 1e-12; }
+
+// The distributed solve of `count` right-hand sides against the serial plan.
+template <class T>
+void against_serial(const std::string& name, const pscr::Problem<T>& p, pscr::Options o, std::size_t count = 1) {
+  o.threads = 1;
+  std::mt19937 g(42);  // the same right-hand sides on every rank
+  const std::size_t N = p.unknowns();
+  std::vector<T> f(N * count), serial(N * count);
+  for (auto& v : f) v = random_value<T>(g);
+  pscr::Plan<T> plan(p, o);
+  const auto serial_stats = plan.solve_batch(f.data(), serial.data(), count);
+  auto dist = pscr::mpi_plan(MPI_COMM_WORLD, p, o);
+  const pscr::RowRange rows = dist.rows();
+  const std::size_t R = N / p.size(0), L = dist.local_unknowns();
+  check(L == rows.size() * R, name + ": local_unknowns");
+  std::vector<T> fl(L * count), ul(L * count);
+  for (std::size_t c = 0; c < count; ++c)
+    std::copy(f.begin() + c * N + rows.begin * R, f.begin() + c * N + rows.end * R, fl.begin() + c * L);
+  const auto st = dist.solve_batch(fl.data(), ul.data(), count);
+  double scale = 0, diff = 0;
+  bool identical = true;
+  for (std::size_t c = 0; c < count; ++c)
+    for (std::size_t i = 0; i < L; ++i) {
+      const T a = ul[c * L + i], b = serial[c * N + rows.begin * R + i];
+      diff = std::max(diff, double(std::abs(a - b)));
+      identical = identical && a == b;
+    }
+  for (auto& v : serial) scale = std::max(scale, double(std::abs(v)));
+  double worst[2] = {diff / scale, st.incompatible_part - 0};
+  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  char msg[256];
+  std::snprintf(msg, sizeof msg, "%s: max |u - u_serial| / max |u_serial| = %.2e (tolerance %.0e)", name.c_str(),
+                worst[0], tolerance<T>());
+  check(worst[0] <= tolerance<T>(), msg);
+  if (size_ == 1) check(identical, name + ": one rank must give the reference backend's result bit for bit");
+  if (plan.info().pure_neumann)
+    check(std::abs(serial_stats.incompatible_part - worst[1]) <= 1e-9 * serial_stats.incompatible_part,
+          name + ": the incompatible part agrees with the serial plan's");
+  if (rank_ == 0) std::printf("%-44s %s\n", name.c_str(), msg + name.size() + 2);
+}
+
+template <class E, class F> void expect_error(const std::string& name, F&& body) {
+  bool thrown = false;
+  try {
+    body();
+  } catch (const E& e) {
+    thrown = true;
+  } catch (const std::exception& e) {
+    check(false, name + ": wrong exception: " + e.what());
+    return;
+  }
+  check(thrown, name + ": no error");
+}
+
+void errors() {
+  using P = pscr::Problem<double>;
+  std::mt19937 g(7);
+  const P p = P::make2d(random_factor<double>(13, g), random_factor<double>(9, g), 0.5);
+  pscr::Options cl;
+  cl.backend = pscr::Backend::opencl;
+  expect_error<pscr::InvalidArgument>("opencl ranks", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, cl); });
+  pscr::Options refine;
+  refine.refine = 1;
+  expect_error<pscr::InvalidArgument>("refine", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, refine); });
+  expect_error<pscr::InvalidArgument>("slab_rows", [] { pscr::slab_rows(10, 2, 2); });
+  expect_error<pscr::InvalidArgument>("null communicator", [&] { pscr::DistributedPlan<double>(nullptr, p); });
+  // A problem that differs on one rank: refused on every rank (with one rank there is nothing to differ).
+  if (size_ > 1) {
+    const P q = P::make2d(p.factor(0), p.factor(1), rank_ == size_ - 1 ? 0.25 : 0.5);
+    expect_error<pscr::InvalidArgument>("problems differ", [&] { pscr::mpi_plan(MPI_COMM_WORLD, q); });
+    pscr::Options radix;
+    radix.radix = rank_ == 0 ? 4 : 3;
+    expect_error<pscr::InvalidArgument>("options differ", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, radix); });
+  }
+  // A NaN in one rank's slab: every rank throws, none hangs.
+  auto plan = pscr::mpi_plan(MPI_COMM_WORLD, p);
+  std::vector<double> f(plan.local_unknowns(), 1.0), u(f.size());
+  if (rank_ == size_ - 1 && !f.empty()) f.back() = std::nan("");
+  expect_error<pscr::NonFiniteInput>("non-finite rhs on the last rank", [&] { plan.solve(f.data(), u.data()); });
+  // The plan still works after the error.
+  std::fill(f.begin(), f.end(), 1.0);
+  plan.solve(f.data(), u.data());
+  // A singular operator: refused at planning on every rank.
+  const P s = P::make2d(pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
+                        pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
+                        -2 * 2 * (1 - std::cos(M_PI / 9)));
+  expect_error<pscr::SingularPencil>("singular operator", [&] { pscr::mpi_plan(MPI_COMM_WORLD, s); });
+}
+
+void traffic() {
+  std::mt19937 g(3);
+  const auto p = pscr::Problem<double>::make2d(random_factor<double>(255, g), random_factor<double>(31, g), 0.0);
+  auto plan = pscr::mpi_plan(MPI_COMM_WORLD, p);
+  const auto& info = plan.info();
+  double m[2] = {double(info.messages_per_solve), double(info.bytes_per_solve)};
+  MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  std::size_t levels_sum = 0;
+  for (auto& l : info.levels) levels_sum += l.messages;
+  check(levels_sum == info.messages_per_solve, "traffic: the levels add up to the total");
+  if (size_ == 1) check(m[0] == 0, "traffic: one rank sends nothing");
+  else check(m[0] > 0 && m[1] == m[0] * 31 * sizeof(double), "traffic: rows of 31 doubles are sent");
+  check(info.ranks == size_ && info.rank == rank_, "traffic: ranks");
+  if (rank_ == 0)
+    std::printf("traffic 255 x 31 on %d ranks: %.0f messages, %.0f bytes per solve (all ranks)\n", size_, m[0], m[1]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  try {
+    std::mt19937 g(1);
+    using Z = std::complex<double>;
+    using C = std::complex<float>;
+    pscr::Options o;
+    against_serial("2D double 37 x 23", pscr::Problem<double>::make2d(random_factor<double>(37, g),
+                                                                       random_factor<double>(23, g), 0.3), o);
+    against_serial("2D double 63 x 17, batch 3", pscr::Problem<double>::make2d(random_factor<double>(63, g),
+                                                                                random_factor<double>(17, g), 0.0),
+                   o, 3);
+    against_serial("2D float 50 x 20", pscr::Problem<float>::make2d(random_factor<float>(50, g),
+                                                                     random_factor<float>(20, g), 0.1f), o);
+    against_serial("2D complex double 41 x 15", pscr::Problem<Z>::make2d(random_factor<Z>(41, g),
+                                                                          random_factor<Z>(15, g), Z(0.2, 0.1)), o);
+    against_serial("2D complex float 30 x 12", pscr::Problem<C>::make2d(random_factor<C>(30, g),
+                                                                         random_factor<C>(12, g), C(0.1f, 0)), o);
+    against_serial("3D double 21 x 9 x 7", pscr::Problem<double>::make3d(random_factor<double>(21, g),
+                                                                          random_factor<double>(9, g),
+                                                                          random_factor<double>(7, g), 0.0), o);
+    against_serial("3D complex double 11 x 6 x 5",
+                   pscr::Problem<Z>::make3d(random_factor<Z>(11, g), random_factor<Z>(6, g), random_factor<Z>(5, g),
+                                            Z(0, 0.2)), o);
+    against_serial("2D double 2 x 9 (ranks without rows)",
+                   pscr::Problem<double>::make2d(random_factor<double>(2, g), random_factor<double>(9, g), 0.0), o);
+    against_serial("2D double 1 x 9", pscr::Problem<double>::make2d(random_factor<double>(1, g),
+                                                                     random_factor<double>(9, g), 0.0), o);
+    for (int q : {2, 3, 5, 8}) {
+      pscr::Options r;
+      r.radix = q;
+      against_serial("2D double 70 x 11, radix " + std::to_string(q),
+                     pscr::Problem<double>::make2d(random_factor<double>(70, g), random_factor<double>(11, g), 0.0),
+                     r);
+    }
+    against_serial("2D Helmholtz 48 x 33",
+                   pscr::helmholtz2d(pscr::graded_mesh(48, 1.0, 1.02), pscr::graded_mesh(33, 1.0, 1.0), 12.0), o);
+    const auto neumann = pscr::poisson_neumann_factor(pscr::graded_mesh(45, 1.0, 1.01));
+    against_serial("2D pure Neumann 45 x 45", pscr::Problem<double>::make2d(neumann, neumann, 0.0), o, 2);
+    against_serial("3D pure Neumann 13^3",
+                   pscr::Problem<double>::make3d(pscr::poisson_neumann_factor(pscr::graded_mesh(13, 1.0, 1.0)),
+                                                 pscr::poisson_neumann_factor(pscr::graded_mesh(13, 1.0, 1.0)),
+                                                 pscr::poisson_neumann_factor(pscr::graded_mesh(13, 1.0, 1.0)), 0.0),
+                   o);
+    traffic();
+    errors();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: unexpected exception: %s\n", rank_, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int total = failures;
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0) std::printf("%s: %d failures on %d ranks\n", total ? "FAILED" : "passed", total, size_);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
