@@ -5,116 +5,17 @@
 // Factor files are (2, n) arrays: row 0 the diagonal, row 1 the off-diagonal in
 // its first n-1 entries. The right-hand side is (n1, n2) or (n1, n2, n3), with an
 // optional leading batch axis. All arrays share one dtype. Exit status 2 on bad input.
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <iostream>
-#include <map>
-#include <optional>
-#include <sstream>
-
-#include "pscr/npy.hpp"
-#include "common/cli.hpp"
-#include "pscr/pscr.hpp"
+// pscr-solve-mpi takes the same arguments on several MPI ranks.
+#include "common/solve_files.hpp"
 
 namespace {
 
-struct Usage : std::runtime_error { using std::runtime_error::runtime_error; };
+using namespace pscr::solve_files;
 
-const char* kUsage =
-    "usage: pscr-solve --A1 F --M1 F --A2 F --M2 F [--A3 F --M3 F] --rhs F --out F\n"
-    "                  [--c VALUE] [--radix Q] [--backend reference|opencl] [--device SEL] [--threads N]\n"
-    "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
-
-std::complex<double> parse_c(const std::string& s) {
-  std::string t;
-  for (char ch : s) if (ch != ' ') t += ch;
-  double re = 0, im = 0;
-  char tail = 0;
-  if (!t.empty() && t.front() == '(') {
-    if (std::sscanf(t.c_str(), "(%lf,%lf)%c", &re, &im, &tail) == 2) return {re, im};
-  } else if (!t.empty() && (t.back() == 'j' || t.back() == 'i')) {
-    std::size_t pos = t.size() - 1;
-    // split at the last sign that is not an exponent sign
-    std::size_t split = std::string::npos;
-    for (std::size_t i = pos; i-- > 1;)
-      if ((t[i] == '+' || t[i] == '-') && t[i - 1] != 'e' && t[i - 1] != 'E') { split = i; break; }
-    try {
-      if (split == std::string::npos) return {0, std::stod(t.substr(0, pos))};
-      std::size_t u1, u2;
-      re = std::stod(t.substr(0, split), &u1);
-      std::string ims = t.substr(split, pos - split);
-      im = (ims == "+" || ims == "-") ? (ims == "+" ? 1 : -1) : std::stod(ims, &u2);
-      if (u1 == split) return {re, im};
-    } catch (...) {
-    }
-  } else {
-    try {
-      std::size_t used;
-      re = std::stod(t, &used);
-      if (used == t.size()) return {re, 0};
-    } catch (...) {
-    }
-  }
-  throw Usage("--c: cannot parse '" + s + "' as a number");
-}
-
-template <class T>
-pscr::Factor<T> load_factor(const std::map<std::string, std::string>& args, int d, pscr::npy::DType dtype) {
-  pscr::Factor<T> f;
-  for (int which = 0; which < 2; ++which) {
-    const std::string key = (which == 0 ? "A" : "M") + std::to_string(d);
-    const std::string& path = args.at(key);
-    const auto a = pscr::npy::load(path);
-    if (a.dtype != dtype)
-      throw pscr::FileFormatError(path + ": dtype " + pscr::npy::dtype_name(a.dtype) + " differs from the rhs dtype " +
-                                  pscr::npy::dtype_name(dtype) + " (all arrays must share one dtype)");
-    if (a.shape.size() != 2 || a.shape[0] != 2 || a.shape[1] == 0)
-      throw pscr::FileFormatError(path + ": a factor matrix must be a (2, n) array with n >= 1");
-    const std::size_t n = a.shape[1];
-    const auto v = a.as<T>();
-    pscr::Tridiagonal<T> t(std::vector<T>(v.begin(), v.begin() + n), std::vector<T>(v.begin() + n, v.begin() + 2 * n - 1));
-    (which == 0 ? f.A : f.M) = std::move(t);
-  }
-  return f;
-}
-
-template <class T> int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& rhs, int dims) {
-  std::vector<pscr::Factor<T>> factors;
-  for (int d = 1; d <= dims; ++d) factors.push_back(load_factor<T>(args, d, rhs.dtype));
-  std::complex<double> cz = args.count("c") ? parse_c(args.at("c")) : 0.0;
-  T c;
-  if constexpr (pscr::is_complex_v<T>) c = T(cz.real(), cz.imag());
-  else {
-    if (cz.imag() != 0) throw Usage("--c is complex but the arrays are real (" + std::string(pscr::scalar_name<T>()) + ")");
-    c = T(cz.real());
-  }
-  pscr::Problem<T> problem(std::move(factors), c);
-  // Shape: (n1, n2[, n3]) or (batch, n1, n2[, n3]).
+template <class T> int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& rhs) {
   std::size_t batch = 1;
-  std::vector<std::size_t> expect;
-  for (int d = 0; d < dims; ++d) expect.push_back(problem.size(d));
-  std::vector<std::size_t> shape = rhs.shape;
-  if (shape.size() == expect.size() + 1) { batch = shape[0]; shape.erase(shape.begin()); }
-  if (shape != expect) {
-    std::ostringstream os;
-    os << args.at("rhs") << ": rhs shape (";
-    for (auto s : rhs.shape) os << s << ",";
-    os << ") does not match the factor sizes (";
-    for (auto s : expect) os << s << ",";
-    os << ") with an optional leading batch axis";
-    throw pscr::SizeMismatch(os.str());
-  }
-  pscr::Options o;
-  if (args.count("radix")) o.radix = int(pscr::cli::integer("pscr-solve", "--radix", args.at("radix"), -1000, 1 << 20));
-  if (args.count("threads")) o.threads = int(pscr::cli::integer("pscr-solve", "--threads", args.at("threads"), 0, 4096));
-  if (args.count("device")) o.device = args.at("device");
-  if (args.count("backend")) {
-    const auto& b = args.at("backend");
-    if (b == "reference") o.backend = pscr::Backend::reference;
-    else if (b == "opencl") o.backend = pscr::Backend::opencl;
-    else throw Usage("--backend must be 'reference' or 'opencl', got '" + b + "'");
-  }
+  const pscr::Problem<T> problem = load_problem<T>(args, rhs.shape, rhs.dtype, batch);
+  const pscr::Options o = load_options(args, "pscr-solve");
   pscr::Plan<T> plan(problem, o);
   const auto f = rhs.as<T>();
   std::vector<T> u(f.size());
@@ -124,14 +25,7 @@ template <class T> int run(const std::map<std::string, std::string>& args, const
   for (std::size_t b = 0; b < batch; ++b)
     worst = std::max(worst, problem.relative_residual(f.data() + b * N, u.data() + b * N));
   pscr::npy::save(args.at("out"), rhs.shape, u.data());
-  std::printf("problem: %dD %s, n = ", dims, pscr::scalar_name<T>());
-  for (int d = 0; d < dims; ++d) std::printf(d ? " x %zu" : "%zu", problem.size(d));
-  std::printf(", batch %zu, radix %d, backend %s\n", batch, o.radix, plan.info().backend.c_str());
-  std::printf("init time: %.6f s\nsolve time: %.6f s\ntransfer time: %.6f s\nrelative residual: %.3e\n",
-              plan.info().init_seconds, st.seconds, st.transfer_seconds, worst);
-  if (plan.info().pure_neumann)
-    std::printf("pure Neumann: removed incompatible part %.3e (relative); solution has zero weighted mean\n",
-                st.incompatible_part);
+  report(problem, batch, o.radix, plan.info(), st, worst);
   return 0;
 }
 
@@ -139,39 +33,21 @@ template <class T> int run(const std::map<std::string, std::string>& args, const
 
 int main(int argc, char** argv) {
   try {
-    std::map<std::string, std::string> args;
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
-      if (a.rfind("--", 0) != 0 || i + 1 >= argc) throw Usage("unexpected argument '" + a + "'");
-      args[a.substr(2)] = argv[++i];
+    bool help = false;
+    const auto args = parse_args(argc, argv, help);
+    if (help) {
+      std::cout << "usage: pscr-solve " << kOptions;
+      return 0;
     }
-    static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads"};
-    for (auto& [k, v] : args)
-      if (std::find(std::begin(known), std::end(known), k) == std::end(known)) throw Usage("unknown option --" + k);
-    for (const char* k : {"A1", "M1", "A2", "M2", "rhs", "out"})
-      if (!args.count(k)) throw Usage(std::string("missing --") + k);
-    if (args.count("A3") != args.count("M3")) throw Usage("--A3 and --M3 go together");
-    const int dims = args.count("A3") ? 3 : 2;
     const auto rhs = pscr::npy::load(args.at("rhs"));
     switch (rhs.dtype) {
-      case pscr::npy::DType::float32: return run<float>(args, rhs, dims);
-      case pscr::npy::DType::float64: return run<double>(args, rhs, dims);
-      case pscr::npy::DType::complex64: return run<std::complex<float>>(args, rhs, dims);
-      case pscr::npy::DType::complex128: return run<std::complex<double>>(args, rhs, dims);
+      case pscr::npy::DType::float32: return run<float>(args, rhs);
+      case pscr::npy::DType::float64: return run<double>(args, rhs);
+      case pscr::npy::DType::complex64: return run<std::complex<float>>(args, rhs);
+      case pscr::npy::DType::complex128: return run<std::complex<double>>(args, rhs);
     }
-  } catch (const Usage& e) {
-    std::cerr << "pscr-solve: " << e.what() << "\n" << kUsage;
-    return 2;
-  } catch (const pscr::Error& e) {
-    std::cerr << "pscr-solve: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "pscr-solve: error: bad number in an option (" << e.what() << ")\n";
-    return 2;
   } catch (const std::exception& e) {
-    std::cerr << "pscr-solve: internal error: " << e.what() << "\n";
-    return 1;
+    return failure("pscr-solve", e);
   }
   return 1;
 }

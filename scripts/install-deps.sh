@@ -8,6 +8,7 @@ PKGS=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libfftw3-dev libclfft-dev
   libpng-dev libopenexr-dev
+  libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-scipy
   python3-dev python3-venv python3-pytest python3-pyopencl
 )

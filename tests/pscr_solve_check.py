@@ -10,46 +10,12 @@ import tempfile
 import checks
 
 import numpy as np
-import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+
+from pscr_solve_check_lib import assemble, factor
 
 EXE = sys.argv[1]
 rng = np.random.default_rng(2026)
-
-
-def factor(n, dtype, complex_sym):
-    a = np.zeros((2, n), dtype=dtype)
-    m = np.zeros((2, n), dtype=dtype)
-    a[0] = 2.0 + rng.uniform(0.5, 1.5, n)
-    a[1, : n - 1] = -0.9 * rng.uniform(0.5, 1.5, n - 1)
-    m[0] = 1.0 + 0.5 * rng.uniform(0.5, 1.5, n)
-    m[1, : n - 1] = 0.2 * rng.uniform(0.5, 1.5, n - 1)
-    if complex_sym:
-        a[0, 0] += -0.7j
-        a[0, -1] += -0.5j
-        m[0, 0] += 0.3j
-    return a, m
-
-
-def tri(x):
-    n = x.shape[1]
-    return sp.diags([x[1, : n - 1], x[0], x[1, : n - 1]], [-1, 0, 1], format="csr")
-
-
-def assemble(factors, c):
-    As = [tri(a) for a, _ in factors]
-    Ms = [tri(m) for _, m in factors]
-
-    def kron_all(ms):
-        out = ms[0]
-        for x in ms[1:]:
-            out = sp.kron(out, x, format="csr")
-        return out
-
-    total = c * kron_all(Ms)
-    for d in range(len(factors)):
-        total = total + kron_all([As[e] if e == d else Ms[e] for e in range(len(factors))])
-    return total.tocsc()
 
 
 def run(args):
@@ -81,7 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for backend, (name, ns, dtype, c, batch, tol) in [(b, case) for b in ("reference", "opencl") for case in cases]:
         name = f"{backend} {name}"
         cplx = np.issubdtype(dtype, np.complexfloating)
-        fs = [factor(n, dtype, cplx) for n in ns]
+        fs = [factor(rng, n, dtype, cplx) for n in ns]
         args = []
         for d, (a, m) in enumerate(fs, 1):
             np.save(P(f"A{d}.npy"), a)
@@ -108,7 +74,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{name} prints times and residual", "init time" in r.stdout and "relative residual" in r.stdout)
 
     # Bad input: each must exit with status 2 and a message naming the problem.
-    a, m = factor(6, np.float64, False)
+    a, m = factor(rng, 6, np.float64, False)
     np.save(P("A.npy"), a)
     np.save(P("M.npy"), m)
     base = ["--A1", P("A.npy"), "--M1", P("M.npy"), "--A2", P("A.npy"), "--M2", P("M.npy"), "--out", P("u.npy")]

@@ -1,0 +1,150 @@
+// pscr-solve-mpi: pscr-solve on several MPI ranks (a DistributedPlan over
+// MPI_COMM_WORLD, docs/distributed.md). Same arguments, files and report as
+// pscr-solve, plus the ranks and their messages:
+//   mpirun -np P pscr-solve-mpi --A1 a1.npy --M1 m1.npy --A2 a2.npy --M2 m2.npy --rhs f.npy --out u.npy
+// Rank 0 reads the right-hand side and sends every rank its slab of rows of
+// the first dimension, and gathers and writes the solution; every rank reads
+// the factor files. Exit status 2 on bad input (on every rank).
+#include <mpi.h>
+
+#include <climits>
+#include <exception>
+#include <optional>
+
+#include "common/solve_files.hpp"
+#include "pscr/mpi.hpp"
+
+namespace {
+
+using namespace pscr::solve_files;
+
+int rank_ = 0, size_ = 1;
+
+// After a step any rank may fail (reading the factor files): true when all
+// succeeded; otherwise the lowest failing rank reports its error and every
+// rank gets its exit status.
+bool all_ok(std::exception_ptr error, int& status) {
+  int first = error ? rank_ : size_;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size_) return true;
+  int code = 2;
+  if (rank_ == first) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      code = failure("pscr-solve-mpi", e);
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+  status = code;
+  return false;
+}
+
+int to_int(std::size_t bytes) {
+  if (bytes > std::size_t(INT_MAX))
+    throw pscr::InvalidArgument("a rank's slab of " + std::to_string(bytes) + " bytes (MPI counts stay below 2 GiB)");
+  return int(bytes);
+}
+
+template <class T>
+int run(const std::map<std::string, std::string>& args, const std::vector<std::size_t>& shape, pscr::npy::DType dtype,
+        const std::vector<unsigned char>& rhs_bytes) {
+  std::size_t batch = 1;
+  std::optional<pscr::Problem<T>> problem;
+  std::optional<pscr::Options> o;
+  int status = 0;
+  std::exception_ptr error;
+  try {
+    problem.emplace(load_problem<T>(args, shape, dtype, batch));
+    o.emplace(load_options(args, "pscr-solve-mpi"));
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (!all_ok(error, status)) return status;
+  auto plan = pscr::mpi_plan(MPI_COMM_WORLD, *problem, *o);
+  const std::size_t N = problem->unknowns(), R = N / problem->size(0), L = plan.local_unknowns();
+  std::vector<int> counts(size_), offsets(size_);
+  for (int p = 0; p < size_; ++p) {
+    const pscr::RowRange r = pscr::slab_rows(problem->size(0), size_, p);
+    counts[p] = to_int(r.size() * R * sizeof(T));
+    offsets[p] = to_int(r.begin * R * sizeof(T));
+  }
+  std::vector<T> f(L * batch), u(L * batch);
+  const T* all = reinterpret_cast<const T*>(rhs_bytes.data());
+  for (std::size_t b = 0; b < batch; ++b)
+    MPI_Scatterv(rank_ == 0 ? all + b * N : nullptr, counts.data(), offsets.data(), MPI_BYTE, f.data() + b * L,
+                 counts[rank_], MPI_BYTE, 0, MPI_COMM_WORLD);
+  const pscr::SolveStats st = plan.solve_batch(f.data(), u.data(), batch);
+  std::vector<T> whole(rank_ == 0 ? N * batch : 0);
+  for (std::size_t b = 0; b < batch; ++b)
+    MPI_Gatherv(u.data() + b * L, counts[rank_], MPI_BYTE, rank_ == 0 ? whole.data() + b * N : nullptr,
+                counts.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  double sent[2] = {double(plan.info().messages_per_solve), double(plan.info().bytes_per_solve)};
+  MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : sent, sent, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank_ != 0) return 0;
+  double worst = 0;
+  for (std::size_t b = 0; b < batch; ++b)
+    worst = std::max(worst, problem->relative_residual(all + b * N, whole.data() + b * N));
+  std::vector<std::size_t> out_shape = shape;
+  pscr::npy::save(args.at("out"), out_shape, whole.data());
+  report(*problem, batch, o->radix, plan.info().plan, st, worst);
+  std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  int status = 0;
+  try {
+    bool help = false;
+    std::map<std::string, std::string> args;
+    try {
+      args = parse_args(argc, argv, help);
+    } catch (const std::exception& e) {
+      status = rank_ == 0 ? failure("pscr-solve-mpi", e) : 2;
+    }
+    if (status == 0 && help) {
+      if (rank_ == 0) std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions;
+    } else if (status == 0) {
+      // Rank 0 reads the right-hand side; every rank learns its dtype and shape.
+      pscr::npy::Array rhs;
+      unsigned long long head[3] = {0, 0, 0};  // read, dtype, number of axes
+      if (rank_ == 0) {
+        try {
+          rhs = pscr::npy::load(args.at("rhs"));
+          head[0] = 1;
+          head[1] = (unsigned long long)rhs.dtype;
+          head[2] = rhs.shape.size();
+        } catch (const std::exception& e) {
+          status = failure("pscr-solve-mpi", e);
+        }
+      }
+      MPI_Bcast(head, 3, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+      MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (head[0] == 1) {
+        std::vector<unsigned long long> axes(head[2]);
+        for (std::size_t a = 0; rank_ == 0 && a < axes.size(); ++a) axes[a] = rhs.shape[a];
+        MPI_Bcast(axes.data(), int(axes.size()), MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        const std::vector<std::size_t> shape(axes.begin(), axes.end());
+        const auto dtype = pscr::npy::DType(head[1]);
+        switch (dtype) {
+          case pscr::npy::DType::float32: status = run<float>(args, shape, dtype, rhs.bytes); break;
+          case pscr::npy::DType::float64: status = run<double>(args, shape, dtype, rhs.bytes); break;
+          case pscr::npy::DType::complex64: status = run<std::complex<float>>(args, shape, dtype, rhs.bytes); break;
+          case pscr::npy::DType::complex128:
+            status = run<std::complex<double>>(args, shape, dtype, rhs.bytes);
+            break;
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    // Errors of the distributed plan are raised on every rank alike; rank 0 reports.
+    status = rank_ == 0 ? failure("pscr-solve-mpi", e) : (dynamic_cast<const pscr::Error*>(&e) ? 2 : 1);
+  }
+  MPI_Finalize();
+  return status;
+}

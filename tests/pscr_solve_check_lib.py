@@ -1,0 +1,39 @@
+"""What the checks of pscr-solve and pscr-solve-mpi share: random factor
+files and the sparse matrix of a separable system (scipy)."""
+import numpy as np
+import scipy.sparse as sp
+
+
+def factor(rng, n, dtype, complex_sym):
+    a = np.zeros((2, n), dtype=dtype)
+    m = np.zeros((2, n), dtype=dtype)
+    a[0] = 2.0 + rng.uniform(0.5, 1.5, n)
+    a[1, : n - 1] = -0.9 * rng.uniform(0.5, 1.5, n - 1)
+    m[0] = 1.0 + 0.5 * rng.uniform(0.5, 1.5, n)
+    m[1, : n - 1] = 0.2 * rng.uniform(0.5, 1.5, n - 1)
+    if complex_sym:
+        a[0, 0] += -0.7j
+        a[0, -1] += -0.5j
+        m[0, 0] += 0.3j
+    return a, m
+
+
+def tri(x):
+    n = x.shape[1]
+    return sp.diags([x[1, : n - 1], x[0], x[1, : n - 1]], [-1, 0, 1], format="csr")
+
+
+def assemble(factors, c):
+    As = [tri(a) for a, _ in factors]
+    Ms = [tri(m) for _, m in factors]
+
+    def kron_all(ms):
+        out = ms[0]
+        for x in ms[1:]:
+            out = sp.kron(out, x, format="csr")
+        return out
+
+    total = c * kron_all(Ms)
+    for d in range(len(factors)):
+        total = total + kron_all([As[e] if e == d else Ms[e] for e in range(len(factors))])
+    return total.tocsc()

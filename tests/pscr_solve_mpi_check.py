@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Independent check of pscr-solve-mpi on 1-4 MPI ranks (loopback): random
+separable systems (real and complex symmetric, 2D and 3D, uneven slabs,
+batches, every scalar type) against pscr-solve's output (to 1e-12 in double)
+and scipy's sparse direct solve; bad input -> exit status 2 on every rank with
+the message of pscr-solve."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import checks
+
+import numpy as np
+import scipy.sparse.linalg as spla
+
+from pscr_solve_check_lib import assemble, factor
+
+MPIRUN, SOLVE, SOLVE_MPI = sys.argv[1:4]
+rng = np.random.default_rng(2027)
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def mpi(np_, args):
+    return subprocess.run([MPIRUN, "-np", str(np_), "--oversubscribe", SOLVE_MPI] + args, capture_output=True,
+                          text=True, env=ENV)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    P = lambda s: os.path.join(tmp, s)
+    cases = [
+        ("2d f64 37x9", [37, 9], np.float64, 0.3, 1, 1e-12),
+        ("2d f64 63x5 radix 3", [63, 5], np.float64, 0.0, 1, 1e-12),
+        ("3d f64 19x6x5", [19, 6, 5], np.float64, 0.1, 1, 1e-12),
+        ("2d c128 29x8", [29, 8], np.complex128, -0.3 + 0.1j, 1, 1e-12),
+        ("2d f32 21x10", [21, 10], np.float32, 0.2, 1, 2e-5),
+        ("2d f64 18x7 batch 3", [18, 7], np.float64, 0.4, 3, 1e-12),
+        ("2d f64 3x7 (ranks without rows)", [3, 7], np.float64, 0.0, 1, 1e-12),
+    ]
+    for name, ns, dtype, c, batch, tol in cases:
+        cplx = np.issubdtype(dtype, np.complexfloating)
+        fs = [factor(rng, n, dtype, cplx) for n in ns]
+        args = []
+        for d, (a, m) in enumerate(fs, 1):
+            np.save(P(f"A{d}.npy"), a)
+            np.save(P(f"M{d}.npy"), m)
+            args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
+        shape = ([batch] if batch > 1 else []) + ns
+        f = rng.uniform(-1, 1, shape).astype(dtype)
+        if cplx:
+            f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
+        np.save(P("f.npy"), f)
+        args += ["--rhs", P("f.npy"), "--c", f"({np.real(c)},{np.imag(c)})" if cplx else str(c)]
+        if "radix 3" in name:
+            args += ["--radix", "3"]
+        r = subprocess.run([SOLVE] + args + ["--out", P("serial.npy")], capture_output=True, text=True)
+        if r.returncode != 0:
+            checks.check(f"{name}: pscr-solve", False, r.stderr)
+            continue
+        serial = np.load(P("serial.npy"))
+        wide = np.complex128 if cplx else np.float64
+        A = assemble([(a.astype(wide), m.astype(wide)) for a, m in fs], c)
+        fb = f.reshape(batch, -1).astype(wide)
+        direct = np.stack([spla.spsolve(A, fb[b]) for b in range(batch)])
+        for ranks in (1, 2, 3, 4):
+            r = mpi(ranks, args + ["--out", P("u.npy")])
+            label = f"{name} on {ranks} ranks"
+            if r.returncode != 0:
+                checks.check(label, False, r.stdout + r.stderr)
+                continue
+            u = np.load(P("u.npy"))
+            ok_shape = u.dtype == f.dtype and u.shape == f.shape
+            err = np.abs(u - serial).max() / np.abs(serial).max()
+            derr = np.abs(u.reshape(batch, -1) - direct).max() / np.abs(direct).max()
+            checks.check(f"{label}: against pscr-solve {err:.1e}, against spsolve {derr:.1e}",
+                         ok_shape and err <= tol and derr <= (1e-4 if dtype in (np.float32, np.complex64) else 1e-9),
+                         r.stdout, show_pass=True)
+            checks.check(f"{label}: report", "relative residual" in r.stdout and f"ranks: {ranks}" in r.stdout
+                         and r.stdout.count("relative residual") == 1, r.stdout)
+
+    # Bad input: exit status 2 and pscr-solve's message, whatever the rank count.
+    a, m = factor(rng, 6, np.float64, False)
+    np.save(P("A.npy"), a)
+    np.save(P("M.npy"), m)
+    base = ["--A1", P("A.npy"), "--M1", P("M.npy"), "--A2", P("A.npy"), "--M2", P("M.npy"), "--out", P("u.npy")]
+    with open(P("garbage.npy"), "wb") as fh:
+        fh.write(b"this is not numpy")
+    np.save(P("shape.npy"), np.ones((6, 5)))
+    np.save(P("nan.npy"), np.full((6, 6), np.nan))
+    np.save(P("good.npy"), np.ones((6, 6)))
+    bad = [
+        ("malformed file", base + ["--rhs", P("garbage.npy")], "bad magic"),
+        ("missing factor file", ["--A1", P("nope.npy")] + base[2:] + ["--rhs", P("good.npy")], "cannot open"),
+        ("wrong rhs shape", base + ["--rhs", P("shape.npy")], "does not match"),
+        ("NaN in rhs", base + ["--rhs", P("nan.npy")], "non-finite"),
+        ("unknown option", base + ["--rhs", P("good.npy"), "--nope", "1"], "unknown option"),
+        ("opencl ranks", base + ["--rhs", P("good.npy"), "--backend", "opencl"], "reference backend"),
+    ]
+    for name, args, needle in bad:
+        for ranks in (1, 3):
+            r = mpi(ranks, args)
+            checks.check(f"bad input on {ranks} ranks: {name}", r.returncode == 2 and needle in r.stderr
+                         and r.stderr.count(needle) == 1, f"rc={r.returncode} stderr={r.stderr!r}", show_pass=True)
+    r = mpi(2, ["--help"])
+    checks.check("--help", r.returncode == 0 and r.stdout.count("usage") == 1, r.stdout + r.stderr, show_pass=True)
+
+checks.finish()
