@@ -18,6 +18,6 @@ LD_LIBRARY_PATH="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir pscr)" 
 # Only the API is exported: no planner, executor or kernel-source symbols.
 lib="$(find "$tmp/prefix" -name 'libpscr.so.*.*' | head -1)"
 syms="$(nm -DC --defined-only "$lib")"
-if grep -E "pscr::(planner|reference|kernels|detail)::" <<<"$syms"; then echo "internal symbols exported" >&2; exit 1; fi
+if grep -E "pscr::(planner|reference|kernels|detail|distributed)::" <<<"$syms"; then echo "internal symbols exported" >&2; exit 1; fi
 grep -q "pscr::Plan<double>::solve" <<<"$syms" || { echo "pscr::Plan<double>::solve is not exported" >&2; exit 1; }
 echo "install check passed"

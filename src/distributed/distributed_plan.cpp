@@ -66,8 +66,11 @@ bool any(Communicator& c, bool flag) {
 
 }  // namespace
 
-template <class T> struct DistributedPlan<T>::Impl {
-  Impl(std::shared_ptr<Communicator> c, const Problem<T>& p, const Options& o)
+namespace distributed {
+
+// What a rank holds and does (internal, not exported: DistributedPlan's Impl derives from it).
+template <class T> struct SlabExecutor {
+  SlabExecutor(std::shared_ptr<Communicator> c, const Problem<T>& p, const Options& o)
       : comm(std::move(c)),
         data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic)),
         solver(data, o.threads),
@@ -307,6 +310,12 @@ template <class T> struct DistributedPlan<T>::Impl {
       reference::axpy(R, T(-1), w.data(), local(j));
     }
   }
+};
+
+}  // namespace distributed
+
+template <class T> struct DistributedPlan<T>::Impl : distributed::SlabExecutor<T> {
+  using distributed::SlabExecutor<T>::SlabExecutor;
 };
 
 template <class T>
