@@ -13,7 +13,7 @@
 #include "image.hpp"
 #include "pscr/errors.hpp"
 
-using namespace pscr::hdr;
+using namespace pscr::image;
 
 namespace {
 

@@ -10,6 +10,11 @@
 
 #include "../common/cli.hpp"
 #include "image.hpp"
+
+// The shared image I/O (examples/image/) is this client's Image.
+namespace pscr::hdr {
+using namespace pscr::image;
+}
 #include "scenes.hpp"
 
 namespace pscr::hdr::cli {

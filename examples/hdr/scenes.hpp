@@ -5,6 +5,11 @@
 
 #include "image.hpp"
 
+// The shared image I/O (examples/image/) is this client's Image.
+namespace pscr::hdr {
+using namespace pscr::image;
+}
+
 namespace pscr::hdr {
 
 // "window": a dim textured room (luminance ~1e-3..1e-2) with a bright window

@@ -11,6 +11,11 @@
 
 #include "image.hpp"
 
+// The shared image I/O (examples/image/) is this client's Image.
+namespace pscr::hdr {
+using namespace pscr::image;
+}
+
 namespace pscr::hdr {
 
 // Gradient-domain compression (Fattal, Lischinski, Werman 2002).

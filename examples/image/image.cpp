@@ -5,7 +5,7 @@
 
 #include "pscr/errors.hpp"
 
-namespace pscr::hdr {
+namespace pscr::image {
 
 Image make_image(int width, int height) {
   if (width < 1 || height < 1)
@@ -79,4 +79,4 @@ void write_image(const std::string& path, const Image& img) {
   write_file(path, encode(img));
 }
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

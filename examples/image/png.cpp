@@ -12,7 +12,7 @@
 #include "image.hpp"
 #include "pscr/errors.hpp"
 
-namespace pscr::hdr {
+namespace pscr::image {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& hei
   return rgb8;
 }
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

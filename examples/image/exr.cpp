@@ -17,7 +17,7 @@
 #include "image.hpp"
 #include "pscr/errors.hpp"
 
-namespace pscr::hdr {
+namespace pscr::image {
 namespace {
 
 class MemoryIn : public Imf::IStream {
@@ -131,4 +131,4 @@ std::string encode_exr(const Image& img, bool half) {
   return out.s;
 }
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

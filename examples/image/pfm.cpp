@@ -8,7 +8,7 @@
 #include "image.hpp"
 #include "pscr/errors.hpp"
 
-namespace pscr::hdr {
+namespace pscr::image {
 
 Image decode_pfm(const std::string& bytes, const std::string& name, const ReadLimits& limits) {
   auto fail = [&](const std::string& why) -> void { throw FileFormatError(name + ": PFM file " + why); };
@@ -77,4 +77,4 @@ std::string encode_pfm(const Image& img) {
   return s;
 }
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

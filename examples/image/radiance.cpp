@@ -11,7 +11,7 @@
 #include "image.hpp"
 #include "pscr/errors.hpp"
 
-namespace pscr::hdr {
+namespace pscr::image {
 namespace {
 
 using Rgbe = std::array<std::uint8_t, 4>;
@@ -220,4 +220,4 @@ std::string encode_radiance(const Image& img, RadianceEncoding enc) {
   return s;
 }
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

@@ -1,4 +1,4 @@
-// HDR images for the gradient-domain client: linear RGB in memory, the file
+// Image I/O shared by the image clients (hdr, halftone): linear RGB in memory, the file
 // formats it reads (Radiance RGBE, OpenEXR, PFM) and writes (the same, plus
 // 8-bit sRGB PNG). Every reader failure is a pscr::FileFormatError naming the
 // file and the problem; readers never allocate more than the data can fill.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pscr::hdr {
+namespace pscr::image {
 
 // Linear RGB, row-major, top row first, 3 floats per pixel.
 struct Image {
@@ -55,4 +55,4 @@ std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& hei
 std::string read_file(const std::string& path, std::size_t max_bytes = std::size_t(1) << 32);
 void write_file(const std::string& path, const std::string& bytes);
 
-}  // namespace pscr::hdr
+}  // namespace pscr::image

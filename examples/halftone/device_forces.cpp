@@ -1,0 +1,173 @@
+#include "device_forces.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "opencl/runtime.hpp"
+#include "pscr/opencl.hpp"
+#include "pscr/pscr.hpp"
+
+namespace pscr {
+namespace kernels {
+extern const char* const halftone_cl;
+}
+
+namespace halftone {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+constexpr int kCapacity = 128;   // dots per near-field cell
+constexpr std::size_t kGroup = 256;
+
+class DeviceEngine final : public ForceEngine {
+ public:
+  DeviceEngine(const Charges& c, const MeshParameters& p, const std::string& device)
+      : charges_(c), host_(charges_, p), g_(host_.geometry()) {
+    // the repulsion's Poisson plan on the device; the client's kernels on its queue
+    Options o;
+    o.backend = Backend::opencl;
+    o.device = device;
+    auto factor = [&](int n) {
+      Factor<double> f;
+      f.A.diag.assign(n, 2 / (g_.h * g_.h));
+      f.A.off.assign(n - 1, -1 / (g_.h * g_.h));
+      f.M.diag.assign(n, 10.0 / 12);
+      f.M.off.assign(n - 1, 1.0 / 12);
+      return f;
+    };
+    plan_ = std::make_unique<Plan<double>>(Problem<double>::make2d(factor(g_.ny), factor(g_.nx), 0.0), o);
+    rt_ = std::make_unique<ocl::Runtime>(opencl::queue(*plan_), kernels::halftone_cl, "-cl-std=CL1.2", false);
+    if (!rt_->device().fp64) throw BackendError("device " + rt_->device().name + " lacks cl_khr_fp64");
+    N_ = std::size_t(g_.nx) * g_.ny;
+    cell_ = g_.cutoff / 2;
+    cw_ = std::max(1, int(std::ceil((c.width + 1) / cell_)));
+    ch_ = std::max(1, int(std::ceil((c.height + 1) / cell_)));
+    order_ = p.multipole_order;
+    centre_x_ = 0.5 * (c.width - 1);
+    centre_y_ = 0.5 * (c.height - 1);
+    radius_ = 0.5 * std::hypot(c.width, c.height) + 1;
+    density_ = rt_->alloc(N_ * sizeof(cl_long), "mesh density");
+    rhs_ = rt_->alloc(N_ * sizeof(double), "mesh potential");
+    attraction_ = rt_->upload(host_.attraction(), "attraction");
+    fill_ = rt_->alloc(std::size_t(cw_) * ch_ * sizeof(int), "cell fill");
+    members_ = rt_->alloc(std::size_t(cw_) * ch_ * kCapacity * sizeof(int), "cell members");
+    overflow_ = rt_->alloc(sizeof(int), "cell overflow");
+    moments_ = rt_->alloc((order_ + 1) * 2 * sizeof(double), "multipole moments");
+  }
+
+  std::string name() const override {
+    return "device particle mesh " + std::to_string(g_.nx) + " x " + std::to_string(g_.ny) + " on " +
+           rt_->device().name;
+  }
+  std::vector<std::pair<std::string, double>> stage_times() const override {
+    return {{"charges to mesh", t_[0]}, {"right-hand side, boundary", t_[1]}, {"Poisson solve (libpscr)", t_[2]},
+            {"cell list", t_[3]},       {"forces", t_[4]},                    {"update", t_[5]}};
+  }
+  void reset_times() override {
+    for (double& t : t_) t = 0;
+  }
+
+  std::vector<Point> forces(const std::vector<Point>& dots) override {
+    upload(dots);
+    evaluate();
+    std::vector<Point> f(dots.size());
+    rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
+    return f;
+  }
+
+  void iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) override {
+    upload(dots);
+    for (int k = k0; k < k1; ++k) {
+      evaluate();
+      const bool shake = m.shake_every > 0 && k > 0 && k % m.shake_every == 0 && k < m.shake_until;
+      const double amp = m.shake * (1 - double(k) / std::max(1, m.shake_until));
+      rt_->run("move_dots", kGroup, {std::size_t(count_)}, dots_.get(), force_.get(), count_, m.tau, int(shake), amp,
+               cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
+      lap(5);
+    }
+    rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+  }
+
+ private:
+  void upload(const std::vector<Point>& dots) {
+    static_assert(sizeof(Point) == 2 * sizeof(double), "Point must be two doubles (double2 on the device)");
+    if (int(dots.size()) != count_) {
+      count_ = int(dots.size());
+      dots_ = rt_->alloc(dots.size() * sizeof(Point), "dots");
+      force_ = rt_->alloc(dots.size() * sizeof(Point), "forces");
+      groups_ = int((dots.size() + kGroup - 1) / kGroup);
+      partial_ = rt_->alloc(std::size_t(groups_) * (order_ + 1) * 2 * sizeof(double), "moment partial sums");
+    }
+    rt_->write(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+    stamp_ = clock_type::now();
+  }
+  void lap(int stage) {
+    rt_->finish();
+    const auto now = clock_type::now();
+    t_[stage] += std::chrono::duration<double>(now - stamp_).count();
+    stamp_ = now;
+  }
+
+  // The force on every dot into force_.
+  void evaluate() {
+    const cl_long zero = 0;
+    cl_int status = clEnqueueFillBuffer(rt_->queue(), density_.get(), &zero, sizeof zero, 0, N_ * sizeof(cl_long), 0,
+                                        nullptr, nullptr);
+    if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer (mesh density) failed: " + std::to_string(status));
+    rt_->run("spread_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, density_.get(), g_.x0, g_.y0, g_.h,
+             g_.nx, g_.ny, g_.reach, g_.sigma);
+    lap(0);
+    rt_->run("compact_rhs", kGroup, {std::size_t(g_.nx), std::size_t(g_.ny)}, density_.get(), rhs_.get(), g_.nx, g_.ny);
+    rt_->launch("dot_moments", 1, {std::size_t(groups_) * kGroup, 1, 1}, {kGroup, 1, 1}, dots_.get(), count_,
+                centre_x_, centre_y_, radius_, order_, partial_.get(), ocl::LocalBytes{kGroup * 2 * sizeof(double)});
+    rt_->run("sum_moments", 64, {std::size_t(order_ + 1)}, partial_.get(), groups_, order_, moments_.get());
+    if (order_ > 0)
+      rt_->run("boundary_rhs", kGroup, {std::size_t(2 * g_.nx + 2 * (g_.ny - 2))}, rhs_.get(), g_.x0, g_.y0, g_.h,
+               g_.nx, g_.ny, centre_x_, centre_y_, radius_, order_, moments_.get());
+    lap(1);
+    opencl::solve(*plan_, rhs_.get(), 1, false);
+    lap(2);
+    const int zero_int = 0;
+    status = clEnqueueFillBuffer(rt_->queue(), fill_.get(), &zero_int, sizeof zero_int, 0,
+                                 std::size_t(cw_) * ch_ * sizeof(int), 0, nullptr, nullptr);
+    if (status == CL_SUCCESS)
+      status = clEnqueueFillBuffer(rt_->queue(), overflow_.get(), &zero_int, sizeof zero_int, 0, sizeof(int), 0,
+                                   nullptr, nullptr);
+    if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer (cell list) failed: " + std::to_string(status));
+    rt_->run("bin_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, cell_, cw_, ch_, kCapacity, fill_.get(),
+             members_.get(), overflow_.get());
+    rt_->run("sort_cells", 64, {std::size_t(cw_) * ch_}, fill_.get(), members_.get(), cw_ * ch_, kCapacity);
+    int overflow = 0;
+    rt_->read(overflow_.get(), &overflow, sizeof overflow);
+    if (overflow > 0)
+      throw std::runtime_error("near-field cell list: " + std::to_string(overflow) + " dots in one cell of " +
+                               std::to_string(cell_) + " px (capacity " + std::to_string(kCapacity) + ")");
+    lap(3);
+    rt_->run("dot_forces", kGroup, {std::size_t(count_)}, dots_.get(), count_, rhs_.get(), g_.x0, g_.y0, g_.h, g_.nx,
+             g_.ny, g_.reach, g_.sigma, fill_.get(), members_.get(), cell_, cw_, ch_, kCapacity, g_.cutoff,
+             attraction_.get(), charges_.width, charges_.height, force_.get());
+    lap(4);
+  }
+
+  Charges charges_;
+  ParticleMesh host_;  // the attraction (once) and the mesh geometry
+  ParticleMesh::Geometry g_;
+  std::unique_ptr<Plan<double>> plan_;
+  std::unique_ptr<ocl::Runtime> rt_;
+  std::size_t N_ = 0;
+  double cell_ = 0, centre_x_ = 0, centre_y_ = 0, radius_ = 1;
+  int cw_ = 0, ch_ = 0, order_ = 0, count_ = -1, groups_ = 0;
+  ocl::Mem density_, rhs_, attraction_, fill_, members_, overflow_, moments_, dots_, force_, partial_;
+  double t_[6] = {0, 0, 0, 0, 0, 0};
+  clock_type::time_point stamp_ = clock_type::now();
+};
+
+}  // namespace
+
+std::unique_ptr<ForceEngine> device_engine(const Charges& charges, const MeshParameters& p, const std::string& device) {
+  return std::make_unique<DeviceEngine>(charges, p, device);
+}
+
+}  // namespace halftone
+}  // namespace pscr

@@ -1,0 +1,16 @@
+// The particle mesh of forces.hpp on an OpenCL device (kernels/halftone.cl):
+// dots spread onto the mesh, the right-hand side and its boundary values,
+// the Poisson solve (libpscr, device-resident), the mesh force and the near
+// field (a cell list built on the device) in double precision.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "halftone.hpp"
+
+namespace pscr::halftone {
+
+// `device`: an OpenCL device selector as Options::device (empty: the default).
+std::unique_ptr<ForceEngine> device_engine(const Charges& charges, const MeshParameters& p, const std::string& device);
+
+}  // namespace pscr::halftone

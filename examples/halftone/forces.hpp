@@ -1,0 +1,94 @@
+// Forces of electrostatic halftoning (docs/halftone.md): on every dot p_α,
+//   F_α = A(p_α) − Σ_β≠α (p_β − p_α)/|p_β − p_α|²,
+// the attraction of the image and the repulsion of the other dots, update
+// (1) of the seed. The attraction is that of (1),
+//   A(x0) = Σ_x≠x0 q_x (x − x0)/|x − x0|²   (q_x the darkness of pixel x),
+// sampled at the pixel centres x0 and interpolated bilinearly between them,
+// as the seed's method does: point charges at the pixel centres would pull
+// dots into singular wells at every pixel. Both are the 2D Coulomb force,
+// −∇ of the logarithmic potential Φ = Σ_j q_j log|y − y_j|, ΔΦ = 2π ρ.
+//
+// ParticleMesh splits each charge into a Gaussian of width σ (the far field,
+// on a mesh) and the rest (the near field, summed directly):
+//   mesh: the Gaussians sampled on a mesh of step h over the image and a
+//     margin, ΔΦ = 2πρ solved by libpscr with the fourth-order compact
+//     (Mehrstellen) scheme (A1⊗M2 + M1⊗A2) Φ = −2π (M1⊗M2) ρ,
+//     A = −D²/h², M = I + h² D²/12, whose boundary values are the free-space
+//     potential of the charges from their multipole expansion about the
+//     image centre; the force is −∇ of the potential smoothed once more by
+//     the same Gaussian (Σ_g Φ_g ∇G_σ), i.e. the exact force of charges
+//     smeared to σ_e = σ√2: q (y − p)/r² (1 − exp(−r²/2σ_e²));
+//   near field: the remainder q (y − p)/r² exp(−r²/2σ_e²) of every pixel and
+//     dot within the cut-off radius, from a cell list.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pscr::halftone {
+
+struct Point {
+  double x = 0, y = 0;  // pixel units: pixel (i, j) is centred at (i, j)
+};
+
+// Darkness charges of a width × height image (row-major, top row first).
+struct Charges {
+  int width = 0, height = 0;
+  std::vector<double> q;
+  double total() const;
+};
+
+// Direct summation of (1): the attraction at the four pixel centres around
+// each dot summed over all pixels, the repulsion over all dots; O(M ·
+// (pixels + M)), the reference. _at: on the dots listed in `which` only (the
+// others still act on them).
+std::vector<Point> direct_forces(const Charges& image, const std::vector<Point>& dots);
+std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Point>& dots, const std::vector<long>& which);
+
+struct MeshParameters {
+  double step = 0.75;       // mesh step h in pixels (the attraction, computed once, on h/2)
+  double sigma = 1.5;       // Gaussian width σ in pixels (σ_e = σ√2 is the split width)
+  double cutoff = 0.0;      // near-field radius in pixels; 0: 6 σ_e
+  double margin = 0.0;      // mesh margin around the image in pixels; 0: a quarter of the larger side + 6σ
+  int multipole_order = 24; // terms of the boundary values' expansion (0: zero boundary values)
+  int threads = 0;          // host threads for the solve (0: all)
+};
+
+// The attraction A at every pixel centre (the image's charges on the mesh,
+// once) and the repulsion of the dots (on the mesh, every call).
+class ParticleMesh {
+ public:
+  ParticleMesh(const Charges& image, const MeshParameters& p = {});
+  // A at the pixel centres, x and y interleaved, row-major.
+  const std::vector<double>& attraction() const;
+  // The repulsion's mesh: node (a, b), 0-based, at (x0 + (a+1) h, y0 + (b+1) h);
+  // the Gaussians cut `reach` nodes from the node nearest their centre.
+  struct Geometry {
+    double x0 = 0, y0 = 0, h = 0, sigma = 0, cutoff = 0;
+    int nx = 0, ny = 0, reach = 0;
+  };
+  Geometry geometry() const;
+  ~ParticleMesh();
+  std::vector<Point> forces(const std::vector<Point>& dots) const;
+  // Mesh size (unknowns per side) and the parameters in use.
+  int mesh_width() const;
+  int mesh_height() const;
+  const MeshParameters& parameters() const;
+  // Seconds spent per stage since construction or reset_times().
+  std::vector<std::pair<std::string, double>> stage_times() const;
+  void reset_times();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// max and median over the dots of |F − F_ref| / |F_ref|.
+struct ForceError {
+  double median = 0, max = 0;
+};
+ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& ref);
+
+}  // namespace pscr::halftone

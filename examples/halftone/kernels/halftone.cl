@@ -1,0 +1,235 @@
+// Electrostatic halftoning on the device (examples/halftone/device_forces.cpp,
+// docs/halftone.md): the dots' charges on the mesh, the right-hand side of
+// the compact scheme and its boundary values, the force on every dot (mesh
+// force, near field, the image's attraction) and the update (1).
+// Double precision throughout; the mesh density is summed in 64-bit fixed
+// point with integer atomics, so that it does not depend on the order in
+// which the dots arrive.
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+#define FIXED_SCALE 1099511627776.0  // 2^40
+
+typedef struct {
+  double x0, y0, h;      // node (a, b) at (x0 + (a+1) h, y0 + (b+1) h)
+  int nx, ny, reach;     // interior nodes per side; the Gaussian's support in nodes
+  int width, height;     // the image
+  double sigma;          // Gaussian width
+} mesh_t;
+
+// splitmix64, as the host's (halftone.cpp)
+ulong mix64(ulong x) {
+  x += 0x9e3779b97f4a7c15UL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9UL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebUL;
+  return x ^ (x >> 31);
+}
+double uniform01(ulong seed, ulong stream, ulong k) {
+  return (double)(mix64(seed ^ mix64(stream * 0x632be59bd9b4e019UL + k)) >> 11) * 0x1.0p-53;
+}
+
+// Each dot adds −G_σ(node − p) to the nodes within reach (fixed point).
+__kernel void spread_dots(__global const double2* dots, int count, __global long* density, double x0, double y0,
+                          double h, int nx, int ny, int reach, double sigma) {
+  const int a = get_global_id(0);
+  if (a >= count) return;
+  const double2 p = dots[a];
+  const int ca = (int)round((p.x - x0) / h) - 1, cb = (int)round((p.y - y0) / h) - 1;
+  const double inv = 1.0 / (2 * sigma * sigma), norm = -FIXED_SCALE / (2 * M_PI * sigma * sigma);
+  for (int b = max(0, cb - reach); b <= min(ny - 1, cb + reach); ++b) {
+    const double dy = y0 + (b + 1) * h - p.y, wy = norm * exp(-dy * dy * inv);
+    for (int g = max(0, ca - reach); g <= min(nx - 1, ca + reach); ++g) {
+      const double dx = x0 + (g + 1) * h - p.x;
+      atom_add(density + (size_t)b * nx + g, convert_long_rte(wy * exp(-dx * dx * inv)));
+    }
+  }
+}
+
+// rhs = −2π (M⊗M) ρ, M = tridiag(1, 10, 1)/12, ρ zero outside; ρ in fixed point.
+__kernel void compact_rhs(__global const long* density, __global double* rhs, int nx, int ny) {
+  const int a = get_global_id(0), b = get_global_id(1);
+  if (a >= nx || b >= ny) return;
+  double s = 0;
+  for (int db = -1; db <= 1; ++db) {
+    const int bb = b + db;
+    if (bb < 0 || bb >= ny) continue;
+    const double wb = db == 0 ? 10.0 : 1.0;
+    for (int da = -1; da <= 1; ++da) {
+      const int aa = a + da;
+      if (aa < 0 || aa >= nx) continue;
+      s += wb * (da == 0 ? 10.0 : 1.0) * (double)density[(size_t)bb * nx + aa];
+    }
+  }
+  rhs[(size_t)b * nx + a] = -2 * M_PI * s / (144.0 * FIXED_SCALE);
+}
+
+// Partial sums of the dots' multipole moments −Σ ((z − c)/radius)^k, k = 0..order,
+// one per work-group (local size a power of two): partial[group][k] (real, imag).
+__kernel void dot_moments(__global const double2* dots, int count, double cx, double cy, double radius, int order,
+                          __global double2* partial, __local double2* scratch) {
+  const int lid = get_local_id(0), lsz = get_local_size(0), gid = get_global_id(0);
+  double2 w = (double2)(0, 0);
+  if (gid < count) w = (double2)((dots[gid].x - cx) / radius, (dots[gid].y - cy) / radius);
+  double2 pw = (double2)(gid < count ? -1.0 : 0.0, 0);
+  for (int k = 0; k <= order; ++k) {
+    scratch[lid] = pw;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lsz / 2; s > 0; s >>= 1) {
+      if (lid < s) scratch[lid] += scratch[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) partial[(size_t)get_group_id(0) * (order + 1) + k] = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    pw = (double2)(pw.x * w.x - pw.y * w.y, pw.x * w.y + pw.y * w.x);
+  }
+}
+
+// moments[k] = Σ over the groups' partial sums, in group order.
+__kernel void sum_moments(__global const double2* partial, int groups, int order, __global double2* moments) {
+  const int k = get_global_id(0);
+  if (k > order) return;
+  double2 s = (double2)(0, 0);
+  for (int g = 0; g < groups; ++g) s += partial[(size_t)g * (order + 1) + k];
+  moments[k] = s;
+}
+
+double far_potential(double x, double y, double cx, double cy, double radius, int order,
+                     __global const double2* moments) {
+  const double zx = x - cx, zy = y - cy;
+  double phi = moments[0].x * log(sqrt(zx * zx + zy * zy));
+  const double ux = zx / radius, uy = zy / radius, n = ux * ux + uy * uy;
+  const double ix = ux / n, iy = -uy / n;  // 1/u
+  double px = ix, py = iy;
+  for (int k = 1; k <= order; ++k) {
+    phi -= (moments[k].x * px - moments[k].y * py) / k;
+    const double t = px * ix - py * iy;
+    py = px * iy + py * ix;
+    px = t;
+  }
+  return phi;
+}
+
+// The boundary values' couplings (4/(6h²) across an edge, 1/(6h²) across a
+// corner) added to the perimeter nodes' right-hand sides.
+__kernel void boundary_rhs(__global double* rhs, double x0, double y0, double h, int nx, int ny, double cx, double cy,
+                           double radius, int order, __global const double2* moments) {
+  const int t = get_global_id(0), perimeter = 2 * nx + 2 * (ny - 2);
+  if (t >= perimeter) return;
+  int a, b;
+  if (t < nx) { a = t; b = 0; }
+  else if (t < 2 * nx) { a = t - nx; b = ny - 1; }
+  else if (t < 2 * nx + ny - 2) { a = 0; b = t - 2 * nx + 1; }
+  else { a = nx - 1; b = t - 2 * nx - (ny - 2) + 1; }
+  const double edge = 4.0 / (6 * h * h), corner = 1.0 / (6 * h * h);
+  double add = 0;
+  for (int db = -1; db <= 1; ++db)
+    for (int da = -1; da <= 1; ++da) {
+      if (da == 0 && db == 0) continue;
+      const int aa = a + da, bb = b + db;
+      if (aa >= 0 && aa < nx && bb >= 0 && bb < ny) continue;
+      add += (da == 0 || db == 0 ? edge : corner) *
+             far_potential(x0 + (aa + 1) * h, y0 + (bb + 1) * h, cx, cy, radius, order, moments);
+    }
+  rhs[(size_t)b * nx + a] += add;
+}
+
+// Cell list of the near field: cells of side `cell` pixels, at most `capacity` dots each.
+__kernel void bin_dots(__global const double2* dots, int count, double cell, int cw, int ch, int capacity,
+                       __global int* fill, __global int* members, __global int* overflow) {
+  const int a = get_global_id(0);
+  if (a >= count) return;
+  const int cx = clamp((int)floor((dots[a].x + 0.5) / cell), 0, cw - 1);
+  const int cy = clamp((int)floor((dots[a].y + 0.5) / cell), 0, ch - 1);
+  const int c = cy * cw + cx, slot = atomic_inc(fill + c);
+  if (slot < capacity) members[(size_t)c * capacity + slot] = a;
+  else atomic_max(overflow, slot + 1);
+}
+
+// Each cell's members in index order (the near-field sums then do not depend
+// on the order of the atomics above).
+__kernel void sort_cells(__global const int* fill, __global int* members, int cells, int capacity) {
+  const int c = get_global_id(0);
+  if (c >= cells) return;
+  __global int* m = members + (size_t)c * capacity;
+  const int n = min(fill[c], capacity);
+  for (int i = 1; i < n; ++i) {
+    const int v = m[i];
+    int j = i - 1;
+    while (j >= 0 && m[j] > v) {
+      m[j + 1] = m[j];
+      --j;
+    }
+    m[j + 1] = v;
+  }
+}
+
+// The force on every dot: the mesh force Σ_g Φ_g ∇G_σ, the near field of the
+// other dots, q (y − p)/r² exp(−r²/2σ_e²) within the cut-off, and the image's
+// attraction interpolated bilinearly between the pixel centres.
+__kernel void dot_forces(__global const double2* dots, int count, __global const double* phi, double x0, double y0,
+                         double h, int nx, int ny, int reach, double sigma, __global const int* fill,
+                         __global const int* members, double cell, int cw, int ch, int capacity, double cutoff,
+                         __global const double2* attraction, int width, int height, __global double2* force) {
+  const int a = get_global_id(0);
+  if (a >= count) return;
+  const double2 p = dots[a];
+  double fx = 0, fy = 0;
+  const int ca = (int)round((p.x - x0) / h) - 1, cb = (int)round((p.y - y0) / h) - 1;
+  const double inv2 = 1.0 / (2 * sigma * sigma);
+  for (int b = max(0, cb - reach); b <= min(ny - 1, cb + reach); ++b) {
+    const double dy = p.y - (y0 + (b + 1) * h), wy = exp(-dy * dy * inv2);
+    __global const double* row = phi + (size_t)b * nx;
+    double sx = 0, sw = 0;
+    for (int g = max(0, ca - reach); g <= min(nx - 1, ca + reach); ++g) {
+      const double dx = p.x - (x0 + (g + 1) * h), w = row[g] * exp(-dx * dx * inv2);
+      sx += w * dx;
+      sw += w;
+    }
+    fx += wy * sx;
+    fy += wy * dy * sw;
+  }
+  const double scale = h * h / (sigma * sigma) / (2 * M_PI * sigma * sigma);
+  fx *= scale;
+  fy *= scale;
+  // near field of the other dots
+  const double inv2e = 1.0 / (4 * sigma * sigma), rc2 = cutoff * cutoff;
+  const int cx = clamp((int)floor((p.x + 0.5) / cell), 0, cw - 1), cy = clamp((int)floor((p.y + 0.5) / cell), 0, ch - 1);
+  const int span = (int)ceil(cutoff / cell);
+  for (int yy = max(0, cy - span); yy <= min(ch - 1, cy + span); ++yy)
+    for (int xx = max(0, cx - span); xx <= min(cw - 1, cx + span); ++xx) {
+      const int c = yy * cw + xx, n = min(fill[c], capacity);
+      for (int i = 0; i < n; ++i) {
+        const int b = members[(size_t)c * capacity + i];
+        if (b == a) continue;
+        const double dx = dots[b].x - p.x, dy = dots[b].y - p.y, r2 = dx * dx + dy * dy;
+        if (r2 >= rc2 || r2 == 0) continue;
+        const double s = -exp(-r2 * inv2e) / r2;
+        fx += s * dx;
+        fy += s * dy;
+      }
+    }
+  // the attraction, bilinear between pixel centres
+  const int i = clamp((int)floor(p.x), 0, max(0, width - 2)), j = clamp((int)floor(p.y), 0, max(0, height - 2));
+  const double s = clamp(p.x - i, 0.0, 1.0), t = clamp(p.y - j, 0.0, 1.0);
+  const int i1 = min(i + 1, width - 1), j1 = min(j + 1, height - 1);
+  const double2 A = attraction[(size_t)j * width + i], B = attraction[(size_t)j * width + i1];
+  const double2 C = attraction[(size_t)j1 * width + i], D = attraction[(size_t)j1 * width + i1];
+  const double2 att = (1 - t) * ((1 - s) * A + s * B) + t * ((1 - s) * C + s * D);
+  force[a] = (double2)(fx + att.x, fy + att.y);
+}
+
+// p ← clamp(p + τ F + shake): the shake, when on, a step of length `amp` in a
+// uniform direction (the host's random numbers).
+__kernel void move_dots(__global double2* dots, __global const double2* force, int count, double tau, int shake,
+                        double amp, ulong seed, ulong stream, int width, int height) {
+  const int a = get_global_id(0);
+  if (a >= count) return;
+  double2 p = dots[a] + tau * force[a];
+  if (shake) {
+    const double phi = 2 * M_PI * uniform01(seed, stream, (ulong)a);
+    p += amp * (double2)(cos(phi), sin(phi));
+  }
+  p.x = clamp(p.x, 0.0, (double)(width - 1));
+  p.y = clamp(p.y, 0.0, (double)(height - 1));
+  dots[a] = p;
+}
