@@ -71,7 +71,8 @@ GreyImage grey_from_rgb8(const std::vector<std::uint8_t>& rgb, int width, int he
   g.height = height;
   g.v.resize(std::size_t(width) * height);
   for (std::size_t i = 0; i < g.v.size(); ++i)
-    g.v[i] = (0.2126 * rgb[3 * i] + 0.7152 * rgb[3 * i + 1] + 0.0722 * rgb[3 * i + 2]) / 255.0;
+    // integer weights: white is exactly 1, a grey pixel exactly its value
+    g.v[i] = double(2126 * rgb[3 * i] + 7152 * rgb[3 * i + 1] + 722 * rgb[3 * i + 2]) / 2550000.0;
   return g;
 }
 

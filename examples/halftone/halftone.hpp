@@ -58,6 +58,8 @@ class ForceEngine {
   virtual std::string name() const = 0;
   // Seconds per stage since construction or reset_times().
   virtual std::vector<std::pair<std::string, double>> stage_times() const { return {}; }
+  // Stage times on the device need a wait after each stage; off by default.
+  virtual void set_stage_timing(bool) {}
   virtual void reset_times() {}
 };
 std::unique_ptr<ForceEngine> host_engine(const Charges& charges, const MeshParameters& p);

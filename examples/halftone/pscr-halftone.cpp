@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
       std::printf("force error at the start (%ld dots): median %.2e, max %.2e\n", std::min(check, dots), e.median, e.max);
     }
     engine->reset_times();
+    engine->set_stage_timing(bench);
     const Result r = halftone(img, s, *engine);
     if (check > 0) {
       const auto e = check_forces(charges, *engine, r.dots, check);

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The pscr-halftone command line: outputs (a PNG of the input's size, the
+points file), the documented all-white result, and bad input -> exit status 2
+with a message naming the problem."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+from checks import check, finish
+
+EXE = sys.argv[1]
+
+
+def write_png(path, w, h, pixels, colour):
+    """8-bit grey (colour False) or RGB rows of bytes."""
+    raw = b"".join(b"\x00" + bytes(row) for row in pixels)
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2 if colour else 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(26)
+    return struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+
+
+def run(args):
+    return subprocess.run([EXE] + args, capture_output=True, text=True, timeout=600)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    P = lambda s: os.path.join(tmp, s)
+    w, h = 40, 30
+    grey = [[int(255 * (0.2 + 0.7 * x / w)) for x in range(w)] for y in range(h)]
+    write_png(P("grey.png"), w, h, grey, False)
+    rgb = [[c for x in range(w) for c in (int(255 * x / w), 90, 200)] for y in range(h)]
+    write_png(P("rgb.png"), w, h, rgb, True)
+    write_png(P("white.png"), w, h, [[255] * w for _ in range(h)], False)
+    ink = sum(1 - v / 255 for row in grey for v in row)
+
+    for name, src, extra in [("grey, host", "grey.png", ["--host"]), ("colour, device", "rgb.png", [])]:
+        r = run([P(src), P("out.png"), "--iterations", "20", "--points", P("pts.txt")] + extra)
+        check(f"{name}: runs", r.returncode == 0, r.stderr)
+        check(f"{name}: output size", png_size(P("out.png")) == (w, h), str(png_size(P("out.png"))))
+        pts = [tuple(map(float, line.split())) for line in open(P("pts.txt"))]
+        inside = all(0 <= x <= w - 1 and 0 <= y <= h - 1 for x, y in pts)
+        check(f"{name}: points file", len(pts) > 0 and inside, f"{len(pts)} points")
+        if name.startswith("grey"):
+            check(f"{name}: one dot per pixel of ink", len(pts) == round(ink), f"{len(pts)} vs {ink:.1f}")
+    r = run([P("grey.png"), P("out.png"), "--host", "--iterations", "5", "--dots", "100", "--points", P("pts.txt")])
+    check("--dots", r.returncode == 0 and sum(1 for _ in open(P("pts.txt"))) == 100, r.stderr)
+    r = run([P("grey.png"), P("out.png"), "--host", "--iterations", "5", "--bench", "--check-forces", "50",
+             "--compare", P("fs.png")])
+    check("--bench, --check-forces, --compare", r.returncode == 0 and "Poisson solve" in r.stdout and
+          "force error at the end" in r.stdout and "Floyd-Steinberg" in r.stdout and png_size(P("fs.png")) == (w, h),
+          r.stdout + r.stderr)
+
+    # The documented result of an all-white image: white output, no dots.
+    r = run([P("white.png"), P("out.png"), "--points", P("pts.txt")])
+    check("all white: exit 0, no dots", r.returncode == 0 and "0 dots" in r.stdout and
+          os.path.getsize(P("pts.txt")) == 0 and png_size(P("out.png")) == (w, h), r.stdout + r.stderr)
+
+    with open(P("garbage.png"), "wb") as f:
+        f.write(b"not a png at all")
+    bad = [
+        ("unreadable image", [P("garbage.png"), P("o.png")], "cannot read PNG"),
+        ("missing image", [P("nope.png"), P("o.png")], "nope.png"),
+        ("zero dots", [P("grey.png"), P("o.png"), "--dots", "0"], "--dots"),
+        ("more dots than pixels", [P("grey.png"), P("o.png"), "--dots", str(w * h + 1), "--host"], "more dots"),
+        ("dots on an all-white image", [P("white.png"), P("o.png"), "--dots", "5", "--host"], "all white"),
+        ("unwritable output", [P("grey.png"), os.path.join(tmp, "no", "such", "dir.png"), "--host",
+                               "--iterations", "1"], "dir.png"),
+        ("missing output", [P("grey.png")], "OUTPUT"),
+        ("unknown option", [P("grey.png"), P("o.png"), "--nope"], "--nope"),
+        ("bad tau", [P("grey.png"), P("o.png"), "--tau", "-1"], "--tau"),
+    ]
+    for name, args, needle in bad:
+        r = run(args)
+        check(f"bad input: {name}", r.returncode == 2 and needle in r.stderr,
+              f"rc={r.returncode} stderr={r.stderr.strip()[:300]!r}")
+finish()

@@ -1,0 +1,163 @@
+// The electrostatic halftoning client (examples/halftone): fast forces
+// against direct summation of (1) on both engines, the free-space boundary
+// values, the dot density of a flat grey image, determinism, bad input.
+#define BOOST_TEST_MODULE halftone
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "device_forces.hpp"
+#include "halftone.hpp"
+
+using namespace pscr::halftone;
+
+namespace {
+
+GreyImage ramp(int w, int h) {
+  GreyImage g;
+  g.width = w;
+  g.height = h;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double v = 0.15 + 0.75 * x / (w - 1);
+      if ((x - w / 2) * (x - w / 2) + (y - h / 2) * (y - h / 2) < (w / 5) * (w / 5)) v = 0.2;
+      g.v.push_back(v);
+    }
+  return g;
+}
+
+std::vector<Point> random_dots(int w, int h, long n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> ux(0, w - 1), uy(0, h - 1);
+  std::vector<Point> d(n);
+  for (auto& p : d) p = {ux(g), uy(g)};
+  return d;
+}
+
+}  // namespace
+
+// Random dots (not in equilibrium) and the process's starting dots, host and device.
+BOOST_AUTO_TEST_CASE(fast_forces_against_direct_summation) {
+  const GreyImage img = ramp(56, 44);
+  const long M = default_dots(img);
+  const Charges c = charges_for(img, M);
+  const auto engines = {std::string("host"), std::string("device")};
+  for (const auto& which : engines) {
+    auto engine = which == "host" ? host_engine(c, {}) : device_engine(c, {}, "");
+    for (int set = 0; set < 2; ++set) {
+      const auto dots = set == 0 ? random_dots(img.width, img.height, M, 5) : initial_dots(img, M, 3);
+      const ForceError e = force_error(engine->forces(dots), direct_forces(c, dots));
+      BOOST_TEST_CONTEXT(which << (set == 0 ? " random dots" : " initial dots")) {
+        BOOST_TEST(e.median <= 1e-3);
+        BOOST_TEST(e.max <= 5e-2);
+      }
+      BOOST_TEST_MESSAGE(which << (set == 0 ? " random" : " initial") << ": median " << e.median << " max " << e.max);
+    }
+  }
+}
+
+// The free-space boundary values matter: with zero boundary values (a
+// grounded box) the same mesh is far off.
+BOOST_AUTO_TEST_CASE(boundary_values_from_the_multipole_expansion) {
+  const GreyImage img = ramp(40, 40);
+  const Charges c = charges_for(img, 500);  // fewer dots than ink: a net charge
+  const auto dots = random_dots(40, 40, 500, 9);
+  const auto ref = direct_forces(c, dots);
+  MeshParameters with, without;
+  without.multipole_order = 0;
+  const double e_with = force_error(ParticleMesh(c, with).forces(dots), ref).median;
+  const double e_without = force_error(ParticleMesh(c, without).forces(dots), ref).median;
+  BOOST_TEST_MESSAGE("median error: multipole " << e_with << ", zero boundary " << e_without);
+  BOOST_TEST(e_with <= 1e-3);
+  BOOST_TEST(e_without >= 10 * e_with);
+}
+
+// A flat grey image: after the process the dot density, blurred by a
+// Gaussian of 2 px (the eye's view of a halftone), is the grey level's
+// darkness within a few percent at every pixel away from the border.
+BOOST_AUTO_TEST_CASE(flat_grey_gives_the_grey_density) {
+  GreyImage img;
+  img.width = img.height = 64;
+  img.v.assign(64 * 64, 0.6);
+  Settings s;
+  s.iterations = 60;
+  const Result r = halftone(img, s);
+  BOOST_TEST(r.dots.size() == std::size_t(std::lround(0.4 * 64 * 64)));
+  const double sigma = 2.0;
+  double worst = 0;
+  for (int y = 10; y < 54; ++y)
+    for (int x = 10; x < 54; ++x) {
+      double d = 0;
+      for (const Point& p : r.dots) {
+        const double r2 = (p.x - x) * (p.x - x) + (p.y - y) * (p.y - y);
+        if (r2 < 100) d += std::exp(-r2 / (2 * sigma * sigma)) / (2 * M_PI * sigma * sigma);
+      }
+      worst = std::max(worst, std::abs(d - 0.4) / 0.4);
+    }
+  BOOST_TEST_MESSAGE("largest relative deviation of the blurred dot density: " << worst);
+  BOOST_TEST(worst <= 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(deterministic_for_a_fixed_seed) {
+  const GreyImage img = ramp(40, 32);
+  Settings s;
+  s.iterations = 25;
+  const Charges c = charges_for(img, default_dots(img));
+  for (const std::string which : {"host", "device"}) {
+    auto e1 = which == "host" ? host_engine(c, {}) : device_engine(c, {}, "");
+    auto e2 = which == "host" ? host_engine(c, {}) : device_engine(c, {}, "");
+    const Result a = halftone(img, s, *e1), b = halftone(img, s, *e2);
+    bool same = a.dots.size() == b.dots.size();
+    for (std::size_t i = 0; same && i < a.dots.size(); ++i) same = a.dots[i].x == b.dots[i].x && a.dots[i].y == b.dots[i].y;
+    BOOST_TEST_CONTEXT(which) { BOOST_TEST(same); }
+    Settings other = s;
+    other.seed = 2;
+    const Result d = halftone(img, other, *e1);
+    BOOST_TEST_CONTEXT(which) { BOOST_TEST(d.dots[0].x != a.dots[0].x); }
+  }
+}
+
+// Device and host engines run the same process to rounding.
+BOOST_AUTO_TEST_CASE(device_engine_matches_host) {
+  const GreyImage img = ramp(48, 40);
+  const Charges c = charges_for(img, default_dots(img));
+  const auto dots = initial_dots(img, default_dots(img), 4);
+  auto host = host_engine(c, {});
+  auto dev = device_engine(c, {}, "");
+  const ForceError e = force_error(dev->forces(dots), host->forces(dots));
+  BOOST_TEST(e.max <= 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input) {
+  GreyImage img;
+  img.width = img.height = 8;
+  img.v.assign(64, 0.5);
+  BOOST_CHECK_THROW(charges_for(img, 0), std::invalid_argument);
+  BOOST_CHECK_THROW(charges_for(img, 65), std::invalid_argument);
+  GreyImage white = img;
+  white.v.assign(64, 1.0);
+  BOOST_TEST(default_dots(white) == 0);
+  BOOST_CHECK_THROW(charges_for(white, 3), std::invalid_argument);
+  Settings s;
+  s.tau = 0;
+  BOOST_CHECK_THROW(halftone(img, s), std::invalid_argument);
+  GreyImage tiny;
+  tiny.width = tiny.height = 1;
+  tiny.v = {0.0};
+  BOOST_CHECK_THROW(halftone(tiny, Settings{}), std::invalid_argument);
+}
+
+// Floyd–Steinberg conserves the ink; the blurred PSNR sees a flat image as flat.
+BOOST_AUTO_TEST_CASE(comparison_tools) {
+  const GreyImage img = ramp(64, 48);
+  const auto fs = floyd_steinberg(img);
+  double ink_fs = 0, ink = 0;
+  for (auto v : fs) ink_fs += 1 - v / 255.0;
+  for (double v : img.v) ink += 1 - v;
+  BOOST_TEST(std::abs(ink_fs - ink) / ink <= 0.01);
+  std::vector<std::uint8_t> same(img.v.size());
+  for (std::size_t i = 0; i < same.size(); ++i) same[i] = std::uint8_t(std::lround(img.v[i] * 255));
+  BOOST_TEST(blurred_psnr(same, img, 1.5) >= 50.0);
+  BOOST_TEST(blurred_psnr(fs, img, 1.5) <= blurred_psnr(same, img, 1.5));
+}
