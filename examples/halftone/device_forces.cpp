@@ -23,20 +23,12 @@ constexpr std::size_t kGroup = 256;
 class DeviceEngine final : public ForceEngine {
  public:
   DeviceEngine(const Charges& c, const MeshParameters& p, const std::string& device)
-      : charges_(c), host_(charges_, p), g_(host_.geometry()) {
+      : charges_(c), g_(mesh_geometry(c.width, c.height, p, false)) {
     // the repulsion's Poisson plan on the device; the client's kernels on its queue
     Options o;
     o.backend = Backend::opencl;
     o.device = device;
-    auto factor = [&](int n) {
-      Factor<double> f;
-      f.A.diag.assign(n, 2 / (g_.h * g_.h));
-      f.A.off.assign(n - 1, -1 / (g_.h * g_.h));
-      f.M.diag.assign(n, 10.0 / 12);
-      f.M.off.assign(n - 1, 1.0 / 12);
-      return f;
-    };
-    plan_ = std::make_unique<Plan<double>>(Problem<double>::make2d(factor(g_.ny), factor(g_.nx), 0.0), o);
+    plan_ = compact_plan(g_, o);
     rt_ = std::make_unique<ocl::Runtime>(opencl::queue(*plan_), kernels::halftone_cl, "-cl-std=CL1.2", false);
     if (!rt_->device().fp64) throw BackendError("device " + rt_->device().name + " lacks cl_khr_fp64");
     N_ = std::size_t(g_.nx) * g_.ny;
@@ -47,13 +39,14 @@ class DeviceEngine final : public ForceEngine {
     centre_x_ = 0.5 * (c.width - 1);
     centre_y_ = 0.5 * (c.height - 1);
     radius_ = 0.5 * std::hypot(c.width, c.height) + 1;
-    density_ = rt_->alloc(N_ * sizeof(cl_long), "mesh density");
     rhs_ = rt_->alloc(N_ * sizeof(double), "mesh potential");
-    attraction_ = rt_->upload(host_.attraction(), "attraction");
     fill_ = rt_->alloc(std::size_t(cw_) * ch_ * sizeof(int), "cell fill");
     members_ = rt_->alloc(std::size_t(cw_) * ch_ * kCapacity * sizeof(int), "cell members");
     overflow_ = rt_->alloc(sizeof(int), "cell overflow");
     moments_ = rt_->alloc((order_ + 1) * 2 * sizeof(double), "multipole moments");
+    attraction_ = rt_->alloc(c.q.size() * 2 * sizeof(double), "attraction");
+    compute_attraction(p, o);
+    density_ = rt_->alloc(N_ * sizeof(cl_long), "mesh density");
   }
 
   std::string name() const override {
@@ -127,12 +120,56 @@ class DeviceEngine final : public ForceEngine {
     stamp_ = now;
   }
 
+  void zero(cl_mem m, std::size_t bytes) {
+    const cl_long z = 0;
+    const cl_int status = clEnqueueFillBuffer(rt_->queue(), m, &z, sizeof z, 0, bytes, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer failed: " + std::to_string(status));
+  }
+
+  // The attraction at the pixel centres, once: the pixels' charges on the
+  // finer mesh, its own Poisson plan, the mesh force and the pixels' near field.
+  void compute_attraction(const MeshParameters& p, const Options& o) {
+    const MeshGeometry f = mesh_geometry(charges_.width, charges_.height, p, true);
+    const auto fine_plan = compact_plan(f, o);
+    const std::size_t n = std::size_t(f.nx) * f.ny;
+    ocl::Mem density = rt_->alloc(n * sizeof(cl_long), "fine mesh density");
+    ocl::Mem phi = rt_->alloc(n * sizeof(double), "fine mesh potential");
+    ocl::Mem q = rt_->upload(charges_.q, "pixel charges");
+    zero(density.get(), n * sizeof(cl_long));
+    const std::size_t w = std::size_t(charges_.width), h = std::size_t(charges_.height);
+    rt_->run("spread_pixels", kGroup, {w, h}, q.get(), charges_.width, charges_.height, density.get(), f.x0, f.y0, f.h,
+             f.nx, f.ny, f.reach, f.sigma);
+    rt_->run("compact_rhs", kGroup, {std::size_t(f.nx), std::size_t(f.ny)}, density.get(), phi.get(), f.nx, f.ny);
+    if (order_ > 0) {
+      // the pixels' moments Σ q ((z − c)/radius)^k on the host (once)
+      std::vector<double> mom(2 * (order_ + 1), 0.0);
+      for (std::size_t j = 0; j < h; ++j)
+        for (std::size_t i = 0; i < w; ++i) {
+          const double v = charges_.q[j * w + i];
+          if (v == 0) continue;
+          const double ux = (double(i) - centre_x_) / radius_, uy = (double(j) - centre_y_) / radius_;
+          double pr = v, pi = 0;
+          for (int k = 0; k <= order_; ++k) {
+            mom[2 * k] += pr;
+            mom[2 * k + 1] += pi;
+            const double t = pr * ux - pi * uy;
+            pi = pr * uy + pi * ux;
+            pr = t;
+          }
+        }
+      rt_->write(moments_.get(), mom.data(), mom.size() * sizeof(double));
+      rt_->run("boundary_rhs", kGroup, {std::size_t(2 * f.nx + 2 * (f.ny - 2))}, phi.get(), f.x0, f.y0, f.h, f.nx, f.ny,
+               centre_x_, centre_y_, radius_, order_, moments_.get());
+    }
+    opencl::solve(*fine_plan, phi.get(), 1, false);
+    rt_->run("pixel_attraction", kGroup, {w, h}, q.get(), charges_.width, charges_.height, phi.get(), f.x0, f.y0, f.h,
+             f.nx, f.ny, f.reach, f.sigma, f.cutoff, attraction_.get());
+    rt_->finish();
+  }
+
   // The force on every dot into force_.
   void evaluate() {
-    const cl_long zero = 0;
-    cl_int status = clEnqueueFillBuffer(rt_->queue(), density_.get(), &zero, sizeof zero, 0, N_ * sizeof(cl_long), 0,
-                                        nullptr, nullptr);
-    if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer (mesh density) failed: " + std::to_string(status));
+    zero(density_.get(), N_ * sizeof(cl_long));
     rt_->run("spread_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, density_.get(), g_.x0, g_.y0, g_.h,
              g_.nx, g_.ny, g_.reach, g_.sigma);
     lap(0);
@@ -146,10 +183,7 @@ class DeviceEngine final : public ForceEngine {
     lap(1);
     opencl::solve(*plan_, rhs_.get(), 1, false);
     lap(2);
-    const int zero_int = 0;
-    status = clEnqueueFillBuffer(rt_->queue(), fill_.get(), &zero_int, sizeof zero_int, 0,
-                                 std::size_t(cw_) * ch_ * sizeof(int), 0, nullptr, nullptr);
-    if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer (cell list) failed: " + std::to_string(status));
+    zero(fill_.get(), std::size_t(cw_) * ch_ * sizeof(int));
     rt_->run("bin_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, cell_, cw_, ch_, kCapacity, fill_.get(),
              members_.get(), overflow_.get());
     rt_->run("sort_cells", 64, {std::size_t(cw_) * ch_}, fill_.get(), members_.get(), cw_ * ch_, kCapacity);
@@ -161,8 +195,7 @@ class DeviceEngine final : public ForceEngine {
   }
 
   Charges charges_;
-  ParticleMesh host_;  // the attraction (once) and the mesh geometry
-  ParticleMesh::Geometry g_;
+  MeshGeometry g_;  // the repulsion's mesh
   std::unique_ptr<Plan<double>> plan_;
   std::unique_ptr<ocl::Runtime> rt_;
   std::size_t N_ = 0;

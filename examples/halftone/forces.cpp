@@ -58,15 +58,18 @@ std::vector<Point> direct_forces(const Charges& image, const std::vector<Point>&
   return direct_forces_at(image, dots, all);
 }
 
-std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Point>& dots, const std::vector<long>& which) {
+std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Point>& dots, const std::vector<long>& which,
+                                    std::vector<double>* attraction) {
   const long M = long(dots.size()), W = long(which.size());
   std::vector<Point> f(W);
+  if (attraction) attraction->assign(W, 0.0);
   auto one = [](double) { return 1.0; };
 #pragma omp parallel for schedule(dynamic, 4)
   for (long w = 0; w < W; ++w) {
     const long a = which[w];
     const Point p = dots[a];
     Point att = bilinear(p.x, p.y, image.width, image.height, [&](int i, int j) { return attraction_at(image, i, j); });
+    if (attraction) (*attraction)[w] = std::hypot(att.x, att.y);
     double fx = att.x, fy = att.y;
     for (long b = 0; b < M; ++b)
       if (b != a) add_pair(-1.0, dots[b].x - p.x, dots[b].y - p.y, one, fx, fy);
@@ -75,11 +78,13 @@ std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Poin
   return f;
 }
 
-ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& ref) {
-  if (f.size() != ref.size() || f.empty()) throw std::invalid_argument("force_error: sizes differ or are zero");
+ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& ref, const std::vector<double>* scale) {
+  if (f.size() != ref.size() || f.empty() || (scale && scale->size() != f.size()))
+    throw std::invalid_argument("force_error: sizes differ or are zero");
   std::vector<double> e(f.size());
   for (std::size_t a = 0; a < f.size(); ++a)
-    e[a] = std::hypot(f[a].x - ref[a].x, f[a].y - ref[a].y) / std::max(std::hypot(ref[a].x, ref[a].y), 1e-300);
+    e[a] = std::hypot(f[a].x - ref[a].x, f[a].y - ref[a].y) /
+           std::max(scale ? (*scale)[a] : std::hypot(ref[a].x, ref[a].y), 1e-300);
   ForceError out;
   out.max = *std::max_element(e.begin(), e.end());
   std::nth_element(e.begin(), e.begin() + e.size() / 2, e.end());
@@ -93,11 +98,43 @@ ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& re
 struct Mesh {
   double h = 0, x0 = 0, y0 = 0;
   int nx = 0, ny = 0;
-  int reach = 0;  // the Gaussian's support, 5σ, in nodes
+  int reach = 0;  // the Gaussian's support in nodes
   std::unique_ptr<pscr::Plan<double>> plan;
   double node_x(int a) const { return x0 + (a + 1) * h; }
   double node_y(int b) const { return y0 + (b + 1) * h; }
 };
+
+MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool fine) {
+  if (width < 2 || height < 2) throw std::invalid_argument("the image must be at least 2 x 2 pixels");
+  if (!(p.step > 0) || !(p.sigma > 0) || p.multipole_order < 0)
+    throw std::invalid_argument("particle mesh: step and sigma must be > 0, the multipole order >= 0");
+  const double sigma_e = p.sigma * std::sqrt(2.0);
+  const double margin = p.margin > 0 ? p.margin : 0.25 * std::max(width, height) + 6 * p.sigma;
+  MeshGeometry g;
+  g.h = fine ? p.step / 2 : p.step;
+  g.sigma = p.sigma;
+  g.cutoff = p.cutoff > 0 ? p.cutoff : 6.0 * sigma_e;
+  if (fine) g.cutoff = std::max(g.cutoff, 6.0 * sigma_e);
+  g.reach = int(std::ceil((fine ? 6.5 : 6.0) * p.sigma / g.h)) + 1;
+  g.x0 = -0.5 - margin;
+  g.y0 = -0.5 - margin;
+  g.nx = int(std::ceil((width + 2 * margin) / g.h)) - 1;
+  g.ny = int(std::ceil((height + 2 * margin) / g.h)) - 1;
+  return g;
+}
+
+// The plan of the compact scheme on a mesh: A = −D²/h², M = I + h² D²/12 per axis.
+std::unique_ptr<pscr::Plan<double>> compact_plan(const MeshGeometry& g, const pscr::Options& o) {
+  auto factor = [&](int n) {
+    pscr::Factor<double> f;
+    f.A.diag.assign(n, 2 / (g.h * g.h));
+    f.A.off.assign(n - 1, -1 / (g.h * g.h));
+    f.M.diag.assign(n, 10.0 / 12);
+    f.M.off.assign(n - 1, 1.0 / 12);
+    return f;
+  };
+  return std::make_unique<pscr::Plan<double>>(pscr::Problem<double>::make2d(factor(g.ny), factor(g.nx), 0.0), o);
+}
 
 struct ParticleMesh::Impl {
   const Charges& image;
@@ -110,21 +147,19 @@ struct ParticleMesh::Impl {
   mutable double t_spread = 0, t_rhs = 0, t_solve = 0, t_mesh_force = 0, t_near = 0;
 
   Impl(const Charges& img, const MeshParameters& params) : image(img), p(params) {
-    if (img.width < 2 || img.height < 2) throw std::invalid_argument("the image must be at least 2 x 2 pixels");
-    if (!(p.step > 0) || !(p.sigma > 0) || p.multipole_order < 0)
-      throw std::invalid_argument("particle mesh: step and sigma must be > 0, the multipole order >= 0");
+    const MeshGeometry g = mesh_geometry(img.width, img.height, p, false);
     sigma_e = p.sigma * std::sqrt(2.0);
-    cutoff = p.cutoff > 0 ? p.cutoff : 6.0 * sigma_e;
-    margin = p.margin > 0 ? p.margin : 0.25 * std::max(img.width, img.height) + 6 * p.sigma;
+    cutoff = g.cutoff;
+    margin = -0.5 - g.x0;
     p.cutoff = cutoff;
     p.margin = margin;
     centre = Z(0.5 * (img.width - 1), 0.5 * (img.height - 1));
     radius = 0.5 * std::hypot(img.width, img.height) + 1;
-    mesh = make_mesh(p.step, 6.0);
+    mesh = make_mesh(false);
     // The attraction at every pixel centre, once, on a mesh twice as fine
     // (its error enters every iteration): the pixels as charges, their
     // centres as probes.
-    const Mesh fine = make_mesh(p.step / 2, 6.5);
+    const Mesh fine = make_mesh(true);
     std::vector<Point> centres, sources;
     std::vector<double> q;
     for (int j = 0; j < img.height; ++j)
@@ -136,7 +171,7 @@ struct ParticleMesh::Impl {
           q.push_back(v);
         }
       }
-    const std::vector<Point> a = field(fine, sources, q, centres, /*pixels*/ true, std::max(cutoff, 6 * sigma_e));
+    const std::vector<Point> a = field(fine, sources, q, centres, /*pixels*/ true, mesh_geometry(img.width, img.height, p, true).cutoff);
     attraction.resize(2 * a.size());
     for (std::size_t k = 0; k < a.size(); ++k) {
       attraction[2 * k] = a[k].x;
@@ -146,28 +181,18 @@ struct ParticleMesh::Impl {
   }
   void reset() { t_spread = t_rhs = t_solve = t_mesh_force = t_near = 0; }
 
-  // `support`: where the Gaussians are cut, in σ (their tails beyond hold
-  // about exp(−support²/2) of the charge).
-  Mesh make_mesh(double h, double support) const {
+  Mesh make_mesh(bool fine) const {
+    const MeshGeometry g = mesh_geometry(image.width, image.height, p, fine);
     Mesh m;
-    m.h = h;
-    m.reach = int(std::ceil(support * p.sigma / h)) + 1;
-    m.x0 = -0.5 - margin;
-    m.y0 = -0.5 - margin;
-    m.nx = int(std::ceil((image.width + 2 * margin) / h)) - 1;
-    m.ny = int(std::ceil((image.height + 2 * margin) / h)) - 1;
-    // Fourth-order compact scheme: A = −D²/h², M = I + h² D²/12 per axis.
-    auto factor = [&](int n) {
-      pscr::Factor<double> f;
-      f.A.diag.assign(n, 2 / (h * h));
-      f.A.off.assign(n - 1, -1 / (h * h));
-      f.M.diag.assign(n, 10.0 / 12);
-      f.M.off.assign(n - 1, 1.0 / 12);
-      return f;
-    };
+    m.h = g.h;
+    m.reach = g.reach;
+    m.x0 = g.x0;
+    m.y0 = g.y0;
+    m.nx = g.nx;
+    m.ny = g.ny;
     pscr::Options o;
     o.threads = p.threads;
-    m.plan = std::make_unique<pscr::Plan<double>>(pscr::Problem<double>::make2d(factor(m.ny), factor(m.nx), 0.0), o);
+    m.plan = compact_plan(g, o);
     return m;
   }
 
@@ -354,7 +379,7 @@ ParticleMesh::ParticleMesh(const Charges& image, const MeshParameters& p) : impl
 ParticleMesh::~ParticleMesh() = default;
 std::vector<Point> ParticleMesh::forces(const std::vector<Point>& dots) const { return impl_->forces(dots); }
 const std::vector<double>& ParticleMesh::attraction() const { return impl_->attraction; }
-ParticleMesh::Geometry ParticleMesh::geometry() const {
+MeshGeometry ParticleMesh::geometry() const {
   const Mesh& m = impl_->mesh;
   return {m.x0, m.y0, m.h, impl_->p.sigma, impl_->cutoff, m.nx, m.ny, m.reach};
 }

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "pscr/plan.hpp"
+
 namespace pscr::halftone {
 
 struct Point {
@@ -45,7 +47,10 @@ struct Charges {
 // (pixels + M)), the reference. _at: on the dots listed in `which` only (the
 // others still act on them).
 std::vector<Point> direct_forces(const Charges& image, const std::vector<Point>& dots);
-std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Point>& dots, const std::vector<long>& which);
+// `attraction` (if given) receives |A| at each of those dots: the size of the
+// forces whose small remainder the net force is near equilibrium.
+std::vector<Point> direct_forces_at(const Charges& image, const std::vector<Point>& dots, const std::vector<long>& which,
+                                    std::vector<double>* attraction = nullptr);
 
 struct MeshParameters {
   double step = 0.75;       // mesh step h in pixels (the attraction, computed once, on h/2)
@@ -56,6 +61,19 @@ struct MeshParameters {
   int threads = 0;          // host threads for the solve (0: all)
 };
 
+// A mesh over the image and its margin: node (a, b), 0-based, at
+// (x0 + (a+1) h, y0 + (b+1) h); the Gaussians cut `reach` nodes from the node
+// nearest their centre; the near field within `cutoff` pixels. The
+// repulsion's mesh has step h and cuts at 6σ; the attraction's (`fine`),
+// computed once, step h/2, cuts at 6.5σ and a near field of at least 6σ_e.
+struct MeshGeometry {
+  double x0 = 0, y0 = 0, h = 0, sigma = 0, cutoff = 0;
+  int nx = 0, ny = 0, reach = 0;
+};
+MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool fine);
+// The compact scheme's plan on that mesh (Options: backend, device, threads).
+std::unique_ptr<pscr::Plan<double>> compact_plan(const MeshGeometry& g, const pscr::Options& o);
+
 // The attraction A at every pixel centre (the image's charges on the mesh,
 // once) and the repulsion of the dots (on the mesh, every call).
 class ParticleMesh {
@@ -63,13 +81,7 @@ class ParticleMesh {
   ParticleMesh(const Charges& image, const MeshParameters& p = {});
   // A at the pixel centres, x and y interleaved, row-major.
   const std::vector<double>& attraction() const;
-  // The repulsion's mesh: node (a, b), 0-based, at (x0 + (a+1) h, y0 + (b+1) h);
-  // the Gaussians cut `reach` nodes from the node nearest their centre.
-  struct Geometry {
-    double x0 = 0, y0 = 0, h = 0, sigma = 0, cutoff = 0;
-    int nx = 0, ny = 0, reach = 0;
-  };
-  Geometry geometry() const;
+  MeshGeometry geometry() const;  // the repulsion's mesh
   ~ParticleMesh();
   std::vector<Point> forces(const std::vector<Point>& dots) const;
   // Mesh size (unknowns per side) and the parameters in use.
@@ -85,10 +97,12 @@ class ParticleMesh {
   std::unique_ptr<Impl> impl_;
 };
 
-// max and median over the dots of |F − F_ref| / |F_ref|.
+// max and median over the dots of |F − F_ref| / |F_ref|, or of
+// |F − F_ref| / scale[α] when a scale is given.
 struct ForceError {
   double median = 0, max = 0;
 };
-ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& ref);
+ForceError force_error(const std::vector<Point>& f, const std::vector<Point>& ref,
+                       const std::vector<double>* scale = nullptr);
 
 }  // namespace pscr::halftone

@@ -40,9 +40,12 @@ void help() {
       "  --bench               print milliseconds per iteration split into stages\n");
 }
 
-// Relative force error on up to n dots (a random subset), against direct summation.
-pscr::halftone::ForceError check_forces(const pscr::halftone::Charges& c, pscr::halftone::ForceEngine& engine,
-                                        const std::vector<pscr::halftone::Point>& dots, long n) {
+// Force error on up to n dots (a random subset), against direct summation:
+// relative to the net force, and relative to the attraction |A| (near
+// equilibrium the net force is a small remainder of forces of that size).
+std::pair<pscr::halftone::ForceError, pscr::halftone::ForceError> check_forces(
+    const pscr::halftone::Charges& c, pscr::halftone::ForceEngine& engine,
+    const std::vector<pscr::halftone::Point>& dots, long n) {
   using namespace pscr::halftone;
   const std::vector<Point> fast = engine.forces(dots);
   std::vector<long> pick(dots.size());
@@ -50,10 +53,11 @@ pscr::halftone::ForceError check_forces(const pscr::halftone::Charges& c, pscr::
   std::mt19937_64 g(7);
   std::shuffle(pick.begin(), pick.end(), g);
   pick.resize(std::min<std::size_t>(pick.size(), std::size_t(n)));
-  const std::vector<Point> ref = direct_forces_at(c, dots, pick);
+  std::vector<double> scale;
+  const std::vector<Point> ref = direct_forces_at(c, dots, pick, &scale);
   std::vector<Point> sub;
   for (long i : pick) sub.push_back(fast[i]);
-  return force_error(sub, ref);
+  return {force_error(sub, ref), force_error(sub, ref, &scale)};
 }
 
 }  // namespace
@@ -115,15 +119,17 @@ int main(int argc, char** argv) {
     std::printf("%s: %dx%d, %ld dots (ink %.0f px), %d iterations, forces: %s\n", input.c_str(), w, h, dots,
                 charges.total(), s.iterations, engine->name().c_str());
     if (check > 0) {
-      const auto e = check_forces(charges, *engine, initial_dots(img, dots, s.seed), check);
-      std::printf("force error at the start (%ld dots): median %.2e, max %.2e\n", std::min(check, dots), e.median, e.max);
+      const auto [e, es] = check_forces(charges, *engine, initial_dots(img, dots, s.seed), check);
+      std::printf("force error at the start (%ld dots): median %.2e, max %.2e; relative to |A|: median %.2e, max %.2e\n",
+                  std::min(check, dots), e.median, e.max, es.median, es.max);
     }
     engine->reset_times();
     engine->set_stage_timing(bench);
     const Result r = halftone(img, s, *engine);
     if (check > 0) {
-      const auto e = check_forces(charges, *engine, r.dots, check);
-      std::printf("force error at the end (%ld dots): median %.2e, max %.2e\n", std::min(check, dots), e.median, e.max);
+      const auto [e, es] = check_forces(charges, *engine, r.dots, check);
+      std::printf("force error at the end (%ld dots): median %.2e, max %.2e; relative to |A|: median %.2e, max %.2e\n",
+                  std::min(check, dots), e.median, e.max, es.median, es.max);
     }
     const auto out = render_dots(r.dots, r.dot_area, w, h);
     std::vector<std::uint8_t> rgb_out(out.size() * 3);

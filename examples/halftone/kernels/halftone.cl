@@ -28,14 +28,11 @@ double uniform01(ulong seed, ulong stream, ulong k) {
   return (double)(mix64(seed ^ mix64(stream * 0x632be59bd9b4e019UL + k)) >> 11) * 0x1.0p-53;
 }
 
-// Each dot adds −G_σ(node − p) to the nodes within reach (fixed point).
-__kernel void spread_dots(__global const double2* dots, int count, __global long* density, double x0, double y0,
-                          double h, int nx, int ny, int reach, double sigma) {
-  const int a = get_global_id(0);
-  if (a >= count) return;
-  const double2 p = dots[a];
+// Adds q·G_σ(node − p) to the nodes within reach of p (fixed point).
+void spread_one(double2 p, double q, __global long* density, double x0, double y0, double h, int nx, int ny, int reach,
+                double sigma) {
   const int ca = (int)round((p.x - x0) / h) - 1, cb = (int)round((p.y - y0) / h) - 1;
-  const double inv = 1.0 / (2 * sigma * sigma), norm = -FIXED_SCALE / (2 * M_PI * sigma * sigma);
+  const double inv = 1.0 / (2 * sigma * sigma), norm = q * FIXED_SCALE / (2 * M_PI * sigma * sigma);
   for (int b = max(0, cb - reach); b <= min(ny - 1, cb + reach); ++b) {
     const double dy = y0 + (b + 1) * h - p.y, wy = norm * exp(-dy * dy * inv);
     for (int g = max(0, ca - reach); g <= min(nx - 1, ca + reach); ++g) {
@@ -43,6 +40,22 @@ __kernel void spread_dots(__global const double2* dots, int count, __global long
       atom_add(density + (size_t)b * nx + g, convert_long_rte(wy * exp(-dx * dx * inv)));
     }
   }
+}
+
+// The dots, charge −1 each.
+__kernel void spread_dots(__global const double2* dots, int count, __global long* density, double x0, double y0,
+                          double h, int nx, int ny, int reach, double sigma) {
+  const int a = get_global_id(0);
+  if (a < count) spread_one(dots[a], -1.0, density, x0, y0, h, nx, ny, reach, sigma);
+}
+
+// The image's pixels, charge q at their centres (once, for the attraction).
+__kernel void spread_pixels(__global const double* q, int width, int height, __global long* density, double x0,
+                            double y0, double h, int nx, int ny, int reach, double sigma) {
+  const int i = get_global_id(0), j = get_global_id(1);
+  if (i >= width || j >= height) return;
+  const double v = q[(size_t)j * width + i];
+  if (v != 0) spread_one((double2)(i, j), v, density, x0, y0, h, nx, ny, reach, sigma);
 }
 
 // rhs = −2π (M⊗M) ρ, M = tridiag(1, 10, 1)/12, ρ zero outside; ρ in fixed point.
@@ -163,16 +176,9 @@ __kernel void sort_cells(__global const int* fill, __global int* members, int ce
   }
 }
 
-// The force on every dot: the mesh force Σ_g Φ_g ∇G_σ, the near field of the
-// other dots, q (y − p)/r² exp(−r²/2σ_e²) within the cut-off, and the image's
-// attraction interpolated bilinearly between the pixel centres.
-__kernel void dot_forces(__global const double2* dots, int count, __global const double* phi, double x0, double y0,
-                         double h, int nx, int ny, int reach, double sigma, __global const int* fill,
-                         __global const int* members, double cell, int cw, int ch, int capacity, double cutoff,
-                         __global const double2* attraction, int width, int height, __global double2* force) {
-  const int a = get_global_id(0);
-  if (a >= count) return;
-  const double2 p = dots[a];
+// The mesh force at p: Σ_g Φ_g ∇_p G_σ(p − g) h², the field of charges smeared to σ√2.
+double2 mesh_force(double2 p, __global const double* phi, double x0, double y0, double h, int nx, int ny, int reach,
+                   double sigma) {
   double fx = 0, fy = 0;
   const int ca = (int)round((p.x - x0) / h) - 1, cb = (int)round((p.y - y0) / h) - 1;
   const double inv2 = 1.0 / (2 * sigma * sigma);
@@ -189,8 +195,44 @@ __kernel void dot_forces(__global const double2* dots, int count, __global const
     fy += wy * dy * sw;
   }
   const double scale = h * h / (sigma * sigma) / (2 * M_PI * sigma * sigma);
-  fx *= scale;
-  fy *= scale;
+  return (double2)(fx * scale, fy * scale);
+}
+
+// The attraction at every pixel centre: the mesh force of the pixels plus
+// their near field q (x − p)/r² exp(−r²/2σ_e²) within the cut-off, the pixel
+// itself excluded.
+__kernel void pixel_attraction(__global const double* q, int width, int height, __global const double* phi, double x0,
+                               double y0, double h, int nx, int ny, int reach, double sigma, double cutoff,
+                               __global double2* attraction) {
+  const int i0 = get_global_id(0), j0 = get_global_id(1);
+  if (i0 >= width || j0 >= height) return;
+  double2 f = mesh_force((double2)(i0, j0), phi, x0, y0, h, nx, ny, reach, sigma);
+  const double inv2e = 1.0 / (4 * sigma * sigma), rc2 = cutoff * cutoff;
+  const int span = (int)floor(cutoff);
+  for (int j = max(0, j0 - span); j <= min(height - 1, j0 + span); ++j)
+    for (int i = max(0, i0 - span); i <= min(width - 1, i0 + span); ++i) {
+      const double v = q[(size_t)j * width + i];
+      const double dx = i - i0, dy = j - j0, r2 = dx * dx + dy * dy;
+      if (v == 0 || r2 == 0 || r2 >= rc2) continue;
+      const double s = v * exp(-r2 * inv2e) / r2;
+      f.x += s * dx;
+      f.y += s * dy;
+    }
+  attraction[(size_t)j0 * width + i0] = f;
+}
+
+// The force on every dot: the mesh force Σ_g Φ_g ∇G_σ, the near field of the
+// other dots, q (y − p)/r² exp(−r²/2σ_e²) within the cut-off, and the image's
+// attraction interpolated bilinearly between the pixel centres.
+__kernel void dot_forces(__global const double2* dots, int count, __global const double* phi, double x0, double y0,
+                         double h, int nx, int ny, int reach, double sigma, __global const int* fill,
+                         __global const int* members, double cell, int cw, int ch, int capacity, double cutoff,
+                         __global const double2* attraction, int width, int height, __global double2* force) {
+  const int a = get_global_id(0);
+  if (a >= count) return;
+  const double2 p = dots[a];
+  const double2 mf = mesh_force(p, phi, x0, y0, h, nx, ny, reach, sigma);
+  double fx = mf.x, fy = mf.y;
   // near field of the other dots
   const double inv2e = 1.0 / (4 * sigma * sigma), rc2 = cutoff * cutoff;
   const int cx = clamp((int)floor((p.x + 0.5) / cell), 0, cw - 1), cy = clamp((int)floor((p.y + 0.5) / cell), 0, ch - 1);
