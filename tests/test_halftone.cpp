@@ -139,6 +139,35 @@ BOOST_AUTO_TEST_CASE(device_engine_matches_host) {
   BOOST_TEST(e.max <= 1e-10);
 }
 
+// A black image with one dot per pixel, dark up to its border: the dots stay
+// apart (reflected at the border, never piled onto it or onto a corner), on
+// both engines (the device's near-field cells do not overflow).
+BOOST_AUTO_TEST_CASE(dark_border_keeps_dots_apart) {
+  GreyImage img;
+  img.width = 30;
+  img.height = 26;
+  img.v.assign(30 * 26, 0.0);
+  Settings s;
+  s.iterations = 40;
+  const Charges c = charges_for(img, default_dots(img));
+  for (const std::string which : {"host", "device"}) {
+    auto engine = which == "host" ? host_engine(c, {}) : device_engine(c, {}, "");
+    const Result r = halftone(img, s, *engine);
+    double closest = 1e9;
+    int on_border = 0;
+    for (std::size_t a = 0; a < r.dots.size(); ++a) {
+      const Point& p = r.dots[a];
+      on_border += p.x == 0 || p.y == 0 || p.x == img.width - 1 || p.y == img.height - 1;
+      for (std::size_t b = a + 1; b < r.dots.size(); ++b)
+        closest = std::min(closest, std::hypot(p.x - r.dots[b].x, p.y - r.dots[b].y));
+    }
+    BOOST_TEST_CONTEXT(which) {
+      BOOST_TEST(closest >= 0.3);
+      BOOST_TEST(on_border <= 2);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_input) {
   GreyImage img;
   img.width = img.height = 8;

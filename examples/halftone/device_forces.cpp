@@ -120,8 +120,8 @@ class DeviceEngine final : public ForceEngine {
     stamp_ = now;
   }
 
-  void zero(cl_mem m, std::size_t bytes) {
-    const cl_long z = 0;
+  void zero(cl_mem m, std::size_t bytes) {  // bytes: a multiple of 4
+    const cl_int z = 0;
     const cl_int status = clEnqueueFillBuffer(rt_->queue(), m, &z, sizeof z, 0, bytes, 0, nullptr, nullptr);
     if (status != CL_SUCCESS) throw BackendError("clEnqueueFillBuffer failed: " + std::to_string(status));
   }
@@ -161,6 +161,9 @@ class DeviceEngine final : public ForceEngine {
       rt_->run("boundary_rhs", kGroup, {std::size_t(2 * f.nx + 2 * (f.ny - 2))}, phi.get(), f.x0, f.y0, f.h, f.nx, f.ny,
                centre_x_, centre_y_, radius_, order_, moments_.get());
     }
+    // the finer plan has its own queue: its solve starts after this queue's work
+    // (and returns when it has finished)
+    rt_->finish();
     opencl::solve(*fine_plan, phi.get(), 1, false);
     rt_->run("pixel_attraction", kGroup, {w, h}, q.get(), charges_.width, charges_.height, phi.get(), f.x0, f.y0, f.h,
              f.nx, f.ny, f.reach, f.sigma, f.cutoff, attraction_.get());

@@ -41,6 +41,12 @@ class HostEngine final : public ForceEngine {
 
 }  // namespace
 
+double reflect(double v, double hi) {
+  if (v < 0) v = -v;
+  if (v > hi) v = 2 * hi - v;
+  return std::clamp(v, 0.0, hi);  // a step longer than the image
+}
+
 void move_dot(Point& p, const Point& f, const Motion& m, int k, long a) {
   p.x += m.tau * f.x;
   p.y += m.tau * f.y;
@@ -50,8 +56,8 @@ void move_dot(Point& p, const Point& f, const Motion& m, int k, long a) {
     p.x += amp * std::cos(phi);
     p.y += amp * std::sin(phi);
   }
-  p.x = std::clamp(p.x, 0.0, double(m.width - 1));
-  p.y = std::clamp(p.y, 0.0, double(m.height - 1));
+  p.x = reflect(p.x, double(m.width - 1));
+  p.y = reflect(p.y, double(m.height - 1));
 }
 
 void ForceEngine::iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) {

@@ -33,9 +33,12 @@ struct Settings {
   MeshParameters mesh;
 };
 
-// The update rule: p ← clamp(p + τ F(p)), and at iterations k > 0 with
+// The update rule: p ← p + τ F(p), and at iterations k > 0 with
 // k % shake_every == 0 and k < shake_until a step of length
-// shake·(1 − k/shake_until) in a uniform random direction.
+// shake·(1 − k/shake_until) in a uniform random direction; a dot that leaves
+// the image [0, w − 1] × [0, h − 1] is reflected back into it (clamping would
+// pile dots onto the border, and onto the same corner point, where
+// coincident dots no longer repel).
 struct Motion {
   double tau = 0.1;
   int shake_every = 0, shake_until = 0;
@@ -46,6 +49,7 @@ struct Motion {
 // Moves one dot (index a) at iteration k under force f (the host rule; the
 // device's move_dots kernel is the same).
 void move_dot(Point& p, const Point& f, const Motion& m, int k, long a);
+double reflect(double v, double hi);  // into [0, hi]
 
 // What a force engine computes: the forces (1) on all dots.
 class ForceEngine {

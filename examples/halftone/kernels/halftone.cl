@@ -260,8 +260,15 @@ __kernel void dot_forces(__global const double2* dots, int count, __global const
   force[a] = (double2)(fx + att.x, fy + att.y);
 }
 
-// p ← clamp(p + τ F + shake): the shake, when on, a step of length `amp` in a
-// uniform direction (the host's random numbers).
+// Into [0, hi] by reflection at the ends (the host's reflect()).
+double reflect(double v, double hi) {
+  if (v < 0) v = -v;
+  if (v > hi) v = 2 * hi - v;
+  return clamp(v, 0.0, hi);
+}
+
+// p ← p + τ F + shake, reflected into the image: the shake, when on, a step of
+// length `amp` in a uniform direction (the host's random numbers).
 __kernel void move_dots(__global double2* dots, __global const double2* force, int count, double tau, int shake,
                         double amp, ulong seed, ulong stream, int width, int height) {
   const int a = get_global_id(0);
@@ -271,7 +278,7 @@ __kernel void move_dots(__global double2* dots, __global const double2* force, i
     const double phi = 2 * M_PI * uniform01(seed, stream, (ulong)a);
     p += amp * (double2)(cos(phi), sin(phi));
   }
-  p.x = clamp(p.x, 0.0, (double)(width - 1));
-  p.y = clamp(p.y, 0.0, (double)(height - 1));
+  p.x = reflect(p.x, (double)(width - 1));
+  p.y = reflect(p.y, (double)(height - 1));
   dots[a] = p;
 }
