@@ -12,7 +12,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor
+from pscr_solve_check_lib import assemble, factor, write_system
 
 EXE = sys.argv[1]
 rng = np.random.default_rng(2026)
@@ -47,17 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for backend, (name, ns, dtype, c, batch, tol) in [(b, case) for b in ("reference", "opencl") for case in cases]:
         name = f"{backend} {name}"
         cplx = np.issubdtype(dtype, np.complexfloating)
-        fs = [factor(rng, n, dtype, cplx) for n in ns]
-        args = []
-        for d, (a, m) in enumerate(fs, 1):
-            np.save(P(f"A{d}.npy"), a)
-            np.save(P(f"M{d}.npy"), m)
-            args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
-        shape = ([batch] if batch > 1 else []) + ns
-        f = rng.uniform(-1, 1, shape).astype(dtype)
-        if cplx:
-            f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
-        np.save(P("f.npy"), f)
+        fs, f, args = write_system(P, rng, ns, dtype, batch)
         cstr = f"({np.real(c)},{np.imag(c)})" if cplx else str(c)
         radix = name.split(" q")[1] if " q" in name else "4"
         r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix, "--backend", backend])

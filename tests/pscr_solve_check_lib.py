@@ -37,3 +37,21 @@ def assemble(factors, c):
     for d in range(len(factors)):
         total = total + kron_all([As[e] if e == d else Ms[e] for e in range(len(factors))])
     return total.tocsc()
+
+
+def write_system(P, rng, ns, dtype, batch):
+    """Random factor files and right-hand side under the path function P:
+    returns the factors, the right-hand side and the factor arguments."""
+    cplx = np.issubdtype(dtype, np.complexfloating)
+    fs = [factor(rng, n, dtype, cplx) for n in ns]
+    args = []
+    for d, (a, m) in enumerate(fs, 1):
+        np.save(P(f"A{d}.npy"), a)
+        np.save(P(f"M{d}.npy"), m)
+        args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
+    shape = ([batch] if batch > 1 else []) + ns
+    f = rng.uniform(-1, 1, shape).astype(dtype)
+    if cplx:
+        f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
+    np.save(P("f.npy"), f)
+    return fs, f, args

@@ -14,7 +14,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor
+from pscr_solve_check_lib import assemble, factor, write_system
 
 MPIRUN, SOLVE, SOLVE_MPI = sys.argv[1:4]
 rng = np.random.default_rng(2027)
@@ -39,17 +39,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ]
     for name, ns, dtype, c, batch, tol in cases:
         cplx = np.issubdtype(dtype, np.complexfloating)
-        fs = [factor(rng, n, dtype, cplx) for n in ns]
-        args = []
-        for d, (a, m) in enumerate(fs, 1):
-            np.save(P(f"A{d}.npy"), a)
-            np.save(P(f"M{d}.npy"), m)
-            args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
-        shape = ([batch] if batch > 1 else []) + ns
-        f = rng.uniform(-1, 1, shape).astype(dtype)
-        if cplx:
-            f = f + 1j * rng.uniform(-1, 1, shape).astype(dtype)
-        np.save(P("f.npy"), f)
+        fs, f, args = write_system(P, rng, ns, dtype, batch)
         args += ["--rhs", P("f.npy"), "--c", f"({np.real(c)},{np.imag(c)})" if cplx else str(c)]
         if "radix 3" in name:
             args += ["--radix", "3"]

@@ -168,6 +168,15 @@ BOOST_AUTO_TEST_CASE(dark_border_keeps_dots_apart) {
   }
 }
 
+// The device's direct summation is the host's, to rounding.
+BOOST_AUTO_TEST_CASE(direct_summation_on_the_device) {
+  const GreyImage img = ramp(36, 30);
+  const Charges c = charges_for(img, default_dots(img));
+  const auto dots = random_dots(36, 30, default_dots(img), 11);
+  const ForceError e = force_error(direct_device_engine(c, "")->forces(dots), direct_forces(c, dots));
+  BOOST_TEST(e.max <= 1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(bad_input) {
   GreyImage img;
   img.width = img.height = 8;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "opencl/device.hpp"
 #include "opencl/runtime.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
@@ -210,7 +211,64 @@ class DeviceEngine final : public ForceEngine {
   clock_type::time_point stamp_ = clock_type::now();
 };
 
+// Direct summation of (1) on the device: the attraction at every pixel centre
+// once (all pixels), the repulsion of all dots every iteration.
+class DirectEngine final : public ForceEngine {
+ public:
+  DirectEngine(const Charges& c, const std::string& device) : charges_(c) {
+    rt_ = std::make_unique<ocl::Runtime>(ocl::select_device(device), kernels::halftone_cl, "-cl-std=CL1.2", false);
+    if (!rt_->device().fp64) throw BackendError("device " + rt_->device().name + " lacks cl_khr_fp64");
+    ocl::Mem q = rt_->upload(c.q, "pixel charges");
+    attraction_ = rt_->alloc(c.q.size() * 2 * sizeof(double), "attraction");
+    rt_->run("direct_attraction", kGroup, {std::size_t(c.width), std::size_t(c.height)}, q.get(), c.width, c.height,
+             attraction_.get());
+    rt_->finish();
+  }
+  std::string name() const override { return "device direct summation on " + rt_->device().name; }
+  std::vector<Point> forces(const std::vector<Point>& dots) override {
+    upload(dots);
+    evaluate();
+    std::vector<Point> f(dots.size());
+    rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
+    return f;
+  }
+  void iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) override {
+    upload(dots);
+    for (int k = k0; k < k1; ++k) {
+      evaluate();
+      const bool shake = m.shake_every > 0 && k > 0 && k % m.shake_every == 0 && k < m.shake_until;
+      const double amp = m.shake * (1 - double(k) / std::max(1, m.shake_until));
+      rt_->run("move_dots", kGroup, {std::size_t(count_)}, dots_.get(), force_.get(), count_, m.tau, int(shake), amp,
+               cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
+    }
+    rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+  }
+
+ private:
+  void upload(const std::vector<Point>& dots) {
+    if (int(dots.size()) != count_) {
+      count_ = int(dots.size());
+      dots_ = rt_->alloc(dots.size() * sizeof(Point), "dots");
+      force_ = rt_->alloc(dots.size() * sizeof(Point), "forces");
+    }
+    rt_->write(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+  }
+  void evaluate() {
+    const std::size_t global = (std::size_t(count_) + kGroup - 1) / kGroup * kGroup;
+    rt_->launch("direct_forces", 1, {global, 1, 1}, {kGroup, 1, 1}, dots_.get(), count_, attraction_.get(),
+                charges_.width, charges_.height, force_.get(), ocl::LocalBytes{kGroup * 2 * sizeof(double)});
+  }
+  Charges charges_;
+  std::unique_ptr<ocl::Runtime> rt_;
+  ocl::Mem attraction_, dots_, force_;
+  int count_ = -1;
+};
+
 }  // namespace
+
+std::unique_ptr<ForceEngine> direct_device_engine(const Charges& charges, const std::string& device) {
+  return std::make_unique<DirectEngine>(charges, device);
+}
 
 std::unique_ptr<ForceEngine> device_engine(const Charges& charges, const MeshParameters& p, const std::string& device) {
   return std::make_unique<DeviceEngine>(charges, p, device);

@@ -12,5 +12,8 @@ namespace pscr::halftone {
 
 // `device`: an OpenCL device selector as Options::device (empty: the default).
 std::unique_ptr<ForceEngine> device_engine(const Charges& charges, const MeshParameters& p, const std::string& device);
+// Direct summation of (1) on the device (O(M²) per iteration): the timing
+// comparison, and the reference where the host's direct sum is too slow.
+std::unique_ptr<ForceEngine> direct_device_engine(const Charges& charges, const std::string& device);
 
 }  // namespace pscr::halftone

@@ -31,6 +31,8 @@ void help() {
       "  --seed S              initial dots and shaking (1)\n"
       "  --points FILE         also write the dot coordinates, one 'x y' per line (pixel units)\n"
       "  --host                forces on the host (default: on the OpenCL device)\n"
+      "  --direct              forces by direct summation of (1) on the device (O(dots^2) per\n"
+      "                        iteration: the timing comparison)\n"
       "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n"
       "  --step H --sigma S    mesh step and Gaussian split width in pixels (0.75, 1.5)\n"
       "  --check-forces N      median/max relative error of the fast forces against direct\n"
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   Settings s;
   s.device = true;
   long check = 0;
-  bool bench = false;
+  bool bench = false, direct = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") s.seed = std::uint64_t(pscr::cli::integer(kTool, a, val(), 0, 1L << 50));
     else if (a == "--points") points = val();
     else if (a == "--host") s.device = false;
+    else if (a == "--direct") direct = true;
     else if (a == "--device") s.opencl_device = val();
     else if (a == "--step") s.mesh.step = pscr::cli::number(kTool, a, val());
     else if (a == "--sigma") s.mesh.sigma = pscr::cli::number(kTool, a, val());
@@ -114,7 +117,8 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const Charges charges = charges_for(img, dots);
     std::unique_ptr<ForceEngine> engine =
-        s.device ? device_engine(charges, s.mesh, s.opencl_device) : host_engine(charges, s.mesh);
+        direct ? direct_device_engine(charges, s.opencl_device)
+               : s.device ? device_engine(charges, s.mesh, s.opencl_device) : host_engine(charges, s.mesh);
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s: %dx%d, %ld dots (ink %.0f px), %d iterations, forces: %s\n", input.c_str(), w, h, dots,
                 charges.total(), s.iterations, engine->name().c_str());

@@ -176,6 +176,16 @@ __kernel void sort_cells(__global const int* fill, __global int* members, int ce
   }
 }
 
+// A field given at the pixel centres, interpolated bilinearly at p (as the host's bilinear()).
+double2 bilinear(__global const double2* field, int width, int height, double2 p) {
+  const int i = clamp((int)floor(p.x), 0, max(0, width - 2)), j = clamp((int)floor(p.y), 0, max(0, height - 2));
+  const double s = clamp(p.x - i, 0.0, 1.0), t = clamp(p.y - j, 0.0, 1.0);
+  const int i1 = min(i + 1, width - 1), j1 = min(j + 1, height - 1);
+  const double2 A = field[(size_t)j * width + i], B = field[(size_t)j * width + i1];
+  const double2 C = field[(size_t)j1 * width + i], D = field[(size_t)j1 * width + i1];
+  return (1 - t) * ((1 - s) * A + s * B) + t * ((1 - s) * C + s * D);
+}
+
 // The mesh force at p: Σ_g Φ_g ∇_p G_σ(p − g) h², the field of charges smeared to σ√2.
 double2 mesh_force(double2 p, __global const double* phi, double x0, double y0, double h, int nx, int ny, int reach,
                    double sigma) {
@@ -251,12 +261,7 @@ __kernel void dot_forces(__global const double2* dots, int count, __global const
       }
     }
   // the attraction, bilinear between pixel centres
-  const int i = clamp((int)floor(p.x), 0, max(0, width - 2)), j = clamp((int)floor(p.y), 0, max(0, height - 2));
-  const double s = clamp(p.x - i, 0.0, 1.0), t = clamp(p.y - j, 0.0, 1.0);
-  const int i1 = min(i + 1, width - 1), j1 = min(j + 1, height - 1);
-  const double2 A = attraction[(size_t)j * width + i], B = attraction[(size_t)j * width + i1];
-  const double2 C = attraction[(size_t)j1 * width + i], D = attraction[(size_t)j1 * width + i1];
-  const double2 att = (1 - t) * ((1 - s) * A + s * B) + t * ((1 - s) * C + s * D);
+  const double2 att = bilinear(attraction, width, height, p);
   force[a] = (double2)(fx + att.x, fy + att.y);
 }
 
@@ -281,4 +286,46 @@ __kernel void move_dots(__global double2* dots, __global const double2* force, i
   p.x = reflect(p.x, (double)(width - 1));
   p.y = reflect(p.y, (double)(height - 1));
   dots[a] = p;
+}
+
+// ---- Direct summation of (1) on the device: the reference and the timing
+// comparison (O(pixels²) once, O(M²) per iteration).
+
+// The attraction at every pixel centre, all pixels summed (the pixel itself excluded).
+__kernel void direct_attraction(__global const double* q, int width, int height, __global double2* attraction) {
+  const int i0 = get_global_id(0), j0 = get_global_id(1);
+  if (i0 >= width || j0 >= height) return;
+  double fx = 0, fy = 0;
+  for (int j = 0; j < height; ++j)
+    for (int i = 0; i < width; ++i) {
+      const double v = q[(size_t)j * width + i], dx = i - i0, dy = j - j0, r2 = dx * dx + dy * dy;
+      if (v == 0 || r2 == 0) continue;
+      fx += v * dx / r2;
+      fy += v * dy / r2;
+    }
+  attraction[(size_t)j0 * width + i0] = (double2)(fx, fy);
+}
+
+// The force on every dot: the repulsion of all other dots (tiles of the dots
+// in local memory) and the attraction interpolated bilinearly.
+__kernel void direct_forces(__global const double2* dots, int count, __global const double2* attraction, int width,
+                            int height, __global double2* force, __local double2* tile) {
+  const int a = get_global_id(0), lid = get_local_id(0), lsz = get_local_size(0);
+  const double2 p = a < count ? dots[a] : (double2)(0, 0);
+  double fx = 0, fy = 0;
+  for (int base = 0; base < count; base += lsz) {
+    if (base + lid < count) tile[lid] = dots[base + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int n = min(lsz, count - base);
+    for (int t = 0; t < n; ++t) {
+      const double dx = tile[t].x - p.x, dy = tile[t].y - p.y, r2 = dx * dx + dy * dy;
+      if (base + t == a || r2 == 0) continue;
+      fx -= dx / r2;
+      fy -= dy / r2;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (a >= count) return;
+  const double2 att = bilinear(attraction, width, height, p);
+  force[a] = (double2)(fx + att.x, fy + att.y);
 }
