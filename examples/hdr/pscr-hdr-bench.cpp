@@ -14,6 +14,7 @@
 
 #include "cli.hpp"
 #include "tonemap.hpp"
+#include "video.hpp"
 
 namespace {
 const char* kTool = "pscr-hdr-bench";
@@ -29,7 +30,9 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   int reps = 5;
   double tol = 1e-6, max_seconds = 30;
-  std::string device, solvers_arg = "all", scene = "window";
+  std::string device, solvers_arg = "all", scene = "window", video;
+  int frames = 64, streams = 2;
+  std::vector<std::string> devices;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -39,7 +42,12 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::printf(
           "usage: pscr-hdr-bench [--sizes 1024,2048,4096] [--reps 5] [--tol 1e-6] [--max-seconds 30]\n"
-          "                      [--solvers all|none|NAME,...] [--scene window|lamps] [--device SEL]\n");
+          "                      [--solvers all|none|NAME,...] [--scene window|lamps] [--device SEL]\n"
+          "       pscr-hdr-bench --video WxH [--frames N] [--devices SEL,SEL,...] [--streams S]\n"
+          "  --video: Reinhard on a synthetic video, frames spread over the devices (each with S\n"
+          "  streams); frames per second on the first 1, 2, ... of the devices, and a check that\n"
+          "  every frame's result is the same whichever device computed it (an empty item in\n"
+          "  --devices is the default device)\n");
       return 0;
     } else if (a == "--sizes") {
       for (const std::string& item : cli::split(val())) sizes.push_back(int(cli::integer(kTool, a, item)));
@@ -49,7 +57,37 @@ int main(int argc, char** argv) {
     else if (a == "--solvers") solvers_arg = val();
     else if (a == "--scene") scene = val();
     else if (a == "--device") device = val();
+    else if (a == "--video") video = val();
+    else if (a == "--frames") frames = int(cli::integer(kTool, a, val(), 1, 1000000));
+    else if (a == "--devices") devices = cli::split(val());
+    else if (a == "--streams") streams = int(cli::integer(kTool, a, val(), 1, 16));
     else cli::usage(kTool, "unknown option " + a);
+  }
+  if (!video.empty()) {
+    int w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(video.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w < 2 || h < 2)
+      cli::usage(kTool, "--video needs WxH, got '" + video + "'");
+    if (devices.empty()) devices = {device};
+    try {
+      const std::vector<Image> src = video_frames(w, h, 8);
+      VideoRun first;
+      for (std::size_t d = 1; d <= devices.size(); ++d) {
+        const std::vector<std::string> use(devices.begin(), devices.begin() + d);
+        const VideoRun r = reinhard_video(src, frames, use, streams);
+        if (d == 1) first = r;
+        const bool same = r.checksums == first.checksums;
+        std::printf("reinhard video %dx%d, %d frames: %zu device(s) x %d stream(s): %.1f frames/s (%.2f ms per frame), "
+                    "speed-up %.2f, results %s\n",
+                    w, h, frames, d, streams, r.fps(), 1e3 * r.seconds / frames, r.fps() / first.fps(),
+                    same ? "identical to one device's" : "DIFFER from one device's");
+        if (!same) return 1;
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+      return 1;
+    }
+    return 0;
   }
   if (sizes.empty()) sizes = {1024, 2048, 4096};
   if (reps < 1) cli::usage(kTool, "--reps needs >= 1");
