@@ -21,7 +21,58 @@ using clock_type = std::chrono::steady_clock;
 constexpr int kCapacity = 128;   // dots per near-field cell
 constexpr std::size_t kGroup = 256;
 
-class DeviceEngine final : public ForceEngine {
+// What both device engines share: the dots and forces on the device, the
+// iterations (evaluate, then move_dots) and the read-backs.
+class DeviceDots : public ForceEngine {
+ public:
+  std::vector<Point> forces(const std::vector<Point>& dots) override {
+    upload(dots);
+    evaluate();
+    finished();
+    std::vector<Point> f(dots.size());
+    rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
+    return f;
+  }
+
+  void iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) override {
+    upload(dots);
+    for (int k = k0; k < k1; ++k) {
+      evaluate();
+      const bool shake = m.shake_every > 0 && k > 0 && k % m.shake_every == 0 && k < m.shake_until;
+      const double amp = m.shake * (1 - double(k) / std::max(1, m.shake_until));
+      rt_->run("move_dots", kGroup, {std::size_t(count_)}, dots_.get(), force_.get(), count_, m.tau, int(shake), amp,
+               cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
+      moved();
+    }
+    finished();
+    rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+  }
+
+ protected:
+  virtual void evaluate() = 0;         // the forces of dots_ into force_
+  virtual void resized() {}            // count_ changed
+  virtual void started() {}            // new dots uploaded
+  virtual void moved() {}              // after each move
+  virtual void finished() {}           // before results are read back
+
+  void upload(const std::vector<Point>& dots) {
+    static_assert(sizeof(Point) == 2 * sizeof(double), "Point must be two doubles (double2 on the device)");
+    if (int(dots.size()) != count_) {
+      count_ = int(dots.size());
+      dots_ = rt_->alloc(dots.size() * sizeof(Point), "dots");
+      force_ = rt_->alloc(dots.size() * sizeof(Point), "forces");
+      resized();
+    }
+    rt_->write(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+    started();
+  }
+
+  std::unique_ptr<ocl::Runtime> rt_;
+  ocl::Mem dots_, force_;
+  int count_ = -1;
+};
+
+class DeviceEngine final : public DeviceDots {
  public:
   DeviceEngine(const Charges& c, const MeshParameters& p, const std::string& device)
       : charges_(c), g_(mesh_geometry(c.width, c.height, p, false)) {
@@ -64,46 +115,20 @@ class DeviceEngine final : public ForceEngine {
 
   void set_stage_timing(bool on) override { timing_ = on; }
 
-  std::vector<Point> forces(const std::vector<Point>& dots) override {
-    upload(dots);
-    evaluate();
-    check_cells();
-    std::vector<Point> f(dots.size());
-    rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
-    return f;
-  }
-
-  void iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) override {
-    upload(dots);
-    for (int k = k0; k < k1; ++k) {
-      evaluate();
-      const bool shake = m.shake_every > 0 && k > 0 && k % m.shake_every == 0 && k < m.shake_until;
-      const double amp = m.shake * (1 - double(k) / std::max(1, m.shake_until));
-      rt_->run("move_dots", kGroup, {std::size_t(count_)}, dots_.get(), force_.get(), count_, m.tau, int(shake), amp,
-               cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
-      lap(5);
-    }
-    check_cells();
-    rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
-  }
-
  private:
-  void upload(const std::vector<Point>& dots) {
-    static_assert(sizeof(Point) == 2 * sizeof(double), "Point must be two doubles (double2 on the device)");
-    if (int(dots.size()) != count_) {
-      count_ = int(dots.size());
-      dots_ = rt_->alloc(dots.size() * sizeof(Point), "dots");
-      force_ = rt_->alloc(dots.size() * sizeof(Point), "forces");
-      groups_ = int((dots.size() + kGroup - 1) / kGroup);
-      partial_ = rt_->alloc(std::size_t(groups_) * (order_ + 1) * 2 * sizeof(double), "moment partial sums");
-    }
-    rt_->write(dots_.get(), dots.data(), dots.size() * sizeof(Point));
+  void resized() override {
+    groups_ = int((std::size_t(count_) + kGroup - 1) / kGroup);
+    partial_ = rt_->alloc(std::size_t(groups_) * (order_ + 1) * 2 * sizeof(double), "moment partial sums");
+  }
+  void started() override {
     const int zero = 0;
     if (clEnqueueFillBuffer(rt_->queue(), overflow_.get(), &zero, sizeof zero, 0, sizeof(int), 0, nullptr, nullptr) !=
         CL_SUCCESS)
       throw BackendError("clEnqueueFillBuffer (cell overflow flag) failed");
     stamp_ = clock_type::now();
   }
+  void moved() override { lap(5); }
+  void finished() override { check_cells(); }
   // A cell that overflowed lost near-field pairs: refuse the result.
   void check_cells() {
     int overflow = 0;
@@ -172,7 +197,7 @@ class DeviceEngine final : public ForceEngine {
   }
 
   // The force on every dot into force_.
-  void evaluate() {
+  void evaluate() override {
     zero(density_.get(), N_ * sizeof(cl_long));
     rt_->run("spread_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, density_.get(), g_.x0, g_.y0, g_.h,
              g_.nx, g_.ny, g_.reach, g_.sigma);
@@ -201,11 +226,10 @@ class DeviceEngine final : public ForceEngine {
   Charges charges_;
   MeshGeometry g_;  // the repulsion's mesh
   std::unique_ptr<Plan<double>> plan_;
-  std::unique_ptr<ocl::Runtime> rt_;
   std::size_t N_ = 0;
   double cell_ = 0, centre_x_ = 0, centre_y_ = 0, radius_ = 1;
-  int cw_ = 0, ch_ = 0, order_ = 0, count_ = -1, groups_ = 0;
-  ocl::Mem density_, rhs_, attraction_, fill_, members_, overflow_, moments_, dots_, force_, partial_;
+  int cw_ = 0, ch_ = 0, order_ = 0, groups_ = 0;
+  ocl::Mem density_, rhs_, attraction_, fill_, members_, overflow_, moments_, partial_;
   double t_[6] = {0, 0, 0, 0, 0, 0};
   bool timing_ = false;
   clock_type::time_point stamp_ = clock_type::now();
@@ -213,7 +237,7 @@ class DeviceEngine final : public ForceEngine {
 
 // Direct summation of (1) on the device: the attraction at every pixel centre
 // once (all pixels), the repulsion of all dots every iteration.
-class DirectEngine final : public ForceEngine {
+class DirectEngine final : public DeviceDots {
  public:
   DirectEngine(const Charges& c, const std::string& device) : charges_(c) {
     rt_ = std::make_unique<ocl::Runtime>(ocl::select_device(device), kernels::halftone_cl, "-cl-std=CL1.2", false);
@@ -225,43 +249,15 @@ class DirectEngine final : public ForceEngine {
     rt_->finish();
   }
   std::string name() const override { return "device direct summation on " + rt_->device().name; }
-  std::vector<Point> forces(const std::vector<Point>& dots) override {
-    upload(dots);
-    evaluate();
-    std::vector<Point> f(dots.size());
-    rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
-    return f;
-  }
-  void iterate(std::vector<Point>& dots, const Motion& m, int k0, int k1) override {
-    upload(dots);
-    for (int k = k0; k < k1; ++k) {
-      evaluate();
-      const bool shake = m.shake_every > 0 && k > 0 && k % m.shake_every == 0 && k < m.shake_until;
-      const double amp = m.shake * (1 - double(k) / std::max(1, m.shake_until));
-      rt_->run("move_dots", kGroup, {std::size_t(count_)}, dots_.get(), force_.get(), count_, m.tau, int(shake), amp,
-               cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
-    }
-    rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
-  }
 
  private:
-  void upload(const std::vector<Point>& dots) {
-    if (int(dots.size()) != count_) {
-      count_ = int(dots.size());
-      dots_ = rt_->alloc(dots.size() * sizeof(Point), "dots");
-      force_ = rt_->alloc(dots.size() * sizeof(Point), "forces");
-    }
-    rt_->write(dots_.get(), dots.data(), dots.size() * sizeof(Point));
-  }
-  void evaluate() {
+  void evaluate() override {
     const std::size_t global = (std::size_t(count_) + kGroup - 1) / kGroup * kGroup;
     rt_->launch("direct_forces", 1, {global, 1, 1}, {kGroup, 1, 1}, dots_.get(), count_, attraction_.get(),
                 charges_.width, charges_.height, force_.get(), ocl::LocalBytes{kGroup * 2 * sizeof(double)});
   }
   Charges charges_;
-  std::unique_ptr<ocl::Runtime> rt_;
-  ocl::Mem attraction_, dots_, force_;
-  int count_ = -1;
+  ocl::Mem attraction_;
 };
 
 }  // namespace
