@@ -88,9 +88,6 @@ class DeviceEngine final : public DeviceDots {
     cw_ = std::max(1, int(std::ceil((c.width + 1) / cell_)));
     ch_ = std::max(1, int(std::ceil((c.height + 1) / cell_)));
     order_ = p.multipole_order;
-    centre_x_ = 0.5 * (c.width - 1);
-    centre_y_ = 0.5 * (c.height - 1);
-    radius_ = 0.5 * std::hypot(c.width, c.height) + 1;
     rhs_ = rt_->alloc(N_ * sizeof(double), "mesh potential");
     fill_ = rt_->alloc(std::size_t(cw_) * ch_ * sizeof(int), "cell fill");
     members_ = rt_->alloc(std::size_t(cw_) * ch_ * kCapacity * sizeof(int), "cell members");
@@ -167,25 +164,19 @@ class DeviceEngine final : public DeviceDots {
              f.nx, f.ny, f.reach, f.sigma);
     rt_->run("compact_rhs", kGroup, {std::size_t(f.nx), std::size_t(f.ny)}, density.get(), phi.get(), f.nx, f.ny);
     if (order_ > 0) {
-      // the pixels' moments Σ q ((z − c)/radius)^k on the host (once)
-      std::vector<double> mom(2 * (order_ + 1), 0.0);
+      // the pixels' moments on the host (once)
+      std::vector<Point> at;
+      std::vector<double> q_at;
       for (std::size_t j = 0; j < h; ++j)
-        for (std::size_t i = 0; i < w; ++i) {
-          const double v = charges_.q[j * w + i];
-          if (v == 0) continue;
-          const double ux = (double(i) - centre_x_) / radius_, uy = (double(j) - centre_y_) / radius_;
-          double pr = v, pi = 0;
-          for (int k = 0; k <= order_; ++k) {
-            mom[2 * k] += pr;
-            mom[2 * k + 1] += pi;
-            const double t = pr * ux - pi * uy;
-            pi = pr * uy + pi * ux;
-            pr = t;
+        for (std::size_t i = 0; i < w; ++i)
+          if (charges_.q[j * w + i] != 0) {
+            at.push_back({double(i), double(j)});
+            q_at.push_back(charges_.q[j * w + i]);
           }
-        }
+      const std::vector<double> mom = multipole_moments(at, q_at, f, order_);
       rt_->write(moments_.get(), mom.data(), mom.size() * sizeof(double));
       rt_->run("boundary_rhs", kGroup, {std::size_t(2 * f.nx + 2 * (f.ny - 2))}, phi.get(), f.x0, f.y0, f.h, f.nx, f.ny,
-               centre_x_, centre_y_, radius_, order_, moments_.get());
+               g_.cx, g_.cy, g_.radius, order_, moments_.get());
     }
     // the finer plan has its own queue: its solve starts after this queue's work
     // (and returns when it has finished)
@@ -204,11 +195,11 @@ class DeviceEngine final : public DeviceDots {
     lap(0);
     rt_->run("compact_rhs", kGroup, {std::size_t(g_.nx), std::size_t(g_.ny)}, density_.get(), rhs_.get(), g_.nx, g_.ny);
     rt_->launch("dot_moments", 1, {std::size_t(groups_) * kGroup, 1, 1}, {kGroup, 1, 1}, dots_.get(), count_,
-                centre_x_, centre_y_, radius_, order_, partial_.get(), ocl::LocalBytes{kGroup * 2 * sizeof(double)});
+                g_.cx, g_.cy, g_.radius, order_, partial_.get(), ocl::LocalBytes{kGroup * 2 * sizeof(double)});
     rt_->run("sum_moments", 64, {std::size_t(order_ + 1)}, partial_.get(), groups_, order_, moments_.get());
     if (order_ > 0)
       rt_->run("boundary_rhs", kGroup, {std::size_t(2 * g_.nx + 2 * (g_.ny - 2))}, rhs_.get(), g_.x0, g_.y0, g_.h,
-               g_.nx, g_.ny, centre_x_, centre_y_, radius_, order_, moments_.get());
+               g_.nx, g_.ny, g_.cx, g_.cy, g_.radius, order_, moments_.get());
     lap(1);
     opencl::solve(*plan_, rhs_.get(), 1, false);
     lap(2);
@@ -227,7 +218,7 @@ class DeviceEngine final : public DeviceDots {
   MeshGeometry g_;  // the repulsion's mesh
   std::unique_ptr<Plan<double>> plan_;
   std::size_t N_ = 0;
-  double cell_ = 0, centre_x_ = 0, centre_y_ = 0, radius_ = 1;
+  double cell_ = 0;
   int cw_ = 0, ch_ = 0, order_ = 0, groups_ = 0;
   ocl::Mem density_, rhs_, attraction_, fill_, members_, overflow_, moments_, partial_;
   double t_[6] = {0, 0, 0, 0, 0, 0};

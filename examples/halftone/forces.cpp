@@ -120,7 +120,30 @@ MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool 
   g.y0 = -0.5 - margin;
   g.nx = int(std::ceil((width + 2 * margin) / g.h)) - 1;
   g.ny = int(std::ceil((height + 2 * margin) / g.h)) - 1;
+  g.cx = 0.5 * (width - 1);
+  g.cy = 0.5 * (height - 1);
+  g.radius = 0.5 * std::hypot(width, height) + 1;
   return g;
+}
+
+std::vector<double> multipole_moments(const std::vector<Point>& at, const std::vector<double>& q,
+                                      const MeshGeometry& g, int order) {
+  std::vector<Z> mom(order + 1, Z(0));
+  const Z centre(g.cx, g.cy);
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    const Z w = (Z(at[j].x, at[j].y) - centre) / g.radius;
+    Z pw = 1;
+    for (auto& m : mom) {
+      m += q[j] * pw;
+      pw *= w;
+    }
+  }
+  std::vector<double> out;
+  for (const Z& m : mom) {
+    out.push_back(m.real());
+    out.push_back(m.imag());
+  }
+  return out;
 }
 
 // The plan of the compact scheme on a mesh: A = −D²/h², M = I + h² D²/12 per axis.
@@ -141,20 +164,17 @@ struct ParticleMesh::Impl {
   MeshParameters p;
   double sigma_e = 0, cutoff = 0, margin = 0;
   Mesh mesh;  // of the dots' repulsion (the attraction's, twice as fine, lives during set-up only)
-  Z centre;
-  double radius = 1;                                       // expansion scale
+  MeshGeometry geo;                                        // of the repulsion's mesh (also the expansion's centre)
   std::vector<double> attraction;                          // A at the pixel centres
-  mutable double t_spread = 0, t_rhs = 0, t_solve = 0, t_mesh_force = 0, t_near = 0;
+  mutable double t_spread = 0, t_rhs = 0, t_solve = 0, t_near = 0;
 
   Impl(const Charges& img, const MeshParameters& params) : image(img), p(params) {
-    const MeshGeometry g = mesh_geometry(img.width, img.height, p, false);
+    geo = mesh_geometry(img.width, img.height, p, false);
     sigma_e = p.sigma * std::sqrt(2.0);
-    cutoff = g.cutoff;
-    margin = -0.5 - g.x0;
+    cutoff = geo.cutoff;
+    margin = -0.5 - geo.x0;
     p.cutoff = cutoff;
     p.margin = margin;
-    centre = Z(0.5 * (img.width - 1), 0.5 * (img.height - 1));
-    radius = 0.5 * std::hypot(img.width, img.height) + 1;
     mesh = make_mesh(false);
     // The attraction at every pixel centre, once, on a mesh twice as fine
     // (its error enters every iteration): the pixels as charges, their
@@ -179,7 +199,7 @@ struct ParticleMesh::Impl {
     }
     reset();
   }
-  void reset() { t_spread = t_rhs = t_solve = t_mesh_force = t_near = 0; }
+  void reset() { t_spread = t_rhs = t_solve = t_near = 0; }
 
   Mesh make_mesh(bool fine) const {
     const MeshGeometry g = mesh_geometry(image.width, image.height, p, fine);
@@ -214,27 +234,13 @@ struct ParticleMesh::Impl {
     }
   }
 
-  // Σ q ((z − c)/radius)^k, k = 0..order
-  std::vector<Z> moments(const std::vector<Point>& at, const std::vector<double>& q) const {
-    std::vector<Z> mom(p.multipole_order + 1, Z(0));
-    for (std::size_t j = 0; j < at.size(); ++j) {
-      const Z w = (Z(at[j].x, at[j].y) - centre) / radius;
-      Z pw = 1;
-      for (auto& m : mom) {
-        m += q[j] * pw;
-        pw *= w;
-      }
-    }
-    return mom;
-  }
-
   // Free-space potential Σ q log|z − z_j| from the moments (z outside the charges).
-  double far_potential(Z z, const std::vector<Z>& mom) const {
-    const Z u = (z - centre) / radius;
-    double phi = mom[0].real() * std::log(std::abs(z - centre));
+  double far_potential(Z z, const std::vector<double>& mom) const {
+    const Z centre(geo.cx, geo.cy), u = (z - centre) / geo.radius;
+    double phi = mom[0] * std::log(std::abs(z - centre));
     Z inv = 1.0 / u, pw = inv;
-    for (std::size_t k = 1; k < mom.size(); ++k) {
-      phi -= (mom[k] * pw).real() / double(k);
+    for (std::size_t k = 1; 2 * k < mom.size(); ++k) {
+      phi -= (Z(mom[2 * k], mom[2 * k + 1]) * pw).real() / double(k);
       pw *= inv;
     }
     return phi;
@@ -266,7 +272,7 @@ struct ParticleMesh::Impl {
         throw std::invalid_argument("particle mesh: a charge lies outside the image");
       spread(m, d.x, d.y, q[j], rho);
     }
-    const std::vector<Z> mom = moments(src, q);
+    const std::vector<double> mom = multipole_moments(src, q, geo, p.multipole_order);
     t_spread += lap(clock);
     // rhs = −2π (M⊗M) ρ + the boundary values' couplings.
     std::vector<double> t(N), rhs(N);
@@ -379,10 +385,7 @@ ParticleMesh::ParticleMesh(const Charges& image, const MeshParameters& p) : impl
 ParticleMesh::~ParticleMesh() = default;
 std::vector<Point> ParticleMesh::forces(const std::vector<Point>& dots) const { return impl_->forces(dots); }
 const std::vector<double>& ParticleMesh::attraction() const { return impl_->attraction; }
-MeshGeometry ParticleMesh::geometry() const {
-  const Mesh& m = impl_->mesh;
-  return {m.x0, m.y0, m.h, impl_->p.sigma, impl_->cutoff, m.nx, m.ny, m.reach};
-}
+MeshGeometry ParticleMesh::geometry() const { return impl_->geo; }
 int ParticleMesh::mesh_width() const { return impl_->mesh.nx; }
 int ParticleMesh::mesh_height() const { return impl_->mesh.ny; }
 const MeshParameters& ParticleMesh::parameters() const { return impl_->p; }

@@ -66,11 +66,18 @@ struct MeshParameters {
 // nearest their centre; the near field within `cutoff` pixels. The
 // repulsion's mesh has step h and cuts at 6σ; the attraction's (`fine`),
 // computed once, step h/2, cuts at 6.5σ and a near field of at least 6σ_e.
+// The boundary values come from the multipole expansion about (cx, cy)
+// scaled by `radius` (the image's centre and half diagonal).
 struct MeshGeometry {
   double x0 = 0, y0 = 0, h = 0, sigma = 0, cutoff = 0;
   int nx = 0, ny = 0, reach = 0;
+  double cx = 0, cy = 0, radius = 1;
 };
 MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool fine);
+// The expansion's moments Σ_j q_j ((z_j − c)/radius)^k, k = 0..order, as
+// (real, imaginary) pairs.
+std::vector<double> multipole_moments(const std::vector<Point>& at, const std::vector<double>& q,
+                                      const MeshGeometry& g, int order);
 // The compact scheme's plan on that mesh (Options: backend, device, threads).
 std::unique_ptr<pscr::Plan<double>> compact_plan(const MeshGeometry& g, const pscr::Options& o);
 

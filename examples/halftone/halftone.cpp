@@ -162,7 +162,7 @@ Result halftone(const GreyImage& img, const Settings& s, ForceEngine& engine, co
   } else {
     engine.iterate(r.dots, m, 0, s.iterations);
   }
-  r.times.forces = since(t1);
+  r.times.iterating = since(t1);
   r.times.iterations = s.iterations;
   r.times.total = since(t0);
   return r;

@@ -68,9 +68,10 @@ class ForceEngine {
 };
 std::unique_ptr<ForceEngine> host_engine(const Charges& charges, const MeshParameters& p);
 
-// Times of one run, seconds.
+// Times of one run, seconds: the set-up (charges, engine, initial dots), the
+// iterations (forces and moves) and the whole.
 struct Timings {
-  double setup = 0, forces = 0, update = 0, total = 0;
+  double setup = 0, iterating = 0, total = 0;
   int iterations = 0;
 };
 

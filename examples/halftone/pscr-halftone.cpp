@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
     pscr::image::write_png(output, w, h, rgb_out);
     if (!points.empty()) write_points(points, r.dots);
     const double per = r.times.iterations ? 1e3 / r.times.iterations : 0;
-    std::printf("time: setup %.3f s, %.3f ms per iteration\n", setup, r.times.forces * per);
+    std::printf("time: setup %.3f s, %.3f ms per iteration\n", setup, r.times.iterating * per);
     if (bench) {
       for (const auto& [stage, seconds] : engine->stage_times())
         std::printf("  %-28s %8.3f ms per iteration\n", stage.c_str(), seconds * per);

@@ -83,7 +83,14 @@ template <class T> struct SlabExecutor {
   distributed::Slabs slabs;
   std::size_t R;  // values per row of the first dimension
   DistributedInfo info;
-  std::vector<std::vector<std::vector<distributed::Share>>> shares;  // [level − 1][group]
+  // What each group of each level reads and produces, and who computes it,
+  // derived from the layout once: [level − 1][group].
+  struct GroupWork {
+    std::vector<distributed::Share> shares;
+    std::vector<int> inputs[2];                      // [back]: see inputs()
+    std::vector<std::pair<int, int>> outputs[2];     // [back]: see outputs()
+  };
+  std::vector<std::vector<GroupWork>> work;
   std::vector<double> neumann_weights;  // pure Neumann: this slab's part of (M1 1)⊗(M2 1)[⊗(M3 1)]
   double neumann_weight_sum = 0;
 
@@ -120,10 +127,11 @@ template <class T> struct SlabExecutor {
     for (std::size_t gi = 0; gi < lv.groups.size(); ++gi) {
       const auto& g = lv.groups[gi];
       if (g.sources.empty()) continue;
-      const std::vector<int> rows = inputs(g, back);
+      const GroupWork& gw = work[level - 1][gi];
+      const std::vector<int>& rows = gw.inputs[back];
       for (std::size_t x = 0; x < rows.size(); ++x) {
         const int from = slabs.owner(rows[x]);
-        for (const auto& sh : shares[level - 1][gi])
+        for (const auto& sh : gw.shares)
           if (sh.rank != from) input(gi, x, rows[x], from, sh.rank);
       }
     }
@@ -134,8 +142,8 @@ template <class T> struct SlabExecutor {
     for (std::size_t gi = 0; gi < lv.groups.size(); ++gi) {
       const auto& g = lv.groups[gi];
       if (g.sources.empty()) continue;
-      const auto outs = outputs(g, dim().groups[level - 1][gi], back);
-      const auto& sh = shares[level - 1][gi];
+      const auto& outs = work[level - 1][gi].outputs[back];
+      const auto& sh = work[level - 1][gi].shares;
       for (std::size_t o = 0; o < outs.size(); ++o) {
         const int to = slabs.owner(outs[o].second);
         for (std::size_t s = 0; s < sh.size(); ++s)
@@ -181,11 +189,11 @@ template <class T> struct SlabExecutor {
     std::vector<std::vector<const T*>> in(G);  // per group this rank computes: its input rows
     std::vector<int> my_share(G, -1);
     for (std::size_t gi = 0; gi < G; ++gi) {
-      const auto& sh = shares[level - 1][gi];
+      const auto& sh = work[level - 1][gi].shares;
       for (std::size_t s = 0; s < sh.size(); ++s)
         if (sh[s].rank == me()) my_share[gi] = int(s);
       if (my_share[gi] < 0 || lv.groups[gi].sources.empty()) continue;
-      const std::vector<int> rows = inputs(lv.groups[gi], back);
+      const std::vector<int>& rows = work[level - 1][gi].inputs[back];
       in[gi].assign(rows.size(), nullptr);
       for (std::size_t x = 0; x < rows.size(); ++x)
         if (slabs.owner(rows[x]) == me()) in[gi][x] = local(rows[x]);
@@ -211,8 +219,8 @@ template <class T> struct SlabExecutor {
     auto compute = [&](std::size_t gi, bool parallel) {
       const auto& g = lv.groups[gi];
       const auto& ref = refs[gi];
-      const auto& sh = shares[level - 1][gi][my_share[gi]];
-      const auto outs = outputs(g, ref, back);
+      const auto& sh = work[level - 1][gi].shares[my_share[gi]];
+      const auto& outs = work[level - 1][gi].outputs[back];
       std::vector<int> outpos;
       for (auto& o : outs) outpos.push_back(o.first);
       partial[gi].assign(outs.size() * R, T(0));
@@ -244,8 +252,8 @@ template <class T> struct SlabExecutor {
     for (std::size_t gi = 0; gi < G; ++gi) {
       const auto& g = lv.groups[gi];
       if (g.sources.empty()) continue;
-      const auto outs = outputs(g, refs[gi], back);
-      const auto& sh = shares[level - 1][gi];
+      const auto& outs = work[level - 1][gi].outputs[back];
+      const auto& sh = work[level - 1][gi].shares;
       parts[gi].assign(outs.size(), std::vector<const T*>(sh.size(), nullptr));
       if (my_share[gi] >= 0)
         for (std::size_t o = 0; o < outs.size(); ++o)
@@ -288,7 +296,7 @@ template <class T> struct SlabExecutor {
     for (std::size_t gi = 0; gi < G; ++gi) {
       const auto& g = lv.groups[gi];
       if (g.sources.empty()) continue;
-      const auto outs = outputs(g, refs[gi], back);
+      const auto& outs = work[level - 1][gi].outputs[back];
       for (std::size_t o = 0; o < outs.size(); ++o) {
         const int j = outs[o].second;
         if (slabs.owner(j) != me()) continue;
@@ -363,11 +371,18 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   info.rows = slab_rows(problem.size(0), info.ranks, info.rank);
   info.local_unknowns = info.rows.size() * m.R;
   const auto& L = m.dim().layout;
-  m.shares.resize(L.levels.size());
+  m.work.resize(L.levels.size());
   for (std::size_t i = 0; i < L.levels.size(); ++i)
     for (std::size_t gi = 0; gi < L.levels[i].groups.size(); ++gi) {
       const auto& g = L.levels[i].groups[gi];
-      m.shares[i].push_back(distributed::shares(m.slabs, g.start, g.end, m.dim().eigen[m.dim().groups[i][gi].eigen].m));
+      const auto& ref = m.dim().groups[i][gi];
+      typename Impl::GroupWork gw;
+      gw.shares = distributed::shares(m.slabs, g.start, g.end, m.dim().eigen[ref.eigen].m);
+      for (bool back : {false, true}) {
+        gw.inputs[back] = m.inputs(g, back);
+        gw.outputs[back] = m.outputs(g, ref, back);
+      }
+      m.work[i].push_back(std::move(gw));
     }
   m.count_traffic();
   if (m.data.pure_neumann) {
