@@ -1,6 +1,8 @@
 #include "pscr/builders.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "pscr/errors.hpp"
@@ -24,18 +26,37 @@ void check_mesh(const std::vector<double>& x, std::size_t min_points, const char
     }
 }
 
+// The mesh steps. A mesh whose steps all agree with the mean step to a few
+// units in the last place of its coordinates is uniform up to the rounding
+// of the points themselves (linspace, or points accumulated step by step):
+// its steps are taken equal, so that the factor is exactly Toeplitz and the
+// planner can use the closed-form eigenpairs (docs/eigen.md). The change to
+// any entry is at the rounding level of the coordinates.
+std::vector<double> mesh_steps(const std::vector<double>& x) {
+  const std::size_t n = x.size() - 1;
+  std::vector<double> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = x[i + 1] - x[i];
+  const double mean = (x[n] - x[0]) / double(n);
+  const double tol = 8 * std::numeric_limits<double>::epsilon() * std::max(std::abs(x[0]), std::abs(x[n]));
+  for (double s : h)
+    if (!(std::abs(s - mean) <= tol)) return h;
+  std::fill(h.begin(), h.end(), mean);
+  return h;
+}
+
 }  // namespace
 
 Factor<double> poisson_factor(const std::vector<double>& x) {
   check_mesh(x, 3, "poisson_factor");
   const std::size_t n = x.size() - 2;
+  const std::vector<double> h = mesh_steps(x);
   Factor<double> f;
   f.A.diag.resize(n);
   f.A.off.resize(n - 1);
   f.M.diag.resize(n);
   f.M.off.assign(n - 1, 0.0);
   for (std::size_t l = 1; l <= n; ++l) {
-    const double hl = x[l] - x[l - 1], hr = x[l + 1] - x[l];
+    const double hl = h[l - 1], hr = h[l];
     f.A.diag[l - 1] = 1 / hl + 1 / hr;
     f.M.diag[l - 1] = (hl + hr) / 2;
     if (l < n) f.A.off[l - 1] = -1 / hr;
@@ -48,13 +69,14 @@ namespace {
 // stiffness 1/h [1 -1; -1 1], mass h/6 [2 1; 1 2] (or lumped h/2 [1 0; 0 1]).
 Factor<double> linear_elements(const std::vector<double>& x, bool lumped) {
   const std::size_t n = x.size();
+  const std::vector<double> steps = mesh_steps(x);
   Factor<double> f;
   f.A.diag.assign(n, 0.0);
   f.A.off.assign(n - 1, 0.0);
   f.M.diag.assign(n, 0.0);
   f.M.off.assign(n - 1, 0.0);
   for (std::size_t l = 0; l + 1 < n; ++l) {
-    const double h = x[l + 1] - x[l];
+    const double h = steps[l];
     f.A.diag[l] += 1 / h;
     f.A.diag[l + 1] += 1 / h;
     f.A.off[l] = -1 / h;
@@ -106,7 +128,12 @@ std::vector<double> graded_mesh(int points, double length, double ratio) {
   double h = 1, total = 0;
   std::vector<double> steps(points - 1);
   for (auto& s : steps) { s = h; total += h; h *= ratio; }
-  for (int i = 1; i < points; ++i) x[i] = x[i - 1] + steps[i - 1] * length / total;
+  // ratio 1: each point rounded once (accumulated steps would drift by a
+  // rounding per step, and the mesh would no longer be uniform to the last bit)
+  if (ratio == 1)
+    for (int i = 1; i < points; ++i) x[i] = length * double(i) / double(points - 1);
+  else
+    for (int i = 1; i < points; ++i) x[i] = x[i - 1] + steps[i - 1] * length / total;
   x[points - 1] = length;
   return x;
 }

@@ -238,8 +238,10 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
       if (auto r = eigen_toeplitz(A, M, keep)) return std::move(*r);
       if (!automatic) throw InvalidArgument("the closed-form eigenpairs need a Toeplitz pencil with Dirichlet/Neumann ends");
     }
-  } else if (method == EigenMethod::toeplitz) {
-    throw InvalidArgument("the closed-form eigenpairs need a real pencil");
+  } else if (automatic || method == EigenMethod::toeplitz) {
+    if (auto r = eigen_toeplitz_ends(A, M, keep)) return std::move(*r);
+    if (!automatic)
+      throw InvalidArgument("the closed-form eigenpairs need a Toeplitz pencil (end diagonal entries may differ)");
   }
   if (automatic) {
     if constexpr (!is_complex_v<C>) method = diagonal_mass(M) ? EigenMethod::twisted : EigenMethod::newton;
@@ -290,6 +292,7 @@ template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, co
       auto r = pencil_eigenvalues(real_part(A), real_part(M));
       return std::vector<C>(r.begin(), r.end());
     }
+    if (auto r = eigen_toeplitz_ends(A, M, {}, false)) return std::move(r->lambda);
     if (auto r = aberth_from_real_part(A, M, {}, false)) return std::move(r->lambda);
   } else {
     if (auto r = eigen_toeplitz(A, M, {}, false)) return std::move(r->lambda);

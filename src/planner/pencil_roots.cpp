@@ -338,6 +338,8 @@ struct NewtonLane {
   }
 };
 
+}  // namespace
+
 // tr(M⁻¹A) = Σ_i (M⁻¹)_ii A_ii + 2 Σ_i (M⁻¹)_i,i+1 A_i,i+1, the sum of the
 // pencil's eigenvalues: (M⁻¹)_ii = 1/γ_i from the twisted factorisations of M,
 // (M⁻¹)_i,i+1 = −(M_i,i+1 / D⁺_i) (M⁻¹)_i+1,i+1.
@@ -356,7 +358,15 @@ Z trace_minv_a(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M) {
   return tr;
 }
 
-}  // namespace
+bool sum_matches_trace(const std::vector<Z>& lambda, const Tridiagonal<Z>& A, const Tridiagonal<Z>& M) {
+  Z sum = 0;
+  double magnitude = 0;
+  for (const Z& l : lambda) {
+    sum += l;
+    magnitude += std::abs(l);
+  }
+  return std::abs(sum - trace_minv_a(A, M)) <= 4 * double(lambda.size()) * kEps * magnitude;
+}
 
 std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                 const std::vector<int>& keep, bool vectors) {
@@ -530,6 +540,10 @@ std::optional<PencilEigen<Z>> eigen_aberth(const Tridiagonal<Z>& A, const Tridia
       else missed -= lam[k];
     if (!(std::abs(missed - repeated) <= 1e3 * kEps * magnitude_sum)) return std::nullopt;
   }
+  // All the same, the sum: the iteration can also settle on m distinct values
+  // that are not all roots (measured on a uniform 4095-row Helmholtz pencil
+  // at omega 0.3 m: a sum off by 1.3e-6 of Σ|λ|, with no two values close).
+  if (!sum_matches_trace(lam, A, M)) return std::nullopt;
   PencilEigen<Z> out;
   out.method = "aberth";
   out.lambda = lam;

@@ -40,4 +40,15 @@ std::optional<PencilEigen<std::complex<double>>> eigen_aberth(const Tridiagonal<
                                                               const std::vector<int>& keep,
                                                               const std::vector<double>& seeds, bool vectors = true);
 
+// tr(M⁻¹A), the sum of the pencil's eigenvalues, in O(m) (M tridiagonal and
+// nonsingular).
+std::complex<double> trace_minv_a(const Tridiagonal<std::complex<double>>& A,
+                                  const Tridiagonal<std::complex<double>>& M);
+
+// Whether the m values sum to tr(M⁻¹A) within the rounding of both sums
+// (4 m ε Σ|λ|): a root found twice in place of a missed one changes the sum
+// by their difference.
+bool sum_matches_trace(const std::vector<std::complex<double>>& lambda, const Tridiagonal<std::complex<double>>& A,
+                       const Tridiagonal<std::complex<double>>& M);
+
 }  // namespace pscr::planner

@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <complex>
+#include <limits>
 #include <numeric>
+
+#include "lanes.hpp"
+#include "pencil_roots.hpp"
 
 namespace pscr::planner {
 
@@ -113,6 +118,310 @@ std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, 
       out.rows[t * m + l] = v * scale;
     }
   }
+  return out;
+}
+
+
+// ---------------------------------------------------------------------------
+// Toeplitz pencils whose two end diagonal entries differ (absorbing or other
+// boundary terms), complex symmetric. Notation (docs/eigen.md):
+//   interior rows of T(λ) = A − λM: o v_{i−1} + d v_i + o v_{i+1}, with
+//   d + 2o cos θ = 0, i.e. λ(θ) = (α_A + β_A μ)/(α_M + β_M μ), μ = 4 sin²(θ/2);
+//   end rows add e_x(λ) = εA_x − λ εM_x to the diagonal, c_x = e_x / o.
+// With w = e^{iθ}, v_i = w^i − ρ w^{−i} solves the interior and the left end
+// row for ρ = (1 − c_L w)/(1 − c_L/w); the right end row then gives
+//   E(θ) = (1 − c_L w)(1 − c_R w) − w^{2m+2} (1 − c_L/w)(1 − c_R/w) = 0,
+// or, taking logarithms, for some integer label k,
+//   H_k(θ) = (m+1) θ − π k − φ(θ) = 0,
+//   φ = −(i/2) Σ_x [log(1 − c_x w) − log(1 − c_x/w)].
+// The m eigenvalues of a pure Toeplitz pencil are the labels k = 1..m
+// (φ = 0); small end terms move each one a little, so Newton's method on H_k
+// from θ = πk/(m+1) finds nearly all of them with O(1) work each. Where an end
+// term is large enough to bind a mode to that end (|w| < 1 at the root), a
+// label or two fail or duplicate another; those roots are found by Aberth
+// steps on det(A − λM) deflated by all the others, again with O(1) work per
+// evaluation. The result is accepted only when m distinct roots were found
+// and their sum is tr(M⁻¹A); otherwise the caller takes the general path.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Long double (x87 extended on x86-64) inside: a vector entry is e^{ikθ} for k
+// up to m, whose phase error is k times that of θ; 11 more bits keep it below
+// double rounding for any m a plan can hold.
+using Z = std::complex<double>;
+using R = long double;
+using W = std::complex<R>;
+constexpr R kEps = std::numeric_limits<R>::epsilon();
+constexpr R kPi = 3.14159265358979323846264338327950288L;
+const W kI(0, 1);
+
+// e^x − 1 without cancellation for small |x|.
+W expm1(W x) {
+  const R s = std::sin(x.imag() / 2);
+  return {std::expm1(x.real()) * std::cos(x.imag()) - 2 * s * s, std::exp(x.real()) * std::sin(x.imag())};
+}
+
+// Σ_{j=1}^n w^{2j} for w = e^{iθ}, Im θ ≥ 0.
+W power_sum(W theta, int n) {
+  const W den = expm1(2.0L * kI * theta);
+  if (den == W(0)) return R(n);
+  return std::exp(2.0L * kI * theta) * expm1(2.0L * kI * R(n) * theta) / den;
+}
+
+struct EndPencil {
+  int m = 0;
+  W oA, oM, alA, beA, alM, beM;
+  W eA[2], eM[2];
+  bool symmetric = false;
+
+  // λ(θ) and dλ/dθ.
+  void lambda(W th, W& l, W& dl) const {
+    const W s = std::sin(th / 2.0L), mu = 4.0L * s * s, den = alM + beM * mu;
+    l = (alA + beA * mu) / den;
+    dl = 2.0L * std::sin(th) * (beA * alM - alA * beM) / (den * den);
+  }
+  W lambda(W th) const {
+    W l, dl;
+    lambda(th, l, dl);
+    return l;
+  }
+  // c_x(θ) and dc_x/dθ, and o(λ).
+  void ends(W th, W c[2], W dc[2], W& o, W& dl) const {
+    W l;
+    lambda(th, l, dl);
+    o = oA - l * oM;
+    for (int x = 0; x < 2; ++x) {
+      c[x] = (eA[x] - l * eM[x]) / o;
+      dc[x] = (oM * eA[x] - eM[x] * oA) / (o * o) * dl;
+    }
+  }
+  // The θ of λ with Im θ ≥ 0 (|w| ≤ 1).
+  W theta(W l) const {
+    const W mu = (alA - l * alM) / (l * beM - beA);
+    W th = 2.0L * std::asin(std::sqrt(mu) / 2.0L);
+    return th.imag() < 0 ? -th : th;
+  }
+  // d/dλ log det(A − λM) = m o'/o + (−(m+1) i + E'/E − cot θ) dθ/dλ.
+  W log_derivative(W l) const {
+    const W th = theta(l), w = std::exp(kI * th), wi = 1.0L / w, big = std::exp(R(2 * m + 2) * kI * th);
+    W c[2], dc[2], o, dl;
+    ends(th, c, dc, o, dl);
+    W p[2], q[2], dp[2], dq[2];  // 1 − c w, 1 − c/w and their θ-derivatives
+    for (int x = 0; x < 2; ++x) {
+      p[x] = 1.0L - c[x] * w;
+      q[x] = 1.0L - c[x] * wi;
+      dp[x] = -(dc[x] + kI * c[x]) * w;
+      dq[x] = -(dc[x] - kI * c[x]) * wi;
+    }
+    const W E = p[0] * p[1] - big * q[0] * q[1];
+    const W dE = dp[0] * p[1] + p[0] * dp[1] - big * (R(2 * m + 2) * kI * q[0] * q[1] + dq[0] * q[1] + q[0] * dq[1]);
+    return R(m) * -oM / o + (-R(m + 1) * kI + dE / E - std::cos(th) / std::sin(th)) / dl;
+  }
+  // θ solving H_k, or empty when Newton's method does not converge.
+  std::optional<W> label_root(int k) const {
+    W th(kPi * k / (m + 1), 0);
+    R last = std::numeric_limits<R>::infinity();
+    for (int it = 0; it < 40; ++it) {
+      W c[2], dc[2], o, dl;
+      ends(th, c, dc, o, dl);
+      const W w = std::exp(kI * th), wi = 1.0L / w;
+      W phi = 0, dphi = 0;
+      for (int x = 0; x < 2; ++x) {
+        phi += std::log(1.0L - c[x] * w) - std::log(1.0L - c[x] * wi);
+        dphi += -(dc[x] + kI * c[x]) * w / (1.0L - c[x] * w) + (dc[x] - kI * c[x]) * wi / (1.0L - c[x] * wi);
+      }
+      phi *= -0.5L * kI;
+      dphi *= -0.5L * kI;
+      const W step = (R(m + 1) * th - kPi * k - phi) / (R(m + 1) - dphi);
+      th -= step;
+      const R size = std::abs(step), tol = 4 * kEps * std::abs(th);
+      if (!std::isfinite(size)) return std::nullopt;
+      if (size <= tol || (size <= 1e4 * tol && size >= 0.25L * last)) return th;
+      last = size;
+    }
+    return std::nullopt;
+  }
+};
+
+std::optional<EndPencil> end_pencil(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M) {
+  const int m = int(A.size());
+  if (m < 4 || int(M.size()) != m) return std::nullopt;
+  for (int i = 0; i + 1 < m; ++i)
+    if (A.off[i] != A.off[0] || M.off[i] != M.off[0]) return std::nullopt;
+  for (int i = 1; i + 1 < m; ++i)
+    if (A.diag[i] != A.diag[1] || M.diag[i] != M.diag[1]) return std::nullopt;
+  EndPencil p;
+  p.m = m;
+  const W dA(A.diag[1]), dM(M.diag[1]);
+  p.oA = W(A.off[0]);
+  p.oM = W(M.off[0]);
+  if (p.oA == W(0) && p.oM == W(0)) return std::nullopt;  // diagonal: no coupling to parametrise
+  p.alA = dA + 2.0L * p.oA;
+  p.beA = -p.oA;
+  p.alM = dM + 2.0L * p.oM;
+  p.beM = -p.oM;
+  p.eA[0] = W(A.diag[0]) - dA;
+  p.eA[1] = W(A.diag[m - 1]) - dA;
+  p.eM[0] = W(M.diag[0]) - dM;
+  p.eM[1] = W(M.diag[m - 1]) - dM;
+  if (p.beA * p.alM - p.alA * p.beM == W(0)) return std::nullopt;  // λ(θ) constant: A ∝ M inside
+  p.symmetric = p.eA[0] == p.eA[1] && p.eM[0] == p.eM[1];
+  return p;
+}
+
+// The two roots a and b are one root of multiplicity two: both ends bind a
+// mode with the same eigenvalue, and the modes do not overlap (|w|^{m+1}
+// below the rounding level), as for symmetric absorbing ends on a long line.
+bool double_root(const EndPencil& p, W theta) {
+  return p.symmetric && std::abs(std::exp(R(p.m + 1) * kI * theta)) <= kEps;
+}
+
+}  // namespace
+
+std::optional<PencilEigen<Z>> eigen_toeplitz_ends(const Tridiagonal<Z>& A, const Tridiagonal<Z>& M,
+                                                  const std::vector<int>& keep, bool vectors) {
+  const auto pencil = end_pencil(A, M);
+  if (!pencil) return std::nullopt;
+  const EndPencil& p = *pencil;
+  const int m = p.m;
+  // Labels 0..m+1 (the end terms can shift the set by one either way).
+  const int labels = m + 2;
+  // Each root is kept with its θ: near θ = 0 and π, λ(θ) is flat and θ(λ) is
+  // ill-conditioned, and the vector depends on θ, not λ.
+  struct Root {
+    W l, th;
+  };
+  std::vector<Root> found(labels);
+  std::vector<char> ok(labels, 0);
+  parallel_for((labels + 63) / 64, m >= 256, [&](int t) {
+    for (int k = t * 64; k < std::min(labels, (t + 1) * 64); ++k) {
+      const auto th = p.label_root(k);
+      // θ = 0 and π solve H_k for every pencil (sin θ = 0: not an eigenvalue of T)
+      if (th && std::abs(std::sin(*th)) > 1e-8) {
+        // the representative with Im θ ≥ 0 (|w| ≤ 1)
+        found[k] = {p.lambda(*th), th->imag() < 0 ? -*th : *th};
+        ok[k] = std::isfinite(found[k].l.real()) && std::isfinite(found[k].l.imag());
+      }
+    }
+  });
+  std::vector<Root> lam;
+  std::vector<W> starts;
+  for (int k = 0; k < labels; ++k) {
+    if (ok[k]) lam.push_back(found[k]);
+    else if (k >= 1 && k <= m) starts.push_back(p.lambda(W(kPi * k / (m + 1), 0)) * W(1, 1e-3L));
+  }
+  auto apart = [](W a, W b) { return std::abs(a - b) > 4e5 * kEps * std::max(std::abs(a), std::abs(b)); };
+  auto by_real = [](const Root& a, const Root& b) { return a.l.real() < b.l.real(); };
+  std::sort(lam.begin(), lam.end(), by_real);
+  {
+    std::vector<Root> kept;  // one of each set of labels that found the same root
+    for (const Root& r : lam) {
+      bool seen = false;
+      for (auto it = kept.rbegin(); it != kept.rend() && r.l.real() - it->l.real() <= 4e5 * kEps * std::abs(r.l); ++it)
+        seen = seen || !apart(r.l, it->l);
+      if (seen) starts.push_back(r.l * W(1, 1e-3L));
+      else kept.push_back(r);
+    }
+    lam.swap(kept);
+  }
+  if (int(lam.size()) > m) return std::nullopt;
+  // The missing roots: Aberth steps on det(A − λM) / Π_known (λ − λ_j).
+  const int missing = m - int(lam.size());
+  if (missing > 0) {
+    if (int(starts.size()) < missing) return std::nullopt;
+    std::vector<W> z(starts.begin(), starts.begin() + missing);
+    std::vector<R> last(missing, std::numeric_limits<R>::infinity());
+    std::vector<char> done(missing, 0);
+    for (int sweep = 0;; ++sweep) {
+      if (sweep == 100) return std::nullopt;
+      bool all = true;
+      for (int a = 0; a < missing; ++a) {
+        if (done[a]) continue;
+        W sum = 0;
+        for (const Root& r : lam) sum += 1.0L / (z[a] - r.l);
+        for (int b = 0; b < missing; ++b)
+          if (b != a && z[b] != z[a]) sum += 1.0L / (z[a] - z[b]);
+        const W step = -1.0L / (p.log_derivative(z[a]) - sum);
+        z[a] += step;
+        const R size = std::abs(step), tol = 4 * kEps * std::abs(z[a]);
+        if (!std::isfinite(size)) return std::nullopt;
+        if (size <= tol || (size <= 1e4 * tol && size >= 0.25L * last[a])) done[a] = 1;
+        else all = false;
+        last[a] = size;
+      }
+      if (all) break;
+    }
+    for (W v : z) lam.push_back({v, p.theta(v)});  // bound modes: θ well away from 0 and π
+    std::sort(lam.begin(), lam.end(), by_real);
+  }
+  // m distinct roots (a double root only as two bound modes), summing to tr(M⁻¹A).
+  std::vector<char> second(m, 0);  // the second copy of a double root
+  for (int a = 0; a < m; ++a) {
+    for (int b = a + 1; b < m && lam[b].l.real() - lam[a].l.real() <= 4e5 * kEps * std::abs(lam[a].l); ++b)
+      if (!apart(lam[a].l, lam[b].l)) {
+        if (second[a] || second[b] || !double_root(p, lam[a].th)) return std::nullopt;
+        second[b] = 1;
+      }
+  }
+  PencilEigen<Z> out;
+  out.method = "toeplitz";
+  for (const Root& r : lam) out.lambda.push_back(Z(r.l));
+  if (!sum_matches_trace(out.lambda, A, M)) return std::nullopt;
+  if (!vectors) return out;
+  // Each vector as v_i = a w^i + b w^{m+1−i} (i = 1..m, |w| ≤ 1, max(|a|, |b|) = 1):
+  //   symmetric ends: b = −s a with the parity s of the root (E = E₊ E₋,
+  //     E_s = (1 − c w) − s w^{m+1} (1 − c/w));
+  //   otherwise from the end whose factor 1 − c_x w is larger (no cancellation).
+  // wᵀMw in closed form through the sums of w^{2j}.
+  out.rows.assign(keep.size() * std::size_t(m), Z(0));
+  std::vector<char> failed(m, 0);
+  parallel_for((m + 63) / 64, m >= 256, [&](int t) {
+    for (int l = t * 64; l < std::min(m, (t + 1) * 64); ++l) {
+      const W th = lam[l].th, w = std::exp(kI * th), wi = 1.0L / w;
+      const W wm = std::exp(R(m + 1) * kI * th);  // w^{m+1}
+      W c[2], dc[2], o, dl;
+      p.ends(th, c, dc, o, dl);
+      W a = 1, b = 0;
+      if (p.symmetric) {
+        R s;
+        if (second[l]) s = -1;  // the pair of a double root: one of each parity
+        else if (l + 1 < m && second[l + 1]) s = 1;
+        else {
+          const W u = 1.0L - c[0] * w, v = wm * (1.0L - c[0] * wi);
+          s = std::abs(u - v) <= std::abs(u + v) ? 1 : -1;
+        }
+        b = -s;
+      } else {
+        // ρ w^{−(m+1)} from the left (x = 0) or the right (x = 1) end, in logarithms
+        const int x = std::abs(1.0L - c[0] * w) >= std::abs(1.0L - c[1] * w) ? 0 : 1;
+        const W L = std::log(1.0L - c[x] * w) - std::log(1.0L - c[x] * wi) - R(m + 1) * kI * th;
+        W& near = x == 0 ? a : b;
+        W& far = x == 0 ? b : a;
+        if (L.real() <= 0) { near = 1; far = -std::exp(L); }
+        else { near = -std::exp(-L); far = 1; }
+      }
+      const W g = power_sum(th, m), g1 = power_sum(th, m - 1);
+      const W s2 = (a * a + b * b) * g + 2.0L * a * b * R(m) * wm;
+      const W s1 = (a * a + b * b) * w * g1 + a * b * R(m - 1) * wm * (w + wi);
+      const W v1 = a * w + b * std::exp(R(m) * kI * th);
+      const W vm = a * std::exp(R(m) * kI * th) + b * w;
+      const W dM = p.alM + 2.0L * p.beM;
+      const W norm = dM * s2 + 2.0L * p.oM * s1 + p.eM[0] * v1 * v1 + p.eM[1] * vm * vm;
+      // an M-isotropic vector (wᵀMw ≈ 0) cannot be normalised
+      const R r = std::abs(w), size = r >= 1 ? R(m) : std::min(R(m), r * r / (1 - r * r) + 1);
+      if (!(std::abs(norm) > 1e-8 * (std::abs(dM) + 2 * std::abs(p.oM)) * size) || !std::isfinite(std::abs(norm))) {
+        failed[l] = 1;
+        continue;
+      }
+      const W scale = 1.0L / std::sqrt(norm);
+      for (std::size_t t2 = 0; t2 < keep.size(); ++t2) {
+        const R i = keep[t2] + 1;
+        out.rows[t2 * m + l] = Z((a * std::exp(i * kI * th) + b * std::exp((R(m) + 1 - i) * kI * th)) * scale);
+      }
+    }
+  });
+  if (std::any_of(failed.begin(), failed.end(), [](char f) { return f != 0; })) return std::nullopt;
   return out;
 }
 

@@ -12,6 +12,7 @@
 // [0, π/2] in integers, so both have high relative accuracy, and the plan
 // costs O(m · rows kept) instead of O(m²).
 #pragma once
+#include <complex>
 #include <optional>
 #include <vector>
 
@@ -23,5 +24,15 @@ namespace pscr::planner {
 // Eigenvalues ascending; rows as in PencilEigen; method "toeplitz".
 std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                   const std::vector<int>& keep, bool vectors = true);
+
+// Complex symmetric Toeplitz pencils whose two end diagonal entries may
+// differ from the interior (absorbing boundary terms: helmholtz_factor on a
+// uniform mesh, and its groups), in O(m · rows kept): eigenvalues as the roots
+// of the closed-form characteristic function, vectors and their M-norms in
+// closed form. Empty when the pencil is not of this form or the roots do not
+// pass the checks (m distinct, sum tr(M⁻¹A)).
+std::optional<PencilEigen<std::complex<double>>> eigen_toeplitz_ends(
+    const Tridiagonal<std::complex<double>>& A, const Tridiagonal<std::complex<double>>& M,
+    const std::vector<int>& keep, bool vectors = true);
 
 }  // namespace pscr::planner
