@@ -505,6 +505,42 @@ BOOST_AUTO_TEST_CASE(toeplitz_with_absorbing_ends_against_dense) {
     match_spectra(pe.lambda, pencil_eigen(whole.A, whole.M, {0}, EigenMethod::crawford).lambda, 1e-12);
     for (auto& v : pe.rows) BOOST_TEST(std::isfinite(std::abs(v)));
   }
+  // 1500 rows at omega 0.3 n: the bound pair is 1e-16 apart, closer than
+  // two distinct roots are told apart; one vector of each parity, M-orthogonal
+  {
+    const int m = 1500;
+    std::vector<double> x(m);
+    for (int i = 0; i < m; ++i) x[i] = i / double(m - 1);
+    const auto f = pscr::helmholtz_factor(x, 0.3 * m);
+    std::vector<int> all(m);
+    std::iota(all.begin(), all.end(), 0);
+    const auto pe = pencil_eigen(f.A, f.M, all, EigenMethod::automatic);
+    BOOST_TEST(std::string(pe.method) == "toeplitz");
+    int a = -1, b = -1;
+    double closest = 1e300;
+    for (int i = 0; i < m; ++i)
+      for (int j = i + 1; j < m; ++j)
+        if (std::abs(pe.lambda[i] - pe.lambda[j]) < closest) { closest = std::abs(pe.lambda[i] - pe.lambda[j]); a = i; b = j; }
+    BOOST_TEST(closest <= 1e-12 * std::abs(pe.lambda[a]));
+    std::vector<Z> va(m), vb(m), ma(m), mb(m), aa(m);
+    for (int i = 0; i < m; ++i) { va[i] = pe.rows[std::size_t(i) * m + a]; vb[i] = pe.rows[std::size_t(i) * m + b]; }
+    f.M.multiply(va.data(), ma.data());
+    f.M.multiply(vb.data(), mb.data());
+    f.A.multiply(va.data(), aa.data());
+    Z ab = 0, aa_m = 0, bb_m = 0;
+    double resid = 0, size = 0;
+    for (int i = 0; i < m; ++i) {
+      ab += va[i] * mb[i];
+      aa_m += va[i] * ma[i];
+      bb_m += vb[i] * mb[i];
+      resid = std::max(resid, std::abs(aa[i] - pe.lambda[a] * ma[i]));
+      size = std::max(size, std::abs(aa[i]));
+    }
+    BOOST_TEST(std::abs(ab) < 1e-13);
+    BOOST_TEST(std::abs(aa_m - 1.0) < 1e-13);
+    BOOST_TEST(std::abs(bb_m - 1.0) < 1e-13);
+    BOOST_TEST(resid <= 1e-13 * size);
+  }
   // not Toeplitz inside: refused by name, taken by Aberth automatically
   auto f = pscr::helmholtz_factor(pscr::graded_mesh(50, 1.0, 1.01), 20.0);
   BOOST_CHECK_THROW(pencil_eigen(f.A, f.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
