@@ -19,6 +19,7 @@ BAD = {
     "pscr-hdr": [("--beta", "0.9x")],
     "pscr-hdr-bench": [("--sizes", "1024,x"), ("--reps", "0.5")],
     "pscr-halftone": [("--iterations", "10x"), ("--tau", "abc"), ("--dots", "1.5")],
+    "pscr-denoise": [("--iterations", "10x"), ("--r0", "abc"), ("--add-noise", "0.1x")],
 }
 
 for prog in PROGRAMS:
@@ -27,7 +28,7 @@ for prog in PROGRAMS:
     check(f"{prog} --help", r.returncode == 0 and "usage" in r.stdout.lower(), f"rc={r.returncode} {r.stdout[:200]!r}")
     for flag, value in BAD.get(prog, []):
         extra = ["scene:window:8x8", "/tmp/never-written.png"] if prog == "pscr-hdr" else []
-        if prog == "pscr-halftone":
+        if prog in ("pscr-halftone", "pscr-denoise"):
             extra = ["/tmp/never-read.png", "/tmp/never-written.png"]
         r = subprocess.run([exe, flag, value] + extra, capture_output=True, text=True, timeout=120)
         check(f"{prog} {flag} {value}", r.returncode == 2 and flag.split()[0] in r.stderr,

@@ -1,0 +1,354 @@
+#include "l1mc.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "pscr/errors.hpp"
+
+namespace pscr::denoise {
+namespace {
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+// 1D factor of the pixel grid: the Neumann stiffness tridiag(−1, 2, −1) (end
+// diagonals 1) and the trapezoidal-rule mass diag(1/2, 1, …, 1, 1/2); the 2D
+// stiffness Gᵀ M_Q G of the triangulation is K⊗L + L⊗K, its lumped mass h² L⊗L.
+Factor<double> grid_factor(int n) {
+  Factor<double> f;
+  f.A.diag.assign(n, 2.0);
+  f.A.off.assign(n - 1, -1.0);
+  f.M.diag.assign(n, 1.0);
+  f.M.off.assign(n - 1, 0.0);
+  f.A.diag.front() = f.A.diag.back() = 1.0;
+  f.M.diag.front() = f.M.diag.back() = 0.5;
+  return f;
+}
+
+}  // namespace
+
+void Parameters::resolve() {
+  auto check = [](double v, const char* name) {
+    if (!std::isfinite(v) || !(v > 0))
+      throw InvalidArgument(std::string("L1MC denoising: ") + name + " must be finite and > 0, got " +
+                            std::to_string(v));
+  };
+  check(r0, "r0");
+  check(h, "h");
+  if (!(epsilon > 0)) epsilon = r0 * h;
+  if (!(r1 > 0)) r1 = 10 * r0 * h;
+  if (!(r2 > 0)) r2 = 5 * r0;
+  if (!(r3 > 0)) r3 = 5 * r0 * h * h;
+  check(epsilon, "epsilon");
+  check(r1, "r1");
+  check(r2, "r2");
+  check(r3, "r3");
+  check(tol, "tol");
+  if (max_iterations < 1) throw InvalidArgument("L1MC denoising: max_iterations must be >= 1");
+}
+
+Grid::Grid(int w, int hgt, double step) : width(w), height(hgt), h(step) {
+  if (w < 2 || hgt < 2) throw InvalidArgument("L1MC denoising: the image needs at least 2 x 2 pixels");
+}
+
+double Grid::mass(int x, int y) const {
+  const double wx = (x == 0 || x == width - 1) ? 0.5 : 1.0, wy = (y == 0 || y == height - 1) ? 0.5 : 1.0;
+  return h * h * wx * wy;
+}
+
+void Grid::gradient(const double* u, double* q) const {
+  const int W = width;
+  const double s = 1 / h;
+#pragma omp parallel for
+  for (int y = 0; y < height - 1; ++y)
+    for (int x = 0; x < W - 1; ++x) {
+      const double a = u[y * W + x], b = u[y * W + x + 1], c = u[(y + 1) * W + x], d = u[(y + 1) * W + x + 1];
+      double* t = q + 4 * (std::size_t(y) * (W - 1) + x);
+      t[0] = (b - a) * s;  // lower: (x,y), (x+1,y), (x+1,y+1)
+      t[1] = (d - b) * s;
+      t[2] = (d - c) * s;  // upper: (x,y), (x,y+1), (x+1,y+1)
+      t[3] = (c - a) * s;
+    }
+}
+
+void Grid::gradient_adjoint(const double* q, double* v) const {
+  const int W = width;
+  const double s = 1 / h;
+  // gathered per vertex (no write conflicts): the cells around (x, y)
+#pragma omp parallel for
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < W; ++x) {
+      double acc = 0;
+      auto cell = [&](int cx, int cy) { return q + 4 * (std::size_t(cy) * (W - 1) + cx); };
+      if (x < W - 1 && y < height - 1) {  // cell (x, y): vertex a
+        const double* t = cell(x, y);
+        acc -= t[0] + t[3];
+      }
+      if (x > 0 && y < height - 1) {  // cell (x−1, y): vertex b
+        const double* t = cell(x - 1, y);
+        acc += t[0] - t[1];
+      }
+      if (x < W - 1 && y > 0) {  // cell (x, y−1): vertex c
+        const double* t = cell(x, y - 1);
+        acc += t[3] - t[2];
+      }
+      if (x > 0 && y > 0) {  // cell (x−1, y−1): vertex d
+        const double* t = cell(x - 1, y - 1);
+        acc += t[1] + t[2];
+      }
+      v[std::size_t(y) * W + x] = acc * s;
+    }
+}
+
+void Grid::divergence(const double* q, double* v) const {
+  gradient_adjoint(q, v);
+  const double a = triangle_area();
+#pragma omp parallel for
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) v[std::size_t(y) * width + x] *= -a / mass(x, y);
+}
+
+L1mc::L1mc(int width, int height, Parameters parameters, const Options& options)
+    : par_((parameters.resolve(), parameters)),
+      grid_(width, height, par_.h),
+      problem_(Problem<double>::make2d(grid_factor(height), grid_factor(width), par_.h * par_.h / par_.r1)),
+      problem2_(Problem<double>::make2d(grid_factor(height), grid_factor(width), par_.r2 * par_.h * par_.h / par_.r3)),
+      plan_(std::make_unique<Plan<double>>(problem_, options)),
+      plan2_(std::make_unique<Plan<double>>(problem2_, options)) {}
+
+State L1mc::start(const std::vector<double>& f) const {
+  if (f.size() != grid_.vertices())
+    throw SizeMismatch("L1MC denoising: image has " + std::to_string(f.size()) + " values, the plan " +
+                       std::to_string(grid_.vertices()));
+  for (double v : f)
+    if (!std::isfinite(v)) throw NonFiniteInput("L1MC denoising: non-finite image value");
+  State s;
+  const std::size_t nv = grid_.vertices(), nt = 2 * grid_.triangles();
+  s.u.assign(nv, 0.0);
+  s.psi.assign(nv, 0.0);
+  s.lambda3.assign(nv, 0.0);
+  s.p1.assign(nt, 0.0);
+  s.p2.assign(nt, 0.0);
+  s.p3.assign(nt, 0.0);
+  s.lambda1.assign(nt, 0.0);
+  s.lambda2.assign(nt, 0.0);
+  return s;
+}
+
+std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, const std::array<double, 2>& b2) const {
+  const double r1 = par_.r1, r2 = par_.r2;
+  const double nb = std::hypot(b1[0], b1[1]) + std::hypot(b2[0], b2[1]);
+  if (!(nb > 0)) return {0, 0};
+  // The minimiser is y = σ d(σ), d the direction of b1 + b2/√(1+σ²) (its
+  // stationarity condition), so the problem is g(σ) over σ ≥ 0; g > g(0) = 0
+  // beyond S = 2 (|b1| + |b2|) / r1.
+  auto direction = [&](double sigma, double& len) {
+    const double c = 1 / std::sqrt(1 + sigma * sigma);
+    const double v0 = b1[0] + c * b2[0], v1 = b1[1] + c * b2[1];
+    len = std::hypot(v0, v1);
+    return std::array<double, 2>{v0, v1};
+  };
+  auto g = [&](double sigma) {
+    double len;
+    direction(sigma, len);
+    return 0.5 * sigma * sigma * (r1 + r2 / (1 + sigma * sigma)) - sigma * len;
+  };
+  // global: a scan in t = asinh σ (resolution ~(1 + σ)/K, finer than the
+  // unit scale of the non-convex terms), then golden section around the best
+  constexpr int K = 48;
+  const double tmax = std::asinh(2 * nb / r1);
+  int best = 0;
+  double gbest = 0;
+  for (int k = 1; k <= K; ++k) {
+    const double v = g(std::sinh(tmax * k / K));
+    if (v < gbest) { gbest = v; best = k; }
+  }
+  if (best == 0) return {0, 0};
+  double lo = std::sinh(tmax * (best - 1) / K), hi = std::sinh(tmax * std::min(best + 1, K) / K);
+  const double phi = 0.5 * (std::sqrt(5.0) - 1);
+  double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo), ga = g(a), gb = g(b);
+  for (int it = 0; it < 80 && hi - lo > 1e-15 * hi; ++it) {
+    if (ga < gb) { hi = b; b = a; gb = ga; a = hi - phi * (hi - lo); ga = g(a); }
+    else { lo = a; a = b; ga = gb; b = lo + phi * (hi - lo); gb = g(b); }
+  }
+  const double sigma = 0.5 * (lo + hi);
+  if (!(g(sigma) < 0)) return {0, 0};
+  double len;
+  const auto d = direction(sigma, len);
+  if (!(len > 0)) return {0, 0};
+  return {sigma * d[0] / len, sigma * d[1] / len};
+}
+
+void L1mc::subproblem1(State& s) const {
+  const std::size_t nt = grid_.triangles();
+  std::vector<double> gu(2 * nt);
+  grid_.gradient(s.u.data(), gu.data());
+  const double r1 = par_.r1, r2 = par_.r2;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::ptrdiff_t t = 0; t < std::ptrdiff_t(nt); ++t) {
+    const std::size_t i = 2 * std::size_t(t);
+    const std::array<double, 2> b1{r1 * gu[i] + s.lambda1[i], r1 * gu[i + 1] + s.lambda1[i + 1]};
+    const std::array<double, 2> b2{r2 * s.p3[i] - s.lambda2[i], r2 * s.p3[i + 1] - s.lambda2[i + 1]};
+    const auto y = minimise_pointwise(b1, b2);
+    const double c = 1 / std::sqrt(1 + y[0] * y[0] + y[1] * y[1]);
+    s.p1[i] = y[0];
+    s.p1[i + 1] = y[1];
+    s.p2[i] = c * y[0];
+    s.p2[i + 1] = c * y[1];
+  }
+}
+
+void L1mc::apply_subproblem2(const double* q, double* out) const {
+  const std::size_t nv = grid_.vertices(), nt2 = 2 * grid_.triangles();
+  std::vector<double> v(nv);
+  grid_.gradient_adjoint(q, v.data());
+  for (int y = 0; y < grid_.height; ++y)
+    for (int x = 0; x < grid_.width; ++x) v[std::size_t(y) * grid_.width + x] /= grid_.mass(x, y);
+  grid_.gradient(v.data(), out);
+  const double k = par_.r3 * grid_.triangle_area();
+  for (std::size_t i = 0; i < nt2; ++i) out[i] = par_.r2 * q[i] + k * out[i];
+}
+
+void L1mc::subproblem2_rhs(const State& s, std::vector<double>& b) const {
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> w(nv);
+  b.resize(n);
+  for (std::size_t i = 0; i < nv; ++i) w[i] = par_.r3 * s.psi[i] - s.lambda3[i];
+  grid_.gradient(w.data(), b.data());
+  for (std::size_t i = 0; i < n; ++i) b[i] = par_.r2 * s.p2[i] + s.lambda2[i] - b[i];
+}
+
+void L1mc::subproblem2(State& s) {
+  // B p3 = b with B = r2 I + r3 (h²/2) G M⁻¹ Gᵀ and b = r2 p2 + λ2 − G (r3 ψ − λ3)
+  // (the weak form (19) with div_h = −M⁻¹ Gᵀ M_Q, divided by M_Q = h²/2).
+  // Gᵀ G = (2/h²) K, so by the Sherman–Morrison–Woodbury formula
+  //   B⁻¹ = (1/r2) [I − (h²/2) G S⁻¹ Gᵀ],  S = K + (r2 h²/r3) L⊗L,
+  // and S is separable: one libpscr solve instead of the articles' conjugate
+  // gradients.
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> b, v(nv), gv(n);
+  subproblem2_rhs(s, b);
+  grid_.gradient_adjoint(b.data(), v.data());
+  plan2_->solve(v.data(), v.data());
+  grid_.gradient(v.data(), gv.data());
+  const double a = grid_.triangle_area();
+  for (std::size_t i = 0; i < n; ++i) s.p3[i] = (b[i] - a * gv[i]) / par_.r2;
+}
+
+void L1mc::subproblem3(State& s) const {
+  const std::size_t nv = grid_.vertices();
+  std::vector<double> div(nv);
+  grid_.divergence(s.p3.data(), div.data());
+  for (std::size_t i = 0; i < nv; ++i) {
+    const double xi = par_.r3 * div[i] + s.lambda3[i];
+    s.psi[i] = std::copysign(std::max(0.0, std::abs(xi) - par_.epsilon), xi) / par_.r3;
+  }
+}
+
+void L1mc::subproblem4(State& s, const std::vector<double>& f) {
+  // (r1 K + M) u = M f + Gᵀ M_Q (r1 p1 − λ1), divided by r1 for the plan
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> q(n), rhs(nv);
+  const double a = grid_.triangle_area();
+  for (std::size_t i = 0; i < n; ++i) q[i] = a * (par_.r1 * s.p1[i] - s.lambda1[i]);
+  grid_.gradient_adjoint(q.data(), rhs.data());
+  for (int y = 0; y < grid_.height; ++y)
+    for (int x = 0; x < grid_.width; ++x) {
+      const std::size_t i = std::size_t(y) * grid_.width + x;
+      rhs[i] = (rhs[i] + grid_.mass(x, y) * f[i]) / par_.r1;
+    }
+  plan_->solve(rhs.data(), s.u.data());
+}
+
+void L1mc::update_multipliers(State& s) const {
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> gu(n), div(nv);
+  grid_.gradient(s.u.data(), gu.data());
+  grid_.divergence(s.p3.data(), div.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    s.lambda1[i] += par_.r1 * (gu[i] - s.p1[i]);
+    s.lambda2[i] += par_.r2 * (s.p2[i] - s.p3[i]);
+  }
+  for (std::size_t i = 0; i < nv; ++i) s.lambda3[i] += par_.r3 * (div[i] - s.psi[i]);
+}
+
+double L1mc::objective(const std::vector<double>& u, const std::vector<double>& f) const {
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> q(n), kappa(nv);
+  grid_.gradient(u.data(), q.data());
+  for (std::size_t i = 0; i < n; i += 2) {
+    const double c = 1 / std::sqrt(1 + q[i] * q[i] + q[i + 1] * q[i + 1]);
+    q[i] *= c;
+    q[i + 1] *= c;
+  }
+  grid_.divergence(q.data(), kappa.data());
+  double j = 0;
+  for (int y = 0; y < grid_.height; ++y)
+    for (int x = 0; x < grid_.width; ++x) {
+      const std::size_t i = std::size_t(y) * grid_.width + x;
+      j += grid_.mass(x, y) * (par_.epsilon * std::abs(kappa[i]) + 0.5 * (f[i] - u[i]) * (f[i] - u[i]));
+    }
+  return j;
+}
+
+double L1mc::lagrangian(const State& s, const std::vector<double>& f) const {
+  const std::size_t nv = grid_.vertices(), n = 2 * grid_.triangles();
+  std::vector<double> gu(n), div(nv);
+  grid_.gradient(s.u.data(), gu.data());
+  grid_.divergence(s.p3.data(), div.data());
+  double tri = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e1 = gu[i] - s.p1[i], e2 = s.p2[i] - s.p3[i];
+    tri += 0.5 * par_.r1 * e1 * e1 + s.lambda1[i] * e1 + 0.5 * par_.r2 * e2 * e2 + s.lambda2[i] * e2;
+  }
+  double vert = 0;
+  for (int y = 0; y < grid_.height; ++y)
+    for (int x = 0; x < grid_.width; ++x) {
+      const std::size_t i = std::size_t(y) * grid_.width + x;
+      const double e3 = div[i] - s.psi[i];
+      vert += grid_.mass(x, y) * (par_.epsilon * std::abs(s.psi[i]) + 0.5 * (f[i] - s.u[i]) * (f[i] - s.u[i]) +
+                                  0.5 * par_.r3 * e3 * e3 + s.lambda3[i] * e3);
+    }
+  return vert + grid_.triangle_area() * tri;
+}
+
+Result L1mc::denoise(const std::vector<double>& f, std::vector<double>& u) {
+  State s = start(f);
+  Result res;
+  double last = lagrangian(s, f);
+  for (int it = 0; it < par_.max_iterations; ++it) {
+    auto t = clk::now();
+    subproblem1(s);
+    res.mean.sub[0] += since(t);
+    t = clk::now();
+    subproblem2(s);
+    res.mean.sub[1] += since(t);
+    t = clk::now();
+    subproblem3(s);
+    res.mean.sub[2] += since(t);
+    t = clk::now();
+    subproblem4(s, f);
+    res.mean.sub[3] += since(t);
+    t = clk::now();
+    update_multipliers(s);
+    const double now = lagrangian(s, f);
+    res.objective.push_back(objective(s.u, f));
+    res.lagrangian.push_back(now);
+    res.mean.misc += since(t);
+    res.iterations = it + 1;
+    if (!std::isfinite(now)) throw NumericalBreakdown("L1MC denoising: the augmented Lagrangian is not finite");
+    if (std::abs(last - now) < par_.tol * std::abs(last)) {
+      res.converged = true;
+      break;
+    }
+    last = now;
+  }
+  for (double& v : res.mean.sub) v /= res.iterations;
+  res.mean.misc /= res.iterations;
+  u = s.u;
+  return res;
+}
+
+}  // namespace pscr::denoise
