@@ -20,6 +20,7 @@ BAD = {
     "pscr-hdr-bench": [("--sizes", "1024,x"), ("--reps", "0.5")],
     "pscr-halftone": [("--iterations", "10x"), ("--tau", "abc"), ("--dots", "1.5")],
     "pscr-denoise": [("--iterations", "10x"), ("--r0", "abc"), ("--add-noise", "0.1x")],
+    "pscr-denoise-bench": [("--sizes", "64,x"), ("--noise", "abc")],
 }
 
 for prog in PROGRAMS:

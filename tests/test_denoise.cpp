@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "device_l1mc.hpp"
 #include "l1mc.hpp"
 #include "pscr/errors.hpp"
 
@@ -214,6 +215,39 @@ BOOST_AUTO_TEST_CASE(denoises_a_noisy_image) {
   BOOST_TEST(u[std::size_t(y) * w + x - 2] - u[std::size_t(y) * w + x + 1] > 0.3);
 }
 
+// The OpenCL implementation against the host reference, iteration for
+// iteration: the same u to 1e-10, the same objective and Lagrangian values.
+BOOST_AUTO_TEST_CASE(device_agrees_with_host) {
+  const int w = 37, h = 29;
+  Parameters par;
+  par.max_iterations = 40;
+  par.tol = 1e-300;  // a fixed number of iterations
+  auto f = clean_image(w, h);
+  std::mt19937_64 gen(8);
+  std::normal_distribution<double> n(0, 0.1);
+  for (double& v : f) v += n(gen);
+  L1mc host(w, h, par);
+  DeviceL1mc device(w, h, par);
+  BOOST_TEST_MESSAGE("device: " << device.device_name());
+  std::vector<double> uh, ud;
+  const Result rh = host.denoise(f, uh), rd = device.denoise(f, ud);
+  BOOST_TEST(rh.iterations == rd.iterations);
+  double err = 0;
+  for (std::size_t i = 0; i < uh.size(); ++i) err = std::max(err, std::abs(uh[i] - ud[i]));
+  BOOST_TEST_MESSAGE("max |u_device - u_host| = " << err);
+  BOOST_TEST(err <= 1e-10);
+  for (int k = 0; k < rh.iterations; ++k) {
+    BOOST_TEST(std::abs(rh.objective[k] - rd.objective[k]) <= 1e-10 * std::abs(rh.objective[k]));
+    BOOST_TEST(std::abs(rh.lagrangian[k] - rd.lagrangian[k]) <= 1e-10 * std::abs(rh.lagrangian[k]));
+  }
+  // and the stopping criterion stops both at the same iteration
+  par.max_iterations = 1000;
+  par.tol = 1e-4;
+  L1mc host2(w, h, par);
+  DeviceL1mc device2(w, h, par);
+  BOOST_TEST(host2.denoise(f, uh).iterations == device2.denoise(f, ud).iterations);
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_is_named) {
   Parameters par;
   BOOST_CHECK_THROW(L1mc(1, 5, par), pscr::InvalidArgument);
@@ -229,4 +263,8 @@ BOOST_AUTO_TEST_CASE(bad_input_is_named) {
   std::vector<double> f(64, 0.5);
   f[10] = std::nan("");
   BOOST_CHECK_THROW(m.denoise(f, u), pscr::NonFiniteInput);
+  DeviceL1mc d(8, 8, par);
+  BOOST_CHECK_THROW(d.denoise(f, u), pscr::NonFiniteInput);
+  BOOST_CHECK_THROW(d.denoise(std::vector<double>(65, 0.5), u), pscr::SizeMismatch);
+  BOOST_CHECK_THROW(DeviceL1mc(8, 8, par, "no-such-device"), pscr::Error);
 }

@@ -173,7 +173,29 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
     if (ga < gb) { hi = b; b = a; gb = ga; a = hi - phi * (hi - lo); ga = g(a); }
     else { lo = a; a = b; ga = gb; b = lo + phi * (hi - lo); gb = g(b); }
   }
-  const double sigma = 0.5 * (lo + hi);
+  // Function values locate a minimum only to √ε relative (g is flat
+  // there); a few secant steps on g′ = 0 take σ to full accuracy, so that
+  // the result does not depend on the rounding of the comparisons.
+  auto slope = [&](double sigma) {
+    const double c = 1 / std::sqrt(1 + sigma * sigma), q = 1 + sigma * sigma;
+    const double v0 = b1[0] + c * b2[0], v1 = b1[1] + c * b2[1], len = std::hypot(v0, v1);
+    const double dc = -sigma * c * c * c;
+    return r1 * sigma + r2 * sigma / (q * q) - len - sigma * dc * (v0 * b2[0] + v1 * b2[1]) / len;
+  };
+  double sigma = 0.5 * (lo + hi);
+  {
+    double s0 = sigma, s1 = sigma * (1 + 1e-7), f0 = slope(s0), f1 = slope(s1);
+    for (int it = 0; it < 8 && f1 != f0 && std::isfinite(f1); ++it) {
+      const double s2 = s1 - f1 * (s1 - s0) / (f1 - f0);
+      if (!(std::abs(s2 - sigma) <= 1e-4 * sigma)) break;
+      s0 = s1;
+      f0 = f1;
+      s1 = s2;
+      f1 = slope(s1);
+      if (std::abs(s1 - s0) <= 1e-16 * s1) break;
+    }
+    if (std::abs(f1) < std::abs(slope(sigma))) sigma = s1;
+  }
   if (!(g(sigma) < 0)) return {0, 0};
   double len;
   const auto d = direction(sigma, len);

@@ -107,6 +107,7 @@ class L1mc {
   // The operator of subproblem 2, (r2 I + r3 (h²/2) G M⁻¹ Gᵀ) q.
   void apply_subproblem2(const double* q, double* out) const;
   const Problem<double>& subproblem4_problem() const { return problem_; }
+  const Problem<double>& subproblem2_problem() const { return problem2_; }
 
  private:
   Parameters par_;

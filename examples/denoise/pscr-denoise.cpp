@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "../common/cli.hpp"
 #include "image.hpp"
+#include "device_l1mc.hpp"
 #include "l1mc.hpp"
 #include "pscr/errors.hpp"
 
@@ -32,7 +34,9 @@ const char* kHelp =
     "  --seed S              of the noise (1)\n"
     "  --noisy FILE          also write the noisy input (with --add-noise)\n"
     "  --clean FILE          a clean image of the same size: print PSNR of input and output\n"
-    "  --times               print seconds per iteration of each subproblem\n";
+    "  --times               print seconds per iteration of each subproblem\n"
+    "  --host                run on the host (the reference implementation; default: the OpenCL device)\n"
+    "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n";
 
 std::vector<double> channel(const std::vector<std::uint8_t>& rgb, int c) {
   std::vector<double> v(rgb.size() / 3);
@@ -56,7 +60,8 @@ int main(int argc, char** argv) {
   std::string input, output, noisy, clean;
   double noise = 0;
   long seed = 1;
-  bool times = false;
+  bool times = false, on_host = false;
+  std::string device;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -84,6 +89,8 @@ int main(int argc, char** argv) {
     else if (a == "--noisy") noisy = val();
     else if (a == "--clean") clean = val();
     else if (a == "--times") times = true;
+    else if (a == "--host") on_host = true;
+    else if (a == "--device") device = val();
     else if (!a.empty() && a[0] == '-') pscr::cli::usage(kTool, "unknown option " + a);
     else if (input.empty()) input = a;
     else if (output.empty()) output = a;
@@ -118,16 +125,23 @@ int main(int argc, char** argv) {
       rgb = out;
       if (!noisy.empty()) pscr::image::write_png(noisy, w, h, out);
     }
-    L1mc method(w, h, par);
+    std::unique_ptr<L1mc> host;
+    std::unique_ptr<DeviceL1mc> gpu;
+    if (on_host) host = std::make_unique<L1mc>(w, h, par);
+    else {
+      gpu = std::make_unique<DeviceL1mc>(w, h, par, device);
+      gpu->set_stage_timing(times);
+    }
     std::vector<std::uint8_t> result(rgb.size());
     for (int c = 0; c < channels; ++c) {
       std::vector<double> u;
-      const Result r = method.denoise(f[c], u);
+      const Result r = host ? host->denoise(f[c], u) : gpu->denoise(f[c], u);
       std::printf("%s channel %d: %d iterations%s, objective %.6g -> %.6g\n", kTool, c, r.iterations,
                   r.converged ? "" : " (limit reached)", r.objective.front(), r.objective.back());
       if (times)
-        std::printf("  seconds per iteration: whole %.4f, sub 1 %.4f, sub 2 %.4f, sub 3 %.4f, sub 4 %.4f, misc %.4f\n",
-                    r.mean.whole(), r.mean.sub[0], r.mean.sub[1], r.mean.sub[2], r.mean.sub[3], r.mean.misc);
+        std::printf("  seconds per iteration on %s: whole %.5f, sub 1 %.5f, sub 2 %.5f, sub 3 %.5f, sub 4 %.5f, misc %.5f\n",
+                    host ? "the host" : gpu->device_name().c_str(), r.mean.whole(), r.mean.sub[0], r.mean.sub[1],
+                    r.mean.sub[2], r.mean.sub[3], r.mean.misc);
       for (std::size_t i = 0; i < u.size(); ++i) {
         const auto v = std::uint8_t(std::lround(std::clamp(u[i], 0.0, 1.0) * 255));
         for (int k = 0; k < 3; ++k)

@@ -1,0 +1,168 @@
+#include "device_l1mc.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "opencl/device.hpp"
+#include "opencl/runtime.hpp"
+#include "pscr/errors.hpp"
+#include "pscr/opencl.hpp"
+
+namespace pscr {
+namespace kernels {
+extern const char* const denoise_cl;
+}
+
+namespace denoise {
+namespace {
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+constexpr std::size_t kGroup = 256;  // GROUP in kernels/l1mc.cl (the reductions' work-group)
+
+std::size_t round_up(std::size_t n, std::size_t k) { return (n + k - 1) / k * k; }
+
+}  // namespace
+
+struct DeviceL1mc::Impl {
+  Parameters par;
+  L1mc host;  // the problems (and parameters) of the two separable solves
+  std::unique_ptr<Plan<double>> plan4, plan2;
+  std::unique_ptr<ocl::Runtime> rt;
+  int W, H;
+  std::size_t nv, nq;  // vertices; triangle components (4 per cell)
+  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial_t, partial_l, partial_j;
+  bool stage_timing = false;
+
+  Impl(int w, int h, Parameters p, const std::string& device)
+      : par((p.resolve(), p)), host(w, h, par), W(w), H(h) {
+    Options o;
+    o.backend = Backend::opencl;
+    o.device = device;
+    plan4 = std::make_unique<Plan<double>>(host.subproblem4_problem(), o);
+    // the second plan, the client's kernels and all buffers on the first plan's queue
+    const Options same = opencl::on_queue(opencl::queue(*plan4), o);
+    plan2 = std::make_unique<Plan<double>>(host.subproblem2_problem(), same);
+    rt = std::make_unique<ocl::Runtime>(opencl::queue(*plan4), kernels::denoise_cl, "-cl-std=CL1.2", false);
+    if (!rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64");
+    nv = std::size_t(W) * H;
+    nq = 4 * std::size_t(W - 1) * (H - 1);
+    auto vertex = [&](const char* what) { return rt->alloc(nv * sizeof(double), what); };
+    auto triangle = [&](const char* what) { return rt->alloc(nq * sizeof(double), what); };
+    f = vertex("image");
+    u = vertex("u");
+    psi = vertex("psi");
+    lambda3 = vertex("lambda3");
+    v = vertex("subproblem 2 solution");
+    p1 = triangle("p1");
+    p2 = triangle("p2");
+    p3 = triangle("p3");
+    lambda1 = triangle("lambda1");
+    lambda2 = triangle("lambda2");
+    b = triangle("subproblem 2 right-hand side");
+    q = triangle("subproblem 4 flux");
+    normal = triangle("normal field");
+    partial_t = rt->alloc(round_up(nq / 4, kGroup) / kGroup * sizeof(double), "partial sums");
+    partial_l = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(double), "partial sums");
+    partial_j = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(double), "partial sums");
+  }
+
+  void zero(const ocl::Mem& m, std::size_t n) const {
+    const std::vector<double> z(n, 0.0);
+    rt->write(m.get(), z.data(), n * sizeof(double));
+  }
+
+  double sum(const ocl::Mem& m, std::size_t groups) const {
+    std::vector<double> part(groups);
+    rt->read(m.get(), part.data(), groups * sizeof(double));
+    double s = 0;
+    for (double x : part) s += x;
+    return s;
+  }
+
+  // Runs one stage; with stage timing, waits for it and books its time.
+  template <class F> void stage(double& into, F&& work) {
+    const auto t = clk::now();
+    work();
+    if (stage_timing) {
+      rt->finish();
+      into += since(t);
+    }
+  }
+
+  Result denoise(const std::vector<double>& fv, std::vector<double>& out) {
+    State s0 = host.start(fv);  // checks the size and the values
+    (void)s0;
+    const double invh = 1 / par.h, area = par.h * par.h / 2;
+    const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
+    rt->write(f.get(), fv.data(), nv * sizeof(double));
+    for (const ocl::Mem* m : {&u, &psi, &lambda3}) zero(*m, nv);
+    for (const ocl::Mem* m : {&p1, &p2, &p3, &lambda1, &lambda2}) zero(*m, nq);
+    Result res;
+    double last = 0;
+    {  // L at the start (everything 0): ½ Σ M f²
+      for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) last += 0.5 * host.grid().mass(x, y) * fv[std::size_t(y) * W + x] * fv[std::size_t(y) * W + x];
+    }
+    const auto start = clk::now();
+    double misc = 0;
+    for (int it = 0; it < par.max_iterations; ++it) {
+      stage(res.mean.sub[0], [&] {
+        rt->launch("subproblem1", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
+                   psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, par.r1, par.r2, par.r3);
+      });
+      stage(res.mean.sub[1], [&] {
+        rt->launch("gather", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), W, H, invh);
+        clReleaseEvent(opencl::solve_async(*plan2, v.get()));
+        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, par.r2);
+      });
+      stage(res.mean.sub[2], [&] {
+        rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
+                   area, par.h, par.r3, par.epsilon);
+      });
+      stage(res.mean.sub[3], [&] {
+        rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
+                   f.get(), q.get(), u.get(), W, H, invh, area, par.h, par.r1, 0);
+        rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
+                   u.get(), W, H, invh, area, par.h, par.r1, 1);
+        clReleaseEvent(opencl::solve_async(*plan4, u.get()));
+      });
+      const auto tm = clk::now();
+      rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
+                 lambda1.get(), lambda2.get(), normal.get(), W, H, invh, par.r1, par.r2);
+      rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
+                 lambda1.get(), lambda2.get(), partial_t.get(), W, H, invh, par.r1, par.r2);
+      rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
+                 lambda3.get(), normal.get(), partial_l.get(), partial_j.get(), W, H, invh, area, par.h, par.r3,
+                 par.epsilon);
+      const double now = sum(partial_l, gv / kGroup) + area * sum(partial_t, gc / kGroup);
+      res.objective.push_back(sum(partial_j, gv / kGroup));
+      res.lagrangian.push_back(now);
+      misc += since(tm);
+      res.iterations = it + 1;
+      if (!std::isfinite(now)) throw NumericalBreakdown("L1MC denoising: the augmented Lagrangian is not finite");
+      if (std::abs(last - now) < par.tol * std::abs(last)) {
+        res.converged = true;
+        break;
+      }
+      last = now;
+    }
+    const double whole = since(start);
+    for (double& t : res.mean.sub) t /= res.iterations;
+    res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
+    out.resize(nv);
+    rt->read(u.get(), out.data(), nv * sizeof(double));
+    return res;
+  }
+};
+
+DeviceL1mc::DeviceL1mc(int width, int height, Parameters parameters, const std::string& device)
+    : impl_(std::make_unique<Impl>(width, height, parameters, device)) {}
+DeviceL1mc::~DeviceL1mc() = default;
+const Parameters& DeviceL1mc::parameters() const { return impl_->par; }
+std::string DeviceL1mc::device_name() const { return impl_->rt->device().name; }
+void DeviceL1mc::set_stage_timing(bool on) { impl_->stage_timing = on; }
+Result DeviceL1mc::denoise(const std::vector<double>& f, std::vector<double>& u) { return impl_->denoise(f, u); }
+
+}  // namespace denoise
+}  // namespace pscr
