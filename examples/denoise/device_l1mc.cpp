@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "opencl/cl_check.hpp"
 #include "opencl/device.hpp"
 #include "opencl/runtime.hpp"
 #include "pscr/errors.hpp"
@@ -41,8 +42,9 @@ struct DeviceL1mc::Impl {
     o.device = device;
     plan4 = std::make_unique<Plan<double>>(host.subproblem4_problem(), o);
     // the second plan, the client's kernels and all buffers on the first plan's queue
-    const Options same = opencl::on_queue(opencl::queue(*plan4), o);
-    plan2 = std::make_unique<Plan<double>>(host.subproblem2_problem(), same);
+    // subproblem 2's plan on a queue of its own: subproblems 2-3 and 4 both
+    // depend only on subproblem 1, so the two solves can run side by side
+    plan2 = std::make_unique<Plan<double>>(host.subproblem2_problem(), o);
     rt = std::make_unique<ocl::Runtime>(opencl::queue(*plan4), kernels::denoise_cl, "-cl-std=CL1.2", false);
     if (!rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64");
     nv = std::size_t(W) * H;
@@ -80,12 +82,13 @@ struct DeviceL1mc::Impl {
     return s;
   }
 
-  // Runs one stage; with stage timing, waits for it and books its time.
+  // Runs one stage; with stage timing, waits for it (both queues) and books its time.
   template <class F> void stage(double& into, F&& work) {
     const auto t = clk::now();
     work();
     if (stage_timing) {
       rt->finish();
+      ocl::check(clFinish(opencl::queue(*plan2)), "clFinish");
       into += since(t);
     }
   }
@@ -111,14 +114,17 @@ struct DeviceL1mc::Impl {
         rt->launch("subproblem1", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
                    psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, par.r1, par.r2, par.r3);
       });
+      // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
+      // on this queue while subproblem 2's runs on the other one.
+      cl_event solved2 = nullptr;
       stage(res.mean.sub[1], [&] {
         rt->launch("gather", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), W, H, invh);
-        clReleaseEvent(opencl::solve_async(*plan2, v.get()));
-        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, par.r2);
-      });
-      stage(res.mean.sub[2], [&] {
-        rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
-                   area, par.h, par.r3, par.epsilon);
+        cl_event ready = nullptr;
+        ocl::check(clEnqueueMarkerWithWaitList(rt->queue(), 0, nullptr, &ready), "clEnqueueMarkerWithWaitList");
+        const cl_int st = clEnqueueBarrierWithWaitList(opencl::queue(*plan2), 1, &ready, nullptr);
+        clReleaseEvent(ready);
+        ocl::check(st, "clEnqueueBarrierWithWaitList");
+        solved2 = opencl::solve_async(*plan2, v.get());
       });
       stage(res.mean.sub[3], [&] {
         rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
@@ -126,6 +132,16 @@ struct DeviceL1mc::Impl {
         rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
                    u.get(), W, H, invh, area, par.h, par.r1, 1);
         clReleaseEvent(opencl::solve_async(*plan4, u.get()));
+      });
+      stage(res.mean.sub[1], [&] {
+        const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
+        clReleaseEvent(solved2);
+        ocl::check(st, "clEnqueueBarrierWithWaitList");
+        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, par.r2);
+      });
+      stage(res.mean.sub[2], [&] {
+        rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
+                   area, par.h, par.r3, par.epsilon);
       });
       const auto tm = clk::now();
       rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),

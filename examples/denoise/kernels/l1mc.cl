@@ -86,7 +86,7 @@ inline void minimise_pointwise(double b10, double b11, double b20, double b21, d
   double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
   double ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
   double gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
-  for (int it = 0; it < 80 && hi - lo > 1e-15 * hi; ++it) {
+  for (int it = 0; it < 30; ++it) {
     if (ga < gb) {
       hi = b;
       b = a;
