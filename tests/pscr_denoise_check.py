@@ -52,17 +52,19 @@ with tempfile.TemporaryDirectory() as tmp:
     write_png(P("grey.png"), W, H, [[scene(W, H, x, y) for x in range(W)] for y in range(H)], False)
     write_png(P("colour.png"), W, H,
               [sum(([scene(W, H, x, y), 255 - scene(W, H, x, y), 128] for x in range(W)), []) for y in range(H)], True)
-    for name in ("grey", "colour"):
+    for name, extra in (("grey", []), ("colour", []), ("grey", ["--precision", "float"]), ("grey", ["--host"])):
         r = run([P(name + ".png"), P(name + "-out.png"), "--add-noise", "0.1", "--noisy", P(name + "-noisy.png"),
-                 "--clean", P(name + ".png")])
+                 "--clean", P(name + ".png")] + extra)
+        name = " ".join([name] + extra)
         check(f"{name}: exit 0", r.returncode == 0, f"rc={r.returncode} {r.stderr.strip()[:300]!r}")
-        check(f"{name}: output of the input's size", png_size(P(name + "-out.png")) == (W, H))
-        check(f"{name}: noisy input written", png_size(P(name + "-noisy.png")) == (W, H))
+        base = name.split()[0]
+        check(f"{name}: output of the input's size", png_size(P(base + "-out.png")) == (W, H))
+        check(f"{name}: noisy input written", png_size(P(base + "-noisy.png")) == (W, H))
         m = re.search(r"input ([\d.]+) dB, output ([\d.]+) dB", r.stdout)
         check(f"{name}: PSNR improves by more than 5 dB", m is not None and float(m.group(2)) > float(m.group(1)) + 5,
               r.stdout[-300:])
         channels = len(re.findall(r"channel \d", r.stdout))
-        check(f"{name}: {1 if name == 'grey' else 3} channel(s) denoised", channels == (1 if name == "grey" else 3))
+        check(f"{name}: channels denoised", channels == (3 if name.startswith("colour") else 1))
 
     write_png(P("tiny.png"), 1, 5, [[9] for _ in range(5)], False)
     with open(P("bad.png"), "wb") as f:
@@ -78,6 +80,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ([P("grey.png"), P("o.png"), "--noisy", P("n.png")], "--noisy"),
         ([P("grey.png")], "OUTPUT"),
         ([P("grey.png"), P("o.png"), "--bogus"], "--bogus"),
+        ([P("grey.png"), P("o.png"), "--precision", "half"], "--precision"),
+        ([P("grey.png"), P("o.png"), "--precision", "float", "--host"], "--precision"),
     ]
     for args, needle in errors:
         r = run(args)

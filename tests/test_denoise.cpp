@@ -248,6 +248,39 @@ BOOST_AUTO_TEST_CASE(device_agrees_with_host) {
   BOOST_TEST(host2.denoise(f, uh).iterations == device2.denoise(f, ud).iterations);
 }
 
+// Single precision on the device. ALG-2 on a non-convex functional does not
+// contract perturbations (the pointwise minimiser can pick the other of two
+// nearly equal minima), so float's path drifts from double's; what must hold
+// is the result: converged, as close to the clean image as double's, the
+// objective within 5 % (measured: float stops after 38 iterations where
+// double takes 79, the rounding of its Lagrangian ends the iteration
+// earlier, at an objective 4 % higher and an rms error 5 % lower).
+BOOST_AUTO_TEST_CASE(device_in_float) {
+  const int w = 64, h = 48;
+  Parameters par;
+  auto clean = clean_image(w, h), f = clean;
+  std::mt19937_64 gen(9);
+  std::normal_distribution<double> n(0, 0.1);
+  for (double& v : f) v += n(gen);
+  DeviceL1mc dbl(w, h, par), sgl(w, h, par, "", true);
+  std::vector<double> ud, us;
+  const Result rd = dbl.denoise(f, ud), rs = sgl.denoise(f, us);
+  BOOST_TEST(rs.converged);
+  double ed = 0, es = 0;
+  for (std::size_t i = 0; i < ud.size(); ++i) {
+    ed += (ud[i] - clean[i]) * (ud[i] - clean[i]);
+    es += (us[i] - clean[i]) * (us[i] - clean[i]);
+  }
+  ed = std::sqrt(ed / ud.size());
+  es = std::sqrt(es / ud.size());
+  BOOST_TEST_MESSAGE("float: " << rs.iterations << " iterations (double " << rd.iterations << "), rms error "
+                               << es << " (double " << ed << "), objective " << rs.objective.back() << " (double "
+                               << rd.objective.back() << ")");
+  BOOST_TEST(es <= 1.1 * ed);
+  BOOST_TEST(rs.objective.back() <= 1.05 * rd.objective.back());
+  BOOST_TEST(rs.iterations <= 2 * rd.iterations);
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_is_named) {
   Parameters par;
   BOOST_CHECK_THROW(L1mc(1, 5, par), pscr::InvalidArgument);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <type_traits>
 
 #include "opencl/cl_check.hpp"
 #include "opencl/device.hpp"
@@ -26,31 +27,46 @@ std::size_t round_up(std::size_t n, std::size_t k) { return (n + k - 1) / k * k;
 }  // namespace
 
 struct DeviceL1mc::Impl {
+  virtual ~Impl() = default;
+  virtual Result denoise(const std::vector<double>& f, std::vector<double>& u) = 0;
+  virtual std::string device_name() const = 0;
   Parameters par;
+  bool stage_timing = false;
+};
+
+namespace {
+
+// T: double, or float (the buffers, the kernels and both solves in single
+// precision; the partial sums are added on the host in double).
+template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   L1mc host;  // the problems (and parameters) of the two separable solves
-  std::unique_ptr<Plan<double>> plan4, plan2;
+  std::unique_ptr<Plan<T>> plan4, plan2;
   std::unique_ptr<ocl::Runtime> rt;
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
   ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial_t, partial_l, partial_j;
-  bool stage_timing = false;
 
-  Impl(int w, int h, Parameters p, const std::string& device)
-      : par((p.resolve(), p)), host(w, h, par), W(w), H(h) {
+  DeviceImpl(int w, int h, Parameters p, const std::string& device)
+      : host(w, h, (p.resolve(), p)), W(w), H(h) {
+    par = host.parameters();
     Options o;
     o.backend = Backend::opencl;
     o.device = device;
-    plan4 = std::make_unique<Plan<double>>(host.subproblem4_problem(), o);
+    plan4 = std::make_unique<Plan<T>>(host.subproblem4_problem().template cast<T>(), o);
     // the second plan, the client's kernels and all buffers on the first plan's queue
     // subproblem 2's plan on a queue of its own: subproblems 2-3 and 4 both
     // depend only on subproblem 1, so the two solves can run side by side
-    plan2 = std::make_unique<Plan<double>>(host.subproblem2_problem(), o);
-    rt = std::make_unique<ocl::Runtime>(opencl::queue(*plan4), kernels::denoise_cl, "-cl-std=CL1.2", false);
-    if (!rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64");
+    plan2 = std::make_unique<Plan<T>>(host.subproblem2_problem().template cast<T>(), o);
+    const bool dbl = std::is_same_v<T, double>;
+    rt = std::make_unique<ocl::Runtime>(
+        opencl::queue(*plan4), kernels::denoise_cl,
+        dbl ? "-cl-std=CL1.2 -DREAL=double -DREAL_IS_DOUBLE=1" : "-cl-std=CL1.2 -DREAL=float -cl-single-precision-constant",
+        false);
+    if (dbl && !rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64");
     nv = std::size_t(W) * H;
     nq = 4 * std::size_t(W - 1) * (H - 1);
-    auto vertex = [&](const char* what) { return rt->alloc(nv * sizeof(double), what); };
-    auto triangle = [&](const char* what) { return rt->alloc(nq * sizeof(double), what); };
+    auto vertex = [&](const char* what) { return rt->alloc(nv * sizeof(T), what); };
+    auto triangle = [&](const char* what) { return rt->alloc(nq * sizeof(T), what); };
     f = vertex("image");
     u = vertex("u");
     psi = vertex("psi");
@@ -64,21 +80,23 @@ struct DeviceL1mc::Impl {
     b = triangle("subproblem 2 right-hand side");
     q = triangle("subproblem 4 flux");
     normal = triangle("normal field");
-    partial_t = rt->alloc(round_up(nq / 4, kGroup) / kGroup * sizeof(double), "partial sums");
-    partial_l = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(double), "partial sums");
-    partial_j = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(double), "partial sums");
+    partial_t = rt->alloc(round_up(nq / 4, kGroup) / kGroup * sizeof(T), "partial sums");
+    partial_l = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(T), "partial sums");
+    partial_j = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(T), "partial sums");
   }
 
+  std::string device_name() const override { return rt->device().name; }
+
   void zero(const ocl::Mem& m, std::size_t n) const {
-    const std::vector<double> z(n, 0.0);
-    rt->write(m.get(), z.data(), n * sizeof(double));
+    const std::vector<T> z(n, T(0));
+    rt->write(m.get(), z.data(), n * sizeof(T));
   }
 
   double sum(const ocl::Mem& m, std::size_t groups) const {
-    std::vector<double> part(groups);
-    rt->read(m.get(), part.data(), groups * sizeof(double));
+    std::vector<T> part(groups);
+    rt->read(m.get(), part.data(), groups * sizeof(T));
     double s = 0;
-    for (double x : part) s += x;
+    for (T x : part) s += double(x);
     return s;
   }
 
@@ -93,12 +111,17 @@ struct DeviceL1mc::Impl {
     }
   }
 
-  Result denoise(const std::vector<double>& fv, std::vector<double>& out) {
+  Result denoise(const std::vector<double>& fv, std::vector<double>& out) override {
     State s0 = host.start(fv);  // checks the size and the values
     (void)s0;
-    const double invh = 1 / par.h, area = par.h * par.h / 2;
+    // kernel arguments in the working precision
+    const T invh = T(1 / par.h), area = T(par.h * par.h / 2), h = T(par.h), r1 = T(par.r1), r2 = T(par.r2),
+            r3 = T(par.r3), epsilon = T(par.epsilon);
     const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
-    rt->write(f.get(), fv.data(), nv * sizeof(double));
+    {
+      const std::vector<T> ft(fv.begin(), fv.end());
+      rt->write(f.get(), ft.data(), nv * sizeof(T));
+    }
     for (const ocl::Mem* m : {&u, &psi, &lambda3}) zero(*m, nv);
     for (const ocl::Mem* m : {&p1, &p2, &p3, &lambda1, &lambda2}) zero(*m, nq);
     Result res;
@@ -112,7 +135,7 @@ struct DeviceL1mc::Impl {
     for (int it = 0; it < par.max_iterations; ++it) {
       stage(res.mean.sub[0], [&] {
         rt->launch("subproblem1", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
-                   psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, par.r1, par.r2, par.r3);
+                   psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, r1, r2, r3);
       });
       // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
       // on this queue while subproblem 2's runs on the other one.
@@ -128,30 +151,29 @@ struct DeviceL1mc::Impl {
       });
       stage(res.mean.sub[3], [&] {
         rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
-                   f.get(), q.get(), u.get(), W, H, invh, area, par.h, par.r1, 0);
+                   f.get(), q.get(), u.get(), W, H, invh, area, h, r1, 0);
         rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
-                   u.get(), W, H, invh, area, par.h, par.r1, 1);
+                   u.get(), W, H, invh, area, h, r1, 1);
         clReleaseEvent(opencl::solve_async(*plan4, u.get()));
       });
       stage(res.mean.sub[1], [&] {
         const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
         clReleaseEvent(solved2);
         ocl::check(st, "clEnqueueBarrierWithWaitList");
-        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, par.r2);
+        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, r2);
       });
       stage(res.mean.sub[2], [&] {
         rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
-                   area, par.h, par.r3, par.epsilon);
+                   area, h, r3, epsilon);
       });
       const auto tm = clk::now();
       rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                 lambda1.get(), lambda2.get(), normal.get(), W, H, invh, par.r1, par.r2);
+                 lambda1.get(), lambda2.get(), normal.get(), W, H, invh, r1, r2);
       rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                 lambda1.get(), lambda2.get(), partial_t.get(), W, H, invh, par.r1, par.r2);
+                 lambda1.get(), lambda2.get(), partial_t.get(), W, H, invh, r1, r2);
       rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
-                 lambda3.get(), normal.get(), partial_l.get(), partial_j.get(), W, H, invh, area, par.h, par.r3,
-                 par.epsilon);
-      const double now = sum(partial_l, gv / kGroup) + area * sum(partial_t, gc / kGroup);
+                 lambda3.get(), normal.get(), partial_l.get(), partial_j.get(), W, H, invh, area, h, r3, epsilon);
+      const double now = sum(partial_l, gv / kGroup) + double(area) * sum(partial_t, gc / kGroup);
       res.objective.push_back(sum(partial_j, gv / kGroup));
       res.lagrangian.push_back(now);
       misc += since(tm);
@@ -166,17 +188,21 @@ struct DeviceL1mc::Impl {
     const double whole = since(start);
     for (double& t : res.mean.sub) t /= res.iterations;
     res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
-    out.resize(nv);
-    rt->read(u.get(), out.data(), nv * sizeof(double));
+    std::vector<T> ut(nv);
+    rt->read(u.get(), ut.data(), nv * sizeof(T));
+    out.assign(ut.begin(), ut.end());
     return res;
   }
 };
 
-DeviceL1mc::DeviceL1mc(int width, int height, Parameters parameters, const std::string& device)
-    : impl_(std::make_unique<Impl>(width, height, parameters, device)) {}
+}  // namespace
+
+DeviceL1mc::DeviceL1mc(int width, int height, Parameters parameters, const std::string& device, bool single)
+    : impl_(single ? std::unique_ptr<Impl>(std::make_unique<DeviceImpl<float>>(width, height, parameters, device))
+                   : std::unique_ptr<Impl>(std::make_unique<DeviceImpl<double>>(width, height, parameters, device))) {}
 DeviceL1mc::~DeviceL1mc() = default;
 const Parameters& DeviceL1mc::parameters() const { return impl_->par; }
-std::string DeviceL1mc::device_name() const { return impl_->rt->device().name; }
+std::string DeviceL1mc::device_name() const { return impl_->device_name(); }
 void DeviceL1mc::set_stage_timing(bool on) { impl_->stage_timing = on; }
 Result DeviceL1mc::denoise(const std::vector<double>& f, std::vector<double>& u) { return impl_->denoise(f, u); }
 

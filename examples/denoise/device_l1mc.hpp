@@ -13,8 +13,9 @@ namespace pscr::denoise {
 
 class DeviceL1mc {
  public:
-  // `device`: an OpenCL device selector as Options::device ("" = the default).
-  DeviceL1mc(int width, int height, Parameters parameters, const std::string& device = "");
+  // `device`: an OpenCL device selector as Options::device ("" = the default);
+  // `single`: float buffers, kernels and solves (double otherwise).
+  DeviceL1mc(int width, int height, Parameters parameters, const std::string& device = "", bool single = false);
   ~DeviceL1mc();
   DeviceL1mc(const DeviceL1mc&) = delete;
   DeviceL1mc& operator=(const DeviceL1mc&) = delete;
@@ -27,8 +28,9 @@ class DeviceL1mc {
 
   Result denoise(const std::vector<double>& f, std::vector<double>& u);
 
- private:
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

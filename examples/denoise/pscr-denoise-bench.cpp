@@ -19,7 +19,7 @@ namespace {
 const char* kTool = "pscr-denoise-bench";
 const char* kHelp =
     "usage: pscr-denoise-bench [--sizes 256,512,1024,2048] [--image FILE.png] [--noise S] [--r0 R]\n"
-    "                          [--device SEL] [--host]\n"
+    "                          [--device SEL] [--host] [--precision double|float]\n"
     "For each size n: the image (default: a synthetic scene) resampled to n x n, Gaussian noise of\n"
     "standard deviation S (0.1) added, denoised on the device twice: with the queue finished after\n"
     "each stage (the subproblem columns) and without (the whole column). Prints iterations and\n"
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes{256, 512, 1024, 2048};
   std::string image, device;
   double noise = 0.1;
-  bool host = false;
+  bool host = false, single = false;
   Parameters par;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
       if (!(par.r0 > 0)) pscr::cli::usage(kTool, "--r0 must be > 0");
     } else if (a == "--device") device = val();
     else if (a == "--host") host = true;
+    else if (a == "--precision") {
+      const std::string p = val();
+      if (p != "double" && p != "float") pscr::cli::usage(kTool, "--precision must be double or float");
+      single = p == "float";
+    }
     else pscr::cli::usage(kTool, "unknown argument " + a);
   }
   try {
@@ -110,7 +115,7 @@ int main(int argc, char** argv) {
       std::mt19937_64 g(1);
       std::normal_distribution<double> d(0, noise);
       for (double& v : f) v += d(g);
-      DeviceL1mc dev(n, n, par, device);
+      DeviceL1mc dev(n, n, par, device, single);
       std::vector<double> u;
       dev.set_stage_timing(true);
       const Result staged = dev.denoise(f, u);

@@ -36,7 +36,8 @@ const char* kHelp =
     "  --clean FILE          a clean image of the same size: print PSNR of input and output\n"
     "  --times               print seconds per iteration of each subproblem\n"
     "  --host                run on the host (the reference implementation; default: the OpenCL device)\n"
-    "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n";
+    "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n"
+    "  --precision P         double or float on the device (double; the host reference is double)\n";
 
 std::vector<double> channel(const std::vector<std::uint8_t>& rgb, int c) {
   std::vector<double> v(rgb.size() / 3);
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   std::string input, output, noisy, clean;
   double noise = 0;
   long seed = 1;
-  bool times = false, on_host = false;
+  bool times = false, on_host = false, single = false;
   std::string device;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -91,6 +92,11 @@ int main(int argc, char** argv) {
     else if (a == "--times") times = true;
     else if (a == "--host") on_host = true;
     else if (a == "--device") device = val();
+    else if (a == "--precision") {
+      const std::string p = val();
+      if (p != "double" && p != "float") pscr::cli::usage(kTool, "--precision must be double or float, got '" + p + "'");
+      single = p == "float";
+    }
     else if (!a.empty() && a[0] == '-') pscr::cli::usage(kTool, "unknown option " + a);
     else if (input.empty()) input = a;
     else if (output.empty()) output = a;
@@ -98,6 +104,7 @@ int main(int argc, char** argv) {
   }
   if (output.empty()) pscr::cli::usage(kTool, "needs INPUT.png and OUTPUT.png");
   if (!noisy.empty() && !(noise > 0)) pscr::cli::usage(kTool, "--noisy needs --add-noise");
+  if (on_host && single) pscr::cli::usage(kTool, "--precision float runs on the device (the host reference is double)");
   try {
     int w = 0, h = 0;
     std::vector<std::uint8_t> rgb = pscr::image::read_png(input, w, h);
@@ -129,7 +136,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<DeviceL1mc> gpu;
     if (on_host) host = std::make_unique<L1mc>(w, h, par);
     else {
-      gpu = std::make_unique<DeviceL1mc>(w, h, par, device);
+      gpu = std::make_unique<DeviceL1mc>(w, h, par, device, single);
       gpu->set_stage_timing(times);
     }
     std::vector<std::uint8_t> result(rgb.size());

@@ -3,13 +3,20 @@
 // c = cy (W − 1) + cx with its lower triangle's two components at 4c, 4c + 1
 // and its upper triangle's at 4c + 2, 4c + 3. Every kernel mirrors the host
 // reference arithmetic step by step (test_denoise compares the two).
+// REAL: double (the default) or float (built with -cl-single-precision-constant).
+#ifndef REAL
+#define REAL double
+#endif
+#if REAL_IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+typedef REAL real;
 
 #define GROUP 256
 
 // ∇ of the vertex field v on cell (cx, cy): g[0..1] lower, g[2..3] upper.
-inline void cell_gradient(__global const double* v, int W, int cx, int cy, double invh, double* g) {
-  const double a = v[cy * W + cx], b = v[cy * W + cx + 1], c = v[(cy + 1) * W + cx], d = v[(cy + 1) * W + cx + 1];
+inline void cell_gradient(__global const real* v, int W, int cx, int cy, real invh, real* g) {
+  const real a = v[cy * W + cx], b = v[cy * W + cx + 1], c = v[(cy + 1) * W + cx], d = v[(cy + 1) * W + cx + 1];
   g[0] = (b - a) * invh;
   g[1] = (d - b) * invh;
   g[2] = (d - c) * invh;
@@ -17,36 +24,36 @@ inline void cell_gradient(__global const double* v, int W, int cx, int cy, doubl
 }
 
 // Gᵀ q at vertex (x, y), gathered from the cells around it.
-inline double vertex_gather(__global const double* q, int W, int H, int x, int y, double invh) {
-  double acc = 0;
+inline real vertex_gather(__global const real* q, int W, int H, int x, int y, real invh) {
+  real acc = 0;
   if (x < W - 1 && y < H - 1) {
-    __global const double* t = q + 4 * ((size_t)y * (W - 1) + x);
+    __global const real* t = q + 4 * ((size_t)y * (W - 1) + x);
     acc -= t[0] + t[3];
   }
   if (x > 0 && y < H - 1) {
-    __global const double* t = q + 4 * ((size_t)y * (W - 1) + x - 1);
+    __global const real* t = q + 4 * ((size_t)y * (W - 1) + x - 1);
     acc += t[0] - t[1];
   }
   if (x < W - 1 && y > 0) {
-    __global const double* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x);
+    __global const real* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x);
     acc += t[3] - t[2];
   }
   if (x > 0 && y > 0) {
-    __global const double* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x - 1);
+    __global const real* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x - 1);
     acc += t[1] + t[2];
   }
   return acc * invh;
 }
 
-inline double vertex_mass(int W, int H, int x, int y, double h) {
-  const double wx = (x == 0 || x == W - 1) ? 0.5 : 1.0, wy = (y == 0 || y == H - 1) ? 0.5 : 1.0;
+inline real vertex_mass(int W, int H, int x, int y, real h) {
+  const real wx = (x == 0 || x == W - 1) ? 0.5 : 1.0, wy = (y == 0 || y == H - 1) ? 0.5 : 1.0;
   return h * h * wx * wy;
 }
 
 // g(σ) of subproblem 1 and the direction b1 + b2/√(1+σ²) (length in *len).
-inline double pointwise_g(double sigma, double b10, double b11, double b20, double b21, double r1, double r2,
-                          double* d0, double* d1, double* len) {
-  const double c = 1 / sqrt(1 + sigma * sigma);
+inline real pointwise_g(real sigma, real b10, real b11, real b20, real b21, real r1, real r2,
+                          real* d0, real* d1, real* len) {
+  const real c = 1 / sqrt(1 + sigma * sigma);
   *d0 = b10 + c * b20;
   *d1 = b11 + c * b21;
   *len = hypot(*d0, *d1);
@@ -54,38 +61,38 @@ inline double pointwise_g(double sigma, double b10, double b11, double b20, doub
 }
 
 // g'(σ).
-inline double pointwise_slope(double sigma, double b10, double b11, double b20, double b21, double r1, double r2) {
-  const double c = 1 / sqrt(1 + sigma * sigma), q = 1 + sigma * sigma;
-  const double v0 = b10 + c * b20, v1 = b11 + c * b21, len = hypot(v0, v1);
-  const double dc = -sigma * c * c * c;
+inline real pointwise_slope(real sigma, real b10, real b11, real b20, real b21, real r1, real r2) {
+  const real c = 1 / sqrt(1 + sigma * sigma), q = 1 + sigma * sigma;
+  const real v0 = b10 + c * b20, v1 = b11 + c * b21, len = hypot(v0, v1);
+  const real dc = -sigma * c * c * c;
   return r1 * sigma + r2 * sigma / (q * q) - len - sigma * dc * (v0 * b20 + v1 * b21) / len;
 }
 
 // The global minimiser y of subproblem 1 (as L1mc::minimise_pointwise).
-inline void minimise_pointwise(double b10, double b11, double b20, double b21, double r1, double r2, double* y0,
-                               double* y1) {
-  double d0, d1, len;
+inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, real r2, real* y0,
+                               real* y1) {
+  real d0, d1, len;
   *y0 = 0;
   *y1 = 0;
-  const double nb = hypot(b10, b11) + hypot(b20, b21);
+  const real nb = hypot(b10, b11) + hypot(b20, b21);
   if (!(nb > 0)) return;
   const int K = 48;
-  const double tmax = asinh(2 * nb / r1);
+  const real tmax = asinh(2 * nb / r1);
   int best = 0;
-  double gbest = 0;
+  real gbest = 0;
   for (int k = 1; k <= K; ++k) {
-    const double v = pointwise_g(sinh(tmax * k / K), b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+    const real v = pointwise_g(sinh(tmax * k / K), b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
     if (v < gbest) {
       gbest = v;
       best = k;
     }
   }
   if (best == 0) return;
-  double lo = sinh(tmax * (best - 1) / K), hi = sinh(tmax * min(best + 1, K) / K);
-  const double phi = 0.5 * (sqrt(5.0) - 1);
-  double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-  double ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
-  double gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+  real lo = sinh(tmax * (best - 1) / K), hi = sinh(tmax * min(best + 1, K) / K);
+  const real phi = 0.5 * (sqrt(5.0) - 1);
+  real a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
+  real ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+  real gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
   for (int it = 0; it < 30; ++it) {
     if (ga < gb) {
       hi = b;
@@ -101,12 +108,12 @@ inline void minimise_pointwise(double b10, double b11, double b20, double b21, d
       gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
     }
   }
-  double sigma = 0.5 * (lo + hi);
+  real sigma = 0.5 * (lo + hi);
   {  // secant steps on g' = 0 (as the host: full accuracy, independent of rounding)
-    double s0 = sigma, s1 = sigma * (1 + 1e-7);
-    double f0 = pointwise_slope(s0, b10, b11, b20, b21, r1, r2), f1 = pointwise_slope(s1, b10, b11, b20, b21, r1, r2);
+    real s0 = sigma, s1 = sigma * (1 + 1e-7);
+    real f0 = pointwise_slope(s0, b10, b11, b20, b21, r1, r2), f1 = pointwise_slope(s1, b10, b11, b20, b21, r1, r2);
     for (int it = 0; it < 8 && f1 != f0 && isfinite(f1); ++it) {
-      const double s2 = s1 - f1 * (s1 - s0) / (f1 - f0);
+      const real s2 = s1 - f1 * (s1 - s0) / (f1 - f0);
       if (!(fabs(s2 - sigma) <= 1e-4 * sigma)) break;
       s0 = s1;
       f0 = f1;
@@ -123,27 +130,27 @@ inline void minimise_pointwise(double b10, double b11, double b20, double b21, d
 
 // Subproblem 1 on both triangles of a cell, and subproblem 2's right-hand
 // side b = r2 p2 + λ2 − G (r3 ψ − λ3) with the new p2.
-__kernel void subproblem1(__global const double* u, __global const double* lambda1, __global const double* p3,
-                          __global const double* lambda2, __global const double* psi,
-                          __global const double* lambda3, __global double* p1, __global double* p2,
-                          __global double* b, int W, int H, double invh, double r1, double r2, double r3) {
+__kernel void subproblem1(__global const real* u, __global const real* lambda1, __global const real* p3,
+                          __global const real* lambda2, __global const real* psi,
+                          __global const real* lambda3, __global real* p1, __global real* p2,
+                          __global real* b, int W, int H, real invh, real r1, real r2, real r3) {
   const int c = get_global_id(0);
   if (c >= (W - 1) * (H - 1)) return;
   const int cx = c % (W - 1), cy = c / (W - 1);
-  double gu[4];
+  real gu[4];
   cell_gradient(u, W, cx, cy, invh, gu);
-  const double a = r3 * psi[cy * W + cx] - lambda3[cy * W + cx];
-  const double bb = r3 * psi[cy * W + cx + 1] - lambda3[cy * W + cx + 1];
-  const double cc = r3 * psi[(cy + 1) * W + cx] - lambda3[(cy + 1) * W + cx];
-  const double d = r3 * psi[(cy + 1) * W + cx + 1] - lambda3[(cy + 1) * W + cx + 1];
-  const double gw[4] = {(bb - a) * invh, (d - bb) * invh, (d - cc) * invh, (cc - a) * invh};
+  const real a = r3 * psi[cy * W + cx] - lambda3[cy * W + cx];
+  const real bb = r3 * psi[cy * W + cx + 1] - lambda3[cy * W + cx + 1];
+  const real cc = r3 * psi[(cy + 1) * W + cx] - lambda3[(cy + 1) * W + cx];
+  const real d = r3 * psi[(cy + 1) * W + cx + 1] - lambda3[(cy + 1) * W + cx + 1];
+  const real gw[4] = {(bb - a) * invh, (d - bb) * invh, (d - cc) * invh, (cc - a) * invh};
   for (int t = 0; t < 2; ++t) {
     const size_t i = 4 * (size_t)c + 2 * t;
-    const double b10 = r1 * gu[2 * t] + lambda1[i], b11 = r1 * gu[2 * t + 1] + lambda1[i + 1];
-    const double b20 = r2 * p3[i] - lambda2[i], b21 = r2 * p3[i + 1] - lambda2[i + 1];
-    double y0, y1;
+    const real b10 = r1 * gu[2 * t] + lambda1[i], b11 = r1 * gu[2 * t + 1] + lambda1[i + 1];
+    const real b20 = r2 * p3[i] - lambda2[i], b21 = r2 * p3[i + 1] - lambda2[i + 1];
+    real y0, y1;
     minimise_pointwise(b10, b11, b20, b21, r1, r2, &y0, &y1);
-    const double s = 1 / sqrt(1 + y0 * y0 + y1 * y1);
+    const real s = 1 / sqrt(1 + y0 * y0 + y1 * y1);
     p1[i] = y0;
     p1[i + 1] = y1;
     p2[i] = s * y0;
@@ -154,40 +161,40 @@ __kernel void subproblem1(__global const double* u, __global const double* lambd
 }
 
 // v = Gᵀ q (the right-hand side of subproblem 2's separable solve).
-__kernel void gather(__global const double* q, __global double* v, int W, int H, double invh) {
+__kernel void gather(__global const real* q, __global real* v, int W, int H, real invh) {
   const int i = get_global_id(0);
   if (i >= W * H) return;
   v[i] = vertex_gather(q, W, H, i % W, i / W, invh);
 }
 
 // p3 = (b − (h²/2) G v) / r2, v = S⁻¹ Gᵀ b (Woodbury).
-__kernel void update_p3(__global const double* b, __global const double* v, __global double* p3, int W, int H,
-                        double invh, double area, double r2) {
+__kernel void update_p3(__global const real* b, __global const real* v, __global real* p3, int W, int H,
+                        real invh, real area, real r2) {
   const int c = get_global_id(0);
   if (c >= (W - 1) * (H - 1)) return;
-  double g[4];
+  real g[4];
   cell_gradient(v, W, c % (W - 1), c / (W - 1), invh, g);
   for (int k = 0; k < 4; ++k) p3[4 * (size_t)c + k] = (b[4 * (size_t)c + k] - area * g[k]) / r2;
 }
 
 // Subproblem 3 (ψ by shrinkage) and the λ3 update, per vertex.
-__kernel void subproblem3(__global const double* p3, __global double* lambda3, __global double* psi, int W, int H,
-                          double invh, double area, double h, double r3, double epsilon) {
+__kernel void subproblem3(__global const real* p3, __global real* lambda3, __global real* psi, int W, int H,
+                          real invh, real area, real h, real r3, real epsilon) {
   const int i = get_global_id(0);
   if (i >= W * H) return;
   const int x = i % W, y = i / W;
-  const double div = vertex_gather(p3, W, H, x, y, invh) * (-area / vertex_mass(W, H, x, y, h));
-  const double xi = r3 * div + lambda3[i];
-  const double s = copysign(max(0.0, fabs(xi) - epsilon), xi) / r3;
+  const real div = vertex_gather(p3, W, H, x, y, invh) * (-area / vertex_mass(W, H, x, y, h));
+  const real xi = r3 * div + lambda3[i];
+  const real s = copysign(max(0.0, fabs(xi) - epsilon), xi) / r3;
   psi[i] = s;
   lambda3[i] += r3 * (div - s);
 }
 
 // Subproblem 4's right-hand side (M f + Gᵀ M_Q (r1 p1 − λ1)) / r1 into u,
 // which the separable solve then overwrites with the solution.
-__kernel void subproblem4_rhs(__global const double* p1, __global const double* lambda1, __global const double* f,
-                              __global double* q, __global double* u, int W, int H, double invh, double area,
-                              double h, double r1, int phase) {
+__kernel void subproblem4_rhs(__global const real* p1, __global const real* lambda1, __global const real* f,
+                              __global real* q, __global real* u, int W, int H, real invh, real area,
+                              real h, real r1, int phase) {
   const int i = get_global_id(0);
   if (phase == 0) {  // per triangle component: q = (h²/2)(r1 p1 − λ1)
     if (i >= 4 * (W - 1) * (H - 1)) return;
@@ -201,16 +208,16 @@ __kernel void subproblem4_rhs(__global const double* p1, __global const double* 
 
 // λ1 += r1 (∇u − p1), λ2 += r2 (p2 − p3); and the normal field ∇u/√(1+|∇u|²)
 // of the objective; per cell.
-__kernel void update_triangles(__global const double* u, __global const double* p1, __global const double* p2,
-                               __global const double* p3, __global double* lambda1, __global double* lambda2,
-                               __global double* normal, int W, int H, double invh, double r1, double r2) {
+__kernel void update_triangles(__global const real* u, __global const real* p1, __global const real* p2,
+                               __global const real* p3, __global real* lambda1, __global real* lambda2,
+                               __global real* normal, int W, int H, real invh, real r1, real r2) {
   const int c = get_global_id(0);
   if (c >= (W - 1) * (H - 1)) return;
-  double g[4];
+  real g[4];
   cell_gradient(u, W, c % (W - 1), c / (W - 1), invh, g);
   for (int t = 0; t < 2; ++t) {
     const size_t i = 4 * (size_t)c + 2 * t;
-    const double s = 1 / sqrt(1 + g[2 * t] * g[2 * t] + g[2 * t + 1] * g[2 * t + 1]);
+    const real s = 1 / sqrt(1 + g[2 * t] * g[2 * t] + g[2 * t + 1] * g[2 * t + 1]);
     for (int k = 0; k < 2; ++k) {
       lambda1[i + k] += r1 * (g[2 * t + k] - p1[i + k]);
       lambda2[i + k] += r2 * (p2[i + k] - p3[i + k]);
@@ -219,7 +226,7 @@ __kernel void update_triangles(__global const double* u, __global const double* 
   }
 }
 
-inline void group_sum(__local double* sh, double v, __global double* out) {
+inline void group_sum(__local real* sh, real v, __global real* out) {
   const int l = get_local_id(0);
   sh[l] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -233,18 +240,18 @@ inline void group_sum(__local double* sh, double v, __global double* out) {
 // Per work-group partial sums of the augmented Lagrangian's triangle terms
 // (times M_Q afterwards on the host), over the triangle components.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_triangles(
-    __global const double* u, __global const double* p1, __global const double* p2, __global const double* p3,
-    __global const double* lambda1, __global const double* lambda2, __global double* partial, int W, int H,
-    double invh, double r1, double r2) {
-  __local double sh[GROUP];
+    __global const real* u, __global const real* p1, __global const real* p2, __global const real* p3,
+    __global const real* lambda1, __global const real* lambda2, __global real* partial, int W, int H,
+    real invh, real r1, real r2) {
+  __local real sh[GROUP];
   const int c = get_global_id(0);
-  double v = 0;
+  real v = 0;
   if (c < (W - 1) * (H - 1)) {
-    double g[4];
+    real g[4];
     cell_gradient(u, W, c % (W - 1), c / (W - 1), invh, g);
     for (int k = 0; k < 4; ++k) {
       const size_t i = 4 * (size_t)c + k;
-      const double e1 = g[k] - p1[i], e2 = p2[i] - p3[i];
+      const real e1 = g[k] - p1[i], e2 = p2[i] - p3[i];
       v += 0.5 * r1 * e1 * e1 + lambda1[i] * e1 + 0.5 * r2 * e2 * e2 + lambda2[i] * e2;
     }
   }
@@ -254,18 +261,18 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_tria
 // Per work-group partial sums of the vertex terms of the augmented
 // Lagrangian (partial_l) and of the objective J (partial_j).
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
-    __global const double* u, __global const double* f, __global const double* psi, __global const double* p3,
-    __global const double* lambda3, __global const double* normal, __global double* partial_l,
-    __global double* partial_j, int W, int H, double invh, double area, double h, double r3, double epsilon) {
-  __local double sh[GROUP];
+    __global const real* u, __global const real* f, __global const real* psi, __global const real* p3,
+    __global const real* lambda3, __global const real* normal, __global real* partial_l,
+    __global real* partial_j, int W, int H, real invh, real area, real h, real r3, real epsilon) {
+  __local real sh[GROUP];
   const int i = get_global_id(0);
-  double vl = 0, vj = 0;
+  real vl = 0, vj = 0;
   if (i < W * H) {
     const int x = i % W, y = i / W;
-    const double m = vertex_mass(W, H, x, y, h);
-    const double div = vertex_gather(p3, W, H, x, y, invh) * (-area / m);
-    const double kappa = vertex_gather(normal, W, H, x, y, invh) * (-area / m);
-    const double e3 = div - psi[i], r = f[i] - u[i];
+    const real m = vertex_mass(W, H, x, y, h);
+    const real div = vertex_gather(p3, W, H, x, y, invh) * (-area / m);
+    const real kappa = vertex_gather(normal, W, H, x, y, invh) * (-area / m);
+    const real e3 = div - psi[i], r = f[i] - u[i];
     vl = m * (epsilon * fabs(psi[i]) + 0.5 * r * r + 0.5 * r3 * e3 * e3 + lambda3[i] * e3);
     vj = m * (epsilon * fabs(kappa) + 0.5 * r * r);
   }
