@@ -44,7 +44,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   std::unique_ptr<ocl::Runtime> rt;
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
-  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial_t, partial_l, partial_j;
+  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial;
 
   DeviceImpl(int w, int h, Parameters p, const std::string& device)
       : host(w, h, (p.resolve(), p)), W(w), H(h) {
@@ -80,9 +80,8 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     b = triangle("subproblem 2 right-hand side");
     q = triangle("subproblem 4 flux");
     normal = triangle("normal field");
-    partial_t = rt->alloc(round_up(nq / 4, kGroup) / kGroup * sizeof(T), "partial sums");
-    partial_l = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(T), "partial sums");
-    partial_j = rt->alloc(round_up(nv, kGroup) / kGroup * sizeof(T), "partial sums");
+    // the triangle terms of L, then its vertex terms, then J's: one read per iteration
+    partial = rt->alloc((round_up(nq / 4, kGroup) + 2 * round_up(nv, kGroup)) / kGroup * sizeof(T), "partial sums");
   }
 
   std::string device_name() const override { return rt->device().name; }
@@ -92,11 +91,10 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     rt->write(m.get(), z.data(), n * sizeof(T));
   }
 
-  double sum(const ocl::Mem& m, std::size_t groups) const {
-    std::vector<T> part(groups);
-    rt->read(m.get(), part.data(), groups * sizeof(T));
+  // The sums of the partial sums [begin, end) of `part`, in order, in double.
+  static double sum(const std::vector<T>& part, std::size_t begin, std::size_t end) {
     double s = 0;
-    for (T x : part) s += double(x);
+    for (std::size_t i = begin; i < end; ++i) s += double(part[i]);
     return s;
   }
 
@@ -118,6 +116,8 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     const T invh = T(1 / par.h), area = T(par.h * par.h / 2), h = T(par.h), r1 = T(par.r1), r2 = T(par.r2),
             r3 = T(par.r3), epsilon = T(par.epsilon);
     const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
+    const std::size_t nt_groups = gc / kGroup, nv_groups = gv / kGroup;
+    std::vector<T> parts(nt_groups + 2 * nv_groups);
     {
       const std::vector<T> ft(fv.begin(), fv.end());
       rt->write(f.get(), ft.data(), nv * sizeof(T));
@@ -170,11 +170,13 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
       rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
                  lambda1.get(), lambda2.get(), normal.get(), W, H, invh, r1, r2);
       rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                 lambda1.get(), lambda2.get(), partial_t.get(), W, H, invh, r1, r2);
+                 lambda1.get(), lambda2.get(), partial.get(), 0, W, H, invh, r1, r2);
       rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
-                 lambda3.get(), normal.get(), partial_l.get(), partial_j.get(), W, H, invh, area, h, r3, epsilon);
-      const double now = sum(partial_l, gv / kGroup) + double(area) * sum(partial_t, gc / kGroup);
-      res.objective.push_back(sum(partial_j, gv / kGroup));
+                 lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups), W, H, invh,
+                 area, h, r3, epsilon);
+      rt->read(partial.get(), parts.data(), parts.size() * sizeof(T));
+      const double now = sum(parts, nt_groups, nt_groups + nv_groups) + double(area) * sum(parts, 0, nt_groups);
+      res.objective.push_back(sum(parts, nt_groups + nv_groups, parts.size()));
       res.lagrangian.push_back(now);
       misc += since(tm);
       res.iterations = it + 1;

@@ -241,7 +241,7 @@ inline void group_sum(__local real* sh, real v, __global real* out) {
 // (times M_Q afterwards on the host), over the triangle components.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_triangles(
     __global const real* u, __global const real* p1, __global const real* p2, __global const real* p3,
-    __global const real* lambda1, __global const real* lambda2, __global real* partial, int W, int H,
+    __global const real* lambda1, __global const real* lambda2, __global real* partial, int offset, int W, int H,
     real invh, real r1, real r2) {
   __local real sh[GROUP];
   const int c = get_global_id(0);
@@ -255,15 +255,16 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_tria
       v += 0.5 * r1 * e1 * e1 + lambda1[i] * e1 + 0.5 * r2 * e2 * e2 + lambda2[i] * e2;
     }
   }
-  group_sum(sh, v, partial);
+  group_sum(sh, v, partial + offset);
 }
 
 // Per work-group partial sums of the vertex terms of the augmented
-// Lagrangian (partial_l) and of the objective J (partial_j).
+// Lagrangian (at partial + offset_l) and of the objective J (at partial +
+// offset_j): all the partial sums of an iteration in one buffer, one read.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
     __global const real* u, __global const real* f, __global const real* psi, __global const real* p3,
-    __global const real* lambda3, __global const real* normal, __global real* partial_l,
-    __global real* partial_j, int W, int H, real invh, real area, real h, real r3, real epsilon) {
+    __global const real* lambda3, __global const real* normal, __global real* partial, int offset_l,
+    int offset_j, int W, int H, real invh, real area, real h, real r3, real epsilon) {
   __local real sh[GROUP];
   const int i = get_global_id(0);
   real vl = 0, vj = 0;
@@ -276,7 +277,7 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
     vl = m * (epsilon * fabs(psi[i]) + 0.5 * r * r + 0.5 * r3 * e3 * e3 + lambda3[i] * e3);
     vj = m * (epsilon * fabs(kappa) + 0.5 * r * r);
   }
-  group_sum(sh, vl, partial_l);
+  group_sum(sh, vl, partial + offset_l);
   barrier(CLK_LOCAL_MEM_FENCE);
-  group_sum(sh, vj, partial_j);
+  group_sum(sh, vj, partial + offset_j);
 }
