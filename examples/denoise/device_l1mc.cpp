@@ -53,9 +53,9 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     o.backend = Backend::opencl;
     o.device = device;
     plan4 = std::make_unique<Plan<T>>(host.subproblem4_problem().template cast<T>(), o);
-    // the second plan, the client's kernels and all buffers on the first plan's queue
-    // subproblem 2's plan on a queue of its own: subproblems 2-3 and 4 both
-    // depend only on subproblem 1, so the two solves can run side by side
+    // the client's kernels and buffers on the first plan's queue; subproblem
+    // 2's plan on a queue of its own: subproblems 2-3 and 4 both depend only
+    // on subproblem 1, so the two solves can run side by side
     plan2 = std::make_unique<Plan<T>>(host.subproblem2_problem().template cast<T>(), o);
     const bool dbl = std::is_same_v<T, double>;
     rt = std::make_unique<ocl::Runtime>(
@@ -110,8 +110,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   }
 
   Result denoise(const std::vector<double>& fv, std::vector<double>& out) override {
-    State s0 = host.start(fv);  // checks the size and the values
-    (void)s0;
+    host.check_image(fv);
     // kernel arguments in the working precision
     const T invh = T(1 / par.h), area = T(par.h * par.h / 2), h = T(par.h), r1 = T(par.r1), r2 = T(par.r2),
             r3 = T(par.r3), epsilon = T(par.epsilon);

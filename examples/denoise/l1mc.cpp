@@ -118,12 +118,16 @@ L1mc::L1mc(int width, int height, Parameters parameters, const Options& options)
       plan_(std::make_unique<Plan<double>>(problem_, options)),
       plan2_(std::make_unique<Plan<double>>(problem2_, options)) {}
 
-State L1mc::start(const std::vector<double>& f) const {
+void L1mc::check_image(const std::vector<double>& f) const {
   if (f.size() != grid_.vertices())
     throw SizeMismatch("L1MC denoising: image has " + std::to_string(f.size()) + " values, the plan " +
                        std::to_string(grid_.vertices()));
   for (double v : f)
     if (!std::isfinite(v)) throw NonFiniteInput("L1MC denoising: non-finite image value");
+}
+
+State L1mc::start(const std::vector<double>& f) const {
+  check_image(f);
   State s;
   const std::size_t nv = grid_.vertices(), nt = 2 * grid_.triangles();
   s.u.assign(nv, 0.0);

@@ -90,6 +90,9 @@ class L1mc {
   // Denoises f (width × height values, row-major) into u.
   Result denoise(const std::vector<double>& f, std::vector<double>& u);
 
+  // SizeMismatch for an image of another size, NonFiniteInput for NaN or ±inf.
+  void check_image(const std::vector<double>& f) const;
+
   // The pieces of one iteration, for tests and the benchmark.
   State start(const std::vector<double>& f) const;  // the articles' initialisation: everything 0
   void subproblem1(State& s) const;
