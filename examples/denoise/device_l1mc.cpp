@@ -124,11 +124,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     for (const ocl::Mem* m : {&u, &psi, &lambda3}) zero(*m, nv);
     for (const ocl::Mem* m : {&p1, &p2, &p3, &lambda1, &lambda2}) zero(*m, nq);
     Result res;
-    double last = 0;
-    {  // L at the start (everything 0): ½ Σ M f²
-      for (int y = 0; y < H; ++y)
-        for (int x = 0; x < W; ++x) last += 0.5 * host.grid().mass(x, y) * fv[std::size_t(y) * W + x] * fv[std::size_t(y) * W + x];
-    }
+    const double start_l = host.start_lagrangian(fv);
     const auto start = clk::now();
     double misc = 0;
     for (int it = 0; it < par.max_iterations; ++it) {
@@ -174,17 +170,10 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
                  lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups), W, H, invh,
                  area, h, r3, epsilon);
       rt->read(partial.get(), parts.data(), parts.size() * sizeof(T));
-      const double now = sum(parts, nt_groups, nt_groups + nv_groups) + double(area) * sum(parts, 0, nt_groups);
-      res.objective.push_back(sum(parts, nt_groups + nv_groups, parts.size()));
-      res.lagrangian.push_back(now);
+      const double l = sum(parts, nt_groups, nt_groups + nv_groups) + double(area) * sum(parts, 0, nt_groups);
+      const bool done = record_iteration(res, l, sum(parts, nt_groups + nv_groups, parts.size()), start_l, par.tol);
       misc += since(tm);
-      res.iterations = it + 1;
-      if (!std::isfinite(now)) throw NumericalBreakdown("L1MC denoising: the augmented Lagrangian is not finite");
-      if (std::abs(last - now) < par.tol * std::abs(last)) {
-        res.converged = true;
-        break;
-      }
-      last = now;
+      if (done) break;
     }
     const double whole = since(start);
     for (double& t : res.mean.sub) t /= res.iterations;

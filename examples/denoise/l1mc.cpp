@@ -341,10 +341,30 @@ double L1mc::lagrangian(const State& s, const std::vector<double>& f) const {
   return vert + grid_.triangle_area() * tri;
 }
 
+double L1mc::start_lagrangian(const std::vector<double>& f) const {
+  double l = 0;
+  for (int y = 0; y < grid_.height; ++y)
+    for (int x = 0; x < grid_.width; ++x) {
+      const double v = f[std::size_t(y) * grid_.width + x];
+      l += 0.5 * grid_.mass(x, y) * v * v;
+    }
+  return l;
+}
+
+bool record_iteration(Result& r, double lagrangian, double objective, double start, double tol) {
+  const double previous = r.lagrangian.empty() ? start : r.lagrangian.back();
+  r.lagrangian.push_back(lagrangian);
+  r.objective.push_back(objective);
+  r.iterations = int(r.lagrangian.size());
+  if (!std::isfinite(lagrangian)) throw NumericalBreakdown("L1MC denoising: the augmented Lagrangian is not finite");
+  r.converged = std::abs(previous - lagrangian) < tol * std::abs(previous);
+  return r.converged;
+}
+
 Result L1mc::denoise(const std::vector<double>& f, std::vector<double>& u) {
   State s = start(f);
   Result res;
-  double last = lagrangian(s, f);
+  const double start = start_lagrangian(f);
   for (int it = 0; it < par_.max_iterations; ++it) {
     auto t = clk::now();
     subproblem1(s);
@@ -360,17 +380,9 @@ Result L1mc::denoise(const std::vector<double>& f, std::vector<double>& u) {
     res.mean.sub[3] += since(t);
     t = clk::now();
     update_multipliers(s);
-    const double now = lagrangian(s, f);
-    res.objective.push_back(objective(s.u, f));
-    res.lagrangian.push_back(now);
+    const bool done = record_iteration(res, lagrangian(s, f), objective(s.u, f), start, par_.tol);
     res.mean.misc += since(t);
-    res.iterations = it + 1;
-    if (!std::isfinite(now)) throw NumericalBreakdown("L1MC denoising: the augmented Lagrangian is not finite");
-    if (std::abs(last - now) < par_.tol * std::abs(last)) {
-      res.converged = true;
-      break;
-    }
-    last = now;
+    if (done) break;
   }
   for (double& v : res.mean.sub) v /= res.iterations;
   res.mean.misc /= res.iterations;

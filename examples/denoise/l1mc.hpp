@@ -54,6 +54,12 @@ struct Result {
   StageTimes mean;                 // per iteration, averaged
 };
 
+// Books one iteration's augmented Lagrangian and objective in r and applies
+// the articles' stopping criterion |L_prev − L| < tol |L_prev| (L_prev: the
+// previous iteration's, or `start` before the first); true when it holds.
+// NumericalBreakdown for a non-finite L.
+bool record_iteration(Result& r, double lagrangian, double objective, double start, double tol);
+
 // The state of the method on one image: ψ, u and λ3 per vertex, the others
 // per triangle (2 components each, triangle t at [2t], [2t + 1]).
 struct State {
@@ -103,6 +109,8 @@ class L1mc {
   void update_multipliers(State& s) const;
   double objective(const std::vector<double>& u, const std::vector<double>& f) const;
   double lagrangian(const State& s, const std::vector<double>& f) const;
+  // L of the initial state (everything 0): ½ Σ M f², without building the state.
+  double start_lagrangian(const std::vector<double>& f) const;
 
   // Subproblem 1 at one triangle: the global minimiser y of
   //   |y|²/2 (r1 + r2/(1 + |y|²)) − (b1 + b2/√(1 + |y|²))·y.

@@ -110,12 +110,14 @@ int main(int argc, char** argv) {
     }
     std::printf("%6s %6s %9s %9s %9s %9s %9s %9s %10s %8s\n", "n", "iter", "whole_s", "sub1_s", "sub2_s", "sub3_s",
                 "sub4_s", "misc_s", "K40c_s", "K40c/us");
+    std::string device_name;
     for (int n : sizes) {
       std::vector<double> f = image.empty() ? scene(n) : resample(src, sw, sh, n);
       std::mt19937_64 g(1);
       std::normal_distribution<double> d(0, noise);
       for (double& v : f) v += d(g);
       DeviceL1mc dev(n, n, par, device, single);
+      device_name = dev.device_name();
       std::vector<double> u;
       dev.set_stage_timing(true);
       const Result staged = dev.denoise(f, u);
@@ -140,7 +142,7 @@ int main(int argc, char** argv) {
       }
       std::fflush(stdout);
     }
-    std::printf("device: %s\n", DeviceL1mc(4, 4, par, device).device_name().c_str());
+    std::printf("device: %s\n", device_name.c_str());
   } catch (const pscr::Error& e) {
     std::fprintf(stderr, "%s: %s\n", kTool, e.what());
     return 2;
