@@ -6,7 +6,7 @@
 //              [--device SEL] [--reps R] [--omega W] [--json FILE]
 //              [--tuning FILE] [--set key=value ...] [--max-residual X]
 //              [--no-anchors] [--defaults] [--first-solution] [--host-batch K]
-//              [--elimination automatic|ordinary]
+//              [--elimination automatic|ordinary] [--radix Q]
 //
 // For each size n (n^2 or n^3 unknowns, uniform mesh on the unit square/cube):
 // plan time, host<->device copy time (a host-array solve beyond a device-resident one), the median (min, max) of R device-
@@ -46,7 +46,7 @@ double since(clk::time_point t) { return std::chrono::duration<double>(clk::now(
 struct Config {
   std::string problem = "poisson", precision = "double", json, device, tuning;
   std::vector<std::string> devices;  // --devices A,B: one plan on several devices (batches split)
-  int dim = 2, reps = 10;
+  int dim = 2, reps = 10, radix = 0;  // 0: automatic (PlanInfo::radix)
   double omega = 40.0;
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
   bool anchors = true;
@@ -66,6 +66,7 @@ const char* kUsage =
     "                  [--reps R] [--omega W] [--json FILE] [--tuning FILE] [--set key=value ...]\n"
     "                  [--max-residual X] [--no-anchors] [--defaults] [--first-solution]\n"
     "                  [--host-batch K] [--elimination automatic|ordinary] [--devices SEL,SEL,...]\n"
+    "                  [--radix Q]\n"
     "Times device-resident solves (median of R) per size n (n^2 or n^3 unknowns) and prints plan\n"
     "time and its split, copy time, residual, GFlop/s, GB/s, per-kernel shares and, for Poisson in\n"
     "double, the FFTW and clFFT DST-I anchors of the same run.\n";
@@ -170,6 +171,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   pscr::Options o;
   o.backend = c.backend;
   o.elimination = c.elimination;
+  o.radix = c.radix;
   o.device = c.device;
   o.devices = c.devices;
   o.tuning_file = c.tuning;
@@ -262,8 +264,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
               c.dim, sz.c_str(), pscr::scalar_name<T>(), init, 1e3 * copy_s, 1e3 * med, 1e3 * lo,
               1e3 * hi, residual, 1e-9 * info.flops / med, 1e-9 * info.bytes / med, info.flops / std::max(info.bytes, 1.0),
               ratio(anc.fftw).c_str(), ratio(anc.clfft).c_str());
-  std::printf("    plan %.3f s: eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s; peak host memory %s\n",
-              init, info.eigen_seconds, info.build_seconds,
+  std::printf("    plan %.3f s (radix %d): eigen data %.3f s, program %.3f s (cache %s), set-up %.3f s; peak host memory %s\n",
+              init, info.radix, info.eigen_seconds, info.build_seconds,
               info.program_cache.empty() ? "-" : info.program_cache.c_str(), setup,
               plan_peak >= 0 ? (std::to_string((plan_peak + (1 << 19)) >> 20) + " MiB").c_str() : "-");
   if (c.host_batch > 0) {
@@ -309,7 +311,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     *json << "{\"problem\": \"" << c.problem << "\", \"dim\": " << c.dim << ", \"n\": " << n << ", \"type\": \""
           << pscr::scalar_name<T>() << "\", \"backend\": \"" << plan.info().backend << "\", \"parameters\": \""
           << pscr::to_string(plan.info().parameters) << "\", \"parameters_source\": \"" << plan.info().parameters_source
-          << "\", \"init_s\": " << init << ", \"eigen_s\": " << info.eigen_seconds
+          << "\", \"radix\": " << info.radix << ", \"init_s\": " << init << ", \"eigen_s\": " << info.eigen_seconds
           << ", \"build_s\": " << info.build_seconds << ", \"program_cache\": \"" << info.program_cache << "\""
           << ", \"plan_peak_host_bytes\": " << plan_peak
           << ", \"transfer_s\": " << copy_s << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
@@ -343,6 +345,7 @@ int main(int argc, char** argv) {
     if (a == "--problem") c.problem = val();
     else if (a == "--dim") c.dim = int(pscr::cli::integer(kTool, a, val(), 2, 3));
     else if (a == "--precision") c.precision = val();
+    else if (a == "--radix") c.radix = int(pscr::cli::integer(kTool, a, val(), 0, 64));
     else if (a == "--reps") c.reps = int(pscr::cli::integer(kTool, a, val(), 1, 100000));
     else if (a == "--omega") c.omega = pscr::cli::number(kTool, a, val());
     else if (a == "--json") c.json = val();

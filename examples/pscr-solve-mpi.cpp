@@ -87,7 +87,7 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
     worst = std::max(worst, problem->relative_residual(all + b * N, whole.data() + b * N));
   std::vector<std::size_t> out_shape = shape;
   pscr::npy::save(args.at("out"), out_shape, whole.data());
-  report(*problem, batch, o->radix, plan.info().plan, st, worst);
+  report(*problem, batch, plan.info().plan, st, worst);
   std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
   return 0;
 }

@@ -25,7 +25,7 @@ template <class T> int run(const std::map<std::string, std::string>& args, const
   for (std::size_t b = 0; b < batch; ++b)
     worst = std::max(worst, problem.relative_residual(f.data() + b * N, u.data() + b * N));
   pscr::npy::save(args.at("out"), rhs.shape, u.data());
-  report(problem, batch, o.radix, plan.info(), st, worst);
+  report(problem, batch, plan.info(), st, worst);
   return 0;
 }
 

@@ -26,14 +26,23 @@ template <class T> void check_finite(const T* x, std::size_t n, const char* what
 
 }  // namespace
 
+template <class T> int plan_radix(const Problem<T>& problem, const Options& options) {
+  if (options.radix < 0 || options.radix == 1)
+    throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2, or 0 for automatic)");
+  if (options.radix > 0) return options.radix;
+  if (options.backend == Backend::opencl) return opencl_parameters(problem, options).parameters.radix;
+  return kReferenceRadix;
+}
+
 template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
-  if (options.radix < 2) throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2)");
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options.refine < 0 || options.refine > 10)
     throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
   const auto t0 = clock_type::now();
-  impl_ = std::make_unique<Impl>(problem, options);
-  impl_->info.eigen_seconds = seconds_since(t0);
+  const int radix = plan_radix(problem, options);
+  const auto t1 = clock_type::now();
+  impl_ = std::make_unique<Impl>(problem, options, radix);
+  impl_->info.eigen_seconds = seconds_since(t1);
   switch (options.backend) {
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
     case Backend::opencl: impl_->exec = make_opencl_executor(impl_->data, options); break;
@@ -44,6 +53,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
+  impl_->info.radix = radix;
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
@@ -67,6 +77,15 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
   Options o = impl_->options;
   o.parameters = p;
+  if (o.radix == 0 && p.radix != impl_->info.radix) {
+    // another radix is another plan (layout and eigen data); built whole
+    // before this one is replaced, in the same context where it had one
+    if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
+    Plan rebuilt(impl_->data.problem, o);
+    rebuilt.impl_->options.opencl_queue = impl_->options.opencl_queue;
+    *this = std::move(rebuilt);
+    return;
+  }
   // Same queue, so the same context: the caller's buffers stay valid (a
   // plan on several devices is rebuilt on the same devices instead).
   if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
@@ -147,6 +166,10 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   return st;
 }
 
+template int plan_radix(const Problem<float>&, const Options&);
+template int plan_radix(const Problem<double>&, const Options&);
+template int plan_radix(const Problem<std::complex<float>>&, const Options&);
+template int plan_radix(const Problem<std::complex<double>>&, const Options&);
 template class Plan<float>;
 template class Plan<double>;
 template class Plan<std::complex<float>>;

@@ -10,8 +10,9 @@
 namespace pscr {
 
 template <class T> struct Plan<T>::Impl {
-  explicit Impl(const Problem<T>& p, const Options& o)
-      : options(o), data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic)) {}
+  // radix: the plan's q (plan_radix), which Options::radix leaves open when 0
+  Impl(const Problem<T>& p, const Options& o, int radix)
+      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic)) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;
@@ -20,5 +21,10 @@ template <class T> struct Plan<T>::Impl {
   double neumann_weight_sum = 0;
   std::unique_ptr<Problem<wide_t<T>>> wide;  // Options::refine: the problem in double for residuals
 };
+
+// The radix a plan of `problem` with `options` uses: Options::radix, or when
+// that is 0 the automatic choice (the OpenCL parameters' radix on the first
+// device, else kReferenceRadix). InvalidArgument for a negative or unit radix.
+template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
 
 }  // namespace pscr

@@ -67,7 +67,7 @@ int main(void) {
   const double c = 0.3;
   pscr_options o;
   pscr_options_default(&o);
-  check("default radix 4", o.radix == 4 && o.backend == PSCR_BACKEND_REFERENCE);
+  check("default radix automatic (0)", o.radix == 0 && o.backend == PSCR_BACKEND_REFERENCE);
 
   /* double, two right-hand sides, the second solved in place */
   pscr_plan* plan = NULL;

@@ -148,12 +148,12 @@ inline pscr::Options load_options(const std::map<std::string, std::string>& args
 
 // The report both programs print.
 template <class T>
-void report(const pscr::Problem<T>& problem, std::size_t batch, int radix, const pscr::PlanInfo& info,
+void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::PlanInfo& info,
             const pscr::SolveStats& st, double residual) {
   const int dims = problem.dims();
   std::printf("problem: %dD %s, n = ", dims, pscr::scalar_name<T>());
   for (int d = 0; d < dims; ++d) std::printf(d ? " x %zu" : "%zu", problem.size(d));
-  std::printf(", batch %zu, radix %d, backend %s\n", batch, radix, info.backend.c_str());
+  std::printf(", batch %zu, radix %d, backend %s\n", batch, info.radix, info.backend.c_str());
   std::printf("init time: %.6f s\nsolve time: %.6f s\ntransfer time: %.6f s\nrelative residual: %.3e\n",
               info.init_seconds, st.seconds, st.transfer_seconds, residual);
   if (info.pure_neumann)

@@ -19,9 +19,19 @@ enum class Backend {
 // ordinary formulas (to compare accuracy and speed).
 enum class Elimination { automatic, ordinary };
 
+// The radix of automatic plans on the host: fewer levels mean fewer
+// tridiagonal solves, and the host pays little for the longer sums (2D 2047²
+// on 2 cores: 246 ms with q = 4, 211 with 8, 197 with 16; 3D 127³: 619, 399,
+// 172 ms).
+inline constexpr int kReferenceRadix = 16;
+
 struct Options {
   Backend backend = Backend::reference;
-  int radix = 4;       // q >= 2; 4 is the method's design point, 2 for comparison
+  // Radix q >= 2 of the reduction, or 0 (automatic): the OpenCL backend takes
+  // KernelParameters::radix of the parameters it resolves for its (first)
+  // device (tuned per device, problem class and size), the reference and
+  // distributed backends kReferenceRadix. PlanInfo::radix tells which was used.
+  int radix = 0;
   int threads = 0;     // host threads for the reference executor; 0 = all cores
   // OpenCL device selection: "platform:device" indices, or a substring of the
   // device name; empty = PSCR_DEVICE environment variable, else the first GPU,

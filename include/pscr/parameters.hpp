@@ -43,6 +43,13 @@ struct KernelParameters {
   // Work-items per work-group of the whole-line solver: short lines share a
   // work-group (lines of up to line_rows · line_group rows).
   int line_group = 256;
+  // Radix q of the reduction, used when Options::radix is 0 (automatic).
+  // A larger q means fewer levels (k = ⌊log_q n⌋ + 1) and so fewer
+  // tridiagonal solves, (2k − 1)·n per dimension, at the price of up to
+  // q − 1 sources per right-hand side and q + 1 kept eigenvector rows per
+  // mode. On the H100, 8 beats 4 at every 2D size (4095² double 6.5 →
+  // 5.5 ms) and 16 wins for large 3D problems (docs/results/h100-radix.txt).
+  int radix = 8;
 };
 
 struct ParameterInfo {

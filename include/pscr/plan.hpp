@@ -17,6 +17,7 @@ struct PlanInfo {
   double eigen_seconds = 0;     // of which the layout and eigenpairs
   double build_seconds = 0;     // of which the OpenCL program (compiled, or loaded from the program cache)
   std::string program_cache;    // OpenCL: "hit", "miss", "miss (not stored: ...)" or "off"
+  int radix = 0;                // the radix q of the plan (Options::radix, or the automatic choice)
   std::size_t eigen_problems = 0;  // distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)

@@ -6,7 +6,7 @@ by the radix-q partial solution variant of cyclic reduction (PSCR), on the host
 or on an OpenCL device.
 
     import numpy as np, pscr
-    plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl", radix=4)
+    plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl")
     u = plan.solve(f)                 # f: (n1, n2) or (batch, n1, n2); 3D likewise
 """
 

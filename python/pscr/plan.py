@@ -179,13 +179,14 @@ class Plan:
     """A plan: the eigenpairs and layout of a problem, built once, that solves
     any number of right-hand sides (FFTW-style plan/execute split).
 
-        plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl", radix=4)
+        plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl")
         u = plan.solve(f)          # f: (n1, n2) or (batch, n1, n2); 3D likewise
 
     problem: a list of (A, M) pairs (then c, dtype, precision as for Problem)
     or a pscr.Problem.
     backend: "reference" (multithreaded host executor) or "opencl".
-    radix: q >= 2 (4 is the method's design point). threads: host threads of
+    radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
+    16 on the host; info["radix"] tells which). threads: host threads of
     the reference executor (0 = all cores). device: OpenCL device, a substring
     of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);
     devices: several of them, batches of right-hand sides split across them.
@@ -196,7 +197,7 @@ class Plan:
     solve() accepts pyopencl arrays of that context.
     """
 
-    def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=4,
+    def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=0,
                  threads=0, device=None, devices=None, tuning_file=None, parameters=None, program_cache=None,
                  refine=0, elimination="automatic", profile=False, queue=None):
         if not isinstance(problem, Problem):
@@ -218,7 +219,6 @@ class Plan:
         if parameters is not None:
             options["parameters"] = _kernel_parameters(parameters)
         self._queue = queue  # the pyopencl queue lives as long as the plan that uses it
-        self._radix = int(radix)
         if queue is not None:
             options["queue"] = queue.int_ptr
         self._core = _PLAN[self.dtype](problem._core, options)
@@ -230,7 +230,7 @@ class Plan:
         """Sizes, memory, kernel parameters and their source, timings (a dict; see pscr::PlanInfo)."""
         d = self._core.info()
         d.update(shape=self.shape, sizes=self.shape, dims=self.problem.dims, dtype=self.dtype.name,
-                 unknowns=self.problem.unknowns, radix=self._radix)
+                 unknowns=self.problem.unknowns)
         return d
 
     def kernel_times(self):

@@ -166,6 +166,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["eigen_seconds"] = i.eigen_seconds;
   d["build_seconds"] = i.build_seconds;
   d["program_cache"] = i.program_cache;
+  d["radix"] = i.radix;
   d["eigen_problems"] = i.eigen_problems;
   d["host_bytes"] = i.host_bytes;
   d["device_bytes"] = i.device_bytes;

@@ -124,7 +124,10 @@ def test_info_and_version(backend):
     plan = pscr.Plan(random_problem((9, 7), np.float64)[0], c=0.1, backend=backend, profile=True)
     info = plan.info
     assert info["shape"] == info["sizes"] == (9, 7) and info["dtype"] == "float64" and info["unknowns"] == 63
-    assert info["radix"] == 4 and info["eigen_seconds"] <= info["init_seconds"]
+    assert info["eigen_seconds"] <= info["init_seconds"]
+    # automatic radix: the host's, or that of the device's kernel parameters; an explicit one is kept
+    assert info["radix"] == (16 if backend == "reference" else info["parameters"]["radix"])
+    assert pscr.Plan(random_problem((9, 7), np.float64)[0], c=0.1, backend=backend, radix=3).info["radix"] == 3
     assert info["host_bytes"] > 0 and info["init_seconds"] > 0 and info["eigen_problems"] > 0
     assert info["backend"].startswith(backend)
     if backend == "reference":

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "../neumann_weights.hpp"
+#include "../plan_impl.hpp"
 #include "../reference/level_solver.hpp"
 #include "pscr/distributed.hpp"
 #include "pscr/errors.hpp"
@@ -331,11 +332,12 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
                                     const Options& options) {
   if (!comm) throw InvalidArgument("DistributedPlan: null communicator");
   // Options every rank can check alone first (the same on every rank by contract).
-  if (options.radix < 2) throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2)");
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options.backend != Backend::reference)
     throw InvalidArgument("DistributedPlan: each rank runs the reference backend (Options::backend = reference); "
                           "OpenCL ranks are not supported yet");
+  Options ranked = options;
+  ranked.radix = plan_radix(problem, options);
   if (options.refine != 0) throw InvalidArgument("DistributedPlan: iterative refinement (Options::refine) is not supported");
   // The same problem and options on every rank.
   Hash h;
@@ -348,7 +350,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
     }
   const T c = problem.c();
   h.add(&c, sizeof c);
-  const int opts[] = {options.radix, int(options.elimination)};
+  const int opts[] = {ranked.radix, int(options.elimination)};
   h.add(opts, sizeof opts);
   double parts[8];
   for (int p = 0; p < 4; ++p) {
@@ -362,7 +364,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
 
   const auto t0 = clock_type::now();
   // planning is deterministic: a bad problem throws the same error on every rank
-  impl_ = std::make_unique<Impl>(std::move(comm), problem, options);
+  impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked);
   Impl& m = *impl_;
   DistributedInfo& info = m.info;
   info.plan.eigen_seconds = seconds_since(t0);

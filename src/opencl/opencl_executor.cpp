@@ -53,29 +53,42 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes) {
   }
 }
 
+// The device of options.opencl_queue, else the one options.device selects.
+ocl::Device options_device(const Options& o) {
+  if (!o.opencl_queue) return ocl::select_device(o.device);
+  cl_device_id device = nullptr;
+  ocl::check(clGetCommandQueueInfo(static_cast<cl_command_queue>(o.opencl_queue), CL_QUEUE_DEVICE, sizeof device,
+                                   &device, nullptr),
+             "clGetCommandQueueInfo(CL_QUEUE_DEVICE) of Options::opencl_queue");
+  return ocl::describe_device(device);
+}
+
+// Options::parameters, else the tuning entry for the device, the problem's
+// class and its largest dimension, else the defaults.
+template <class T> tuning::Resolved resolve_parameters(const ocl::Device& dev, const Problem<T>& problem, const Options& o) {
+  std::size_t nmax = 0;
+  for (int d = 0; d < problem.dims(); ++d) nmax = std::max(nmax, problem.size(d));
+  return tuning::resolve(o, dev.device_name,
+                         problem_class(problem.dims(), is_complex_v<T>, std::is_same_v<real_t<T>, double>), nmax);
+}
+
 template <class T> class OpenCLExecutor final : public Executor<T> {
  public:
   OpenCLExecutor(const PlanData<T>& pd, const Options& o) : pd_(pd), D_(pd.problem.dims()) {
     cl_command_queue user_queue = static_cast<cl_command_queue>(o.opencl_queue);
-    cl_device_id queue_device = nullptr;
-    if (user_queue)
-      ocl::check(clGetCommandQueueInfo(user_queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr),
-                 "clGetCommandQueueInfo(CL_QUEUE_DEVICE) of Options::opencl_queue");
-    const ocl::Device dev = user_queue ? ocl::describe_device(queue_device) : ocl::select_device(o.device);
+    const ocl::Device dev = options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
-    std::size_t nmax = 0;
-    for (int d = 0; d < D_; ++d) nmax = std::max(nmax, pd.problem.size(d));
-    const auto resolved = tuning::resolve(o, dev.device_name,
-                                          problem_class(D_, is_complex_v<T>, std::is_same_v<real_t<T>, double>),
-                                          nmax);
+    const auto resolved = resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
+    // the plan's radix, whether it came from these parameters or from Options::radix
+    const int q = pd.dims.empty() ? p_.radix : pd.dims[0].layout.radix;
+    p_.radix = q;
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
-    const int q = pd.dims.empty() ? 4 : pd.dims[0].layout.radix;
     std::ostringstream opts;
     opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DRHS_ROWS=" << kRhsRows;
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
@@ -540,11 +553,21 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
 
 }  // namespace
 
+template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem, const Options& options) {
+  Options first = options;
+  if (!options.opencl_queue) first.device = opencl_devices(options)[0];
+  return resolve_parameters(options_device(first), problem, options);
+}
+
 template <class T>
 std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options) {
   return std::make_unique<OpenCLExecutor<T>>(plan, options);
 }
 
+template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
+template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
+template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);
+template tuning::Resolved opencl_parameters(const Problem<std::complex<double>>&, const Options&);
 template std::unique_ptr<Executor<float>> make_device_executor(const planner::PlanData<float>&, const Options&);
 template std::unique_ptr<Executor<double>> make_device_executor(const planner::PlanData<double>&, const Options&);
 template std::unique_ptr<Executor<std::complex<float>>> make_device_executor(

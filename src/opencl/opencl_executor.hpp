@@ -7,6 +7,7 @@
 #include "../executor.hpp"
 #include "../planner/plan_data.hpp"
 #include "pscr/options.hpp"
+#include "../tuning/database.hpp"
 
 namespace pscr {
 
@@ -18,6 +19,11 @@ std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& pl
 // The plan on the one device options.device (or options.opencl_queue's).
 template <class T>
 std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options);
+
+// The kernel parameters (with their source, for PlanInfo) that a plan of
+// `problem` gets on the first device of `options`, known before any planning:
+// Options::radix = 0 takes its radix from them.
+template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem, const Options& options);
 
 // The device selectors of a plan: Options::devices, else $PSCR_DEVICES
 // (comma-separated), else the one Options::device. With opencl_queue set, that
