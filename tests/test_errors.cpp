@@ -85,8 +85,13 @@ BOOST_AUTO_TEST_CASE(non_positive_mesh_steps) {
 BOOST_AUTO_TEST_CASE(bad_options) {
   const auto p = Problem<double>::make2d(good(3), good(4), 0.5);
   pscr::Options o;
-  o.radix = 1;
-  BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::InvalidArgument);
+  for (int q : {1, -1}) {
+    o.radix = q;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument,
+                          [](auto& e) { return mentions(e, "radix"); });
+  }
+  o.radix = 0;  // automatic
+  BOOST_TEST(pscr::Plan<double>(p, o).info().radix == pscr::kReferenceRadix);
   o.radix = 4;
   o.threads = -2;
   BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::InvalidArgument);

@@ -390,6 +390,26 @@ BOOST_AUTO_TEST_CASE(set_parameters_and_check) {
   plan.solve(f.data(), v.data());
   BOOST_TEST(test::rel_error(v, u) <= 1e-12);
 
+  // another radix is another plan: rebuilt, and still the same answer
+  BOOST_TEST(plan.info().radix == before.radix);
+  good.radix = before.radix == 3 ? 5 : 3;
+  plan.set_parameters(good);
+  BOOST_TEST(plan.info().radix == good.radix);
+  BOOST_TEST(plan.info().parameters == good);
+  std::fill(v.begin(), v.end(), 0.0);
+  plan.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+  // an explicit Options::radix wins over the parameters' one
+  o.radix = 6;
+  o.parameters = good;
+  pscr::Plan<double> fixed(p, o);
+  BOOST_TEST(fixed.info().radix == 6);
+  BOOST_TEST(fixed.info().parameters.radix == 6);
+  fixed.set_parameters(good);
+  BOOST_TEST(fixed.info().radix == 6);
+  o.radix = 0;
+  o.parameters.reset();
+
   BOOST_TEST(!ref.check_parameters(good).empty());
   BOOST_CHECK_THROW(ref.set_parameters(good), pscr::InvalidArgument);
 }
