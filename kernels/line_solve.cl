@@ -21,7 +21,13 @@
 // Coefficients are generated from the packed factor (coef_t, tridiagonal.cl),
 // never stored per line; CC holds it chunk by chunk, CC[j·T + t] = C[t·k + j],
 // so that work-items stepping through their chunks together read consecutive
-// entries. The pivots' spikes and reciprocals stay in registers.
+// entries. The pivots' spikes and reciprocals stay in registers; where the
+// factor is uniform they are the same for every chunk after the first (they
+// depend only on the rows' coefficients and the line's shift, not on its
+// right-hand side), so chunks 0 and 1 store theirs in local memory for all
+// (`kp`) and no work-item keeps 2·LINE_ROWS of them in registers: on the H100
+// that register footprint, not local memory, limited the lines resident per
+// multiprocessor.
 #ifndef LINE_ROWS
 #define LINE_ROWS 16
 #endif
@@ -46,9 +52,10 @@ inline coef_t line_entry(__global const coef_t* C, __global const coef_t* CC, in
 }
 
 // Solves the line whose right-hand side is in local memory (`ro`: the
-// reduced system, 3T scalars, then the padded rows at line_pos) in place.
+// reduced system, 3T scalars, then the padded rows at line_pos) in place;
+// kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors).
 // Every work-item of the group calls it (it holds barriers).
-inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int active, int line,
+inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int k, int t, int T, int active, int line,
                              __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
                              __global int* flags) {
   __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
@@ -86,8 +93,13 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
       const scalar inv = srecip(cur_s);
       prev_s -= smul(smul(spike, inv), spike);
 #endif
-      keep_spike[j] = spike;
-      keep_inv[j] = inv;
+      if (!alike) {
+        keep_spike[j] = spike;
+        keep_inv[j] = inv;
+      } else if (t < 2) {
+        kp[2 * t * k + j] = spike;
+        kp[(2 * t + 1) * k + j] = inv;
+      }
       g[line_pos(i, k)] = cur_g;
       prev_g -= smul(smul(spike, inv), cur_g);
       row_t nx;
@@ -136,6 +148,7 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
   barrier(CLK_LOCAL_MEM_FENCE);
   if (live) {
     const scalar xa = t > 0 ? rg[t - 1] : ZERO;  // x_{a−1}
+    __local const scalar* kc = kp + 2 * min(t, 1) * k;  // chunk t's pivots if alike
     scalar x = xb;
     g[line_pos(b, k)] = x;
     LINE_LOOP
@@ -145,7 +158,8 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
         const scalar o = alike && i >= 1 ? inner.up
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
-        x = smul(g[line_pos(i, k)] - smul(keep_spike[j], xa) - smul(o, x), keep_inv[j]);
+        const scalar sp = alike ? kc[j] : keep_spike[j], iv = alike ? kc[k + j] : keep_inv[j];
+        x = smul(g[line_pos(i, k)] - smul(sp, xa) - smul(o, x), iv);
         g[line_pos(i, k)] = x;
       }
     }
@@ -154,7 +168,8 @@ inline void solve_line_local(__local scalar* ro, int n, int k, int t, int T, int
 }
 
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
-// the reduced system (3T) and then the padded rows (line_pos).
+// the reduced system (3T), the padded rows (line_pos), and last the 4k
+// pivots of chunks 0 and 1 (kp).
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                          int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
                          int span, __local scalar* buf) {
@@ -167,7 +182,7 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
   if (active)
     for (int r = t; r < n; r += T) g[line_pos(r, k)] = y[r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
+  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
                    active ? pinned[line] : 0, flags);
   if (active)
     for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
@@ -181,12 +196,12 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
 // consecutive b of X[src][r][b]. Lines are not pinned (pure Neumann problems
 // take center_pinned and line_solve). The shifts are formed here too (one
 // launch fewer per level: child_shifts).
-__kernel void form_solve_lines(__global const scalar* X, __global const group_t* groups,
-                               __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
-                               __global const scalar* BR, int batch, int use_boundary, __global scalar* Y, int n,
-                               int k, int L, __global const coef_t* C, __global const coef_t* CC, int uniform,
-                               __global const scalar* parent_sigma, __global const scalar* lambda,
-                               __global scalar* child_sigma, __global int* flags, int span, __local scalar* buf) {
+inline void form_solve(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
+                       __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,
+                       int use_boundary, __global scalar* Y, int n, int k, int L, __global const coef_t* C,
+                       __global const coef_t* CC, int uniform, __global const scalar* parent_sigma,
+                       __global const scalar* lambda, __global scalar* child_sigma, __global int* flags, int span,
+                       __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
   const int line0 = get_group_id(1) * G, line = line0 + lg;
   const int active = line < L;
@@ -211,10 +226,34 @@ __kernel void form_solve_lines(__global const scalar* X, __global const group_t*
   // the host's report of a near-singular line
   const scalar sg = active ? parent_sigma[line % batch] + lambda[line / batch] : ZERO;
   if (active && t == 0) child_sigma[line] = sg;
-  solve_line_local(ro, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
+  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;
     for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
   }
+}
+
+__kernel void form_solve_lines(__global const scalar* X, __global const group_t* groups,
+                               __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
+                               __global const scalar* BR, int batch, int use_boundary, __global scalar* Y, int n,
+                               int k, int L, __global const coef_t* C, __global const coef_t* CC,
+                               __global const scalar* parent_sigma, __global const scalar* lambda,
+                               __global scalar* child_sigma, __global int* flags, int span, __local scalar* buf) {
+  form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, 0, parent_sigma, lambda,
+             child_sigma, flags, span, buf);
+}
+
+// The same for a uniform factor: `uniform` a constant, so the compiler drops
+// the per-work-item pivot arrays.
+__kernel void form_solve_lines_uniform(__global const scalar* X, __global const group_t* groups,
+                                       __global const int* mode_group, __global const scalar* W,
+                                       __global const scalar* BL, __global const scalar* BR, int batch,
+                                       int use_boundary, __global scalar* Y, int n, int k, int L,
+                                       __global const coef_t* C, __global const coef_t* CC,
+                                       __global const scalar* parent_sigma, __global const scalar* lambda,
+                                       __global scalar* child_sigma, __global int* flags, int span,
+                                       __local scalar* buf) {
+  form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, 1, parent_sigma, lambda,
+             child_sigma, flags, span, buf);
 }

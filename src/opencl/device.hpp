@@ -15,7 +15,7 @@ struct Device {
   bool gpu = false;  // CL_DEVICE_TYPE_GPU
   std::size_t max_work_group = 1;
   std::size_t max_items[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES (NVIDIA: 1024, 1024, 64)
-  cl_ulong local_mem = 0;
+  cl_ulong local_mem = 0;  // usable per work-group: CL_DEVICE_LOCAL_MEM_SIZE less 1 KiB (device.cpp)
   cl_ulong max_alloc = 0;
   cl_ulong global_mem = 0;
   std::size_t base_align_bytes = 1;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: sub-buffer offsets must be multiples

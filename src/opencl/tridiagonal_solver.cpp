@@ -31,8 +31,11 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 
 namespace {
 // Local memory of one whole line in scalars (kernels/line_solve.cl): the
-// reduced system (3T), then the n rows with one pad entry per chunk of k.
-std::size_t line_span(int n, int k, int T) { return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k); }
+// reduced system (3T), the n rows with one pad entry per chunk of k, then the
+// pivots of chunks 0 and 1 (4k).
+std::size_t line_span(int n, int k, int T) {
+  return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k) + 4 * std::size_t(k);
+}
 }  // namespace
 
 TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int n, std::size_t max_lines,
@@ -49,7 +52,9 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     int T = 1;
     while (T * p.line_rows < n) T *= 2;
     const int k = (n + T - 1) / T;
-    const std::size_t group_cap = std::min(rt.device().max_work_group, rt.max_group("line_solve"));
+    std::size_t group_cap = rt.device().max_work_group;
+    for (const char* kernel : {"line_solve", "form_solve_lines", "form_solve_lines_uniform"})
+      group_cap = std::min(group_cap, rt.max_group(kernel));
     const std::size_t line_bytes = line_span(n, k, T) * scalar_bytes;
     if (std::size_t(T) <= group_cap && line_bytes <= rt.device().local_mem) {
       std::size_t lines = std::max(1, p.line_group / T);
@@ -152,8 +157,9 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   const std::array<std::size_t, 3> global{T, round_up(L, G), 1}, local{T, G, 1};
   const LocalBytes lines_local{G * span * scalar_bytes_};
   if (src)
-    rt_.launch("form_solve_lines", 2, global, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR,
-               src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_, CC, uniform_, src->parent_sigma,
+    rt_.launch(uniform_ ? "form_solve_lines_uniform" : "form_solve_lines", 2, global, local, src->X, src->groups,
+               src->mode_group, src->W, src->BL, src->BR, src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_,
+               CC, src->parent_sigma,
                src->lambda, sigma, flags_, int(span), lines_local);
   else
     rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
