@@ -56,7 +56,11 @@ inline scalar partial_rhs(__global const scalar* X, const group_t* gp, int gi, c
                           scalar wr, __global const scalar* BL, __global const scalar* BR, int r, int R, int batch,
                           int b, int use_boundary) {
   scalar s = ZERO;
-  for (int p = 0; p < gp->nsrc; ++p) s += smul(ws[p], X[((size_t)gp->src_row[p] * R + r) * batch + b]);
+  // a loop of compile-time length, so that the source loads are issued
+  // together rather than one after the other
+#pragma unroll
+  for (int p = 0; p < NSRC; ++p)
+    if (p < gp->nsrc) s += smul(ws[p], X[((size_t)gp->src_row[p] * R + r) * batch + b]);
   if (use_boundary) {
     const size_t o = ((size_t)gi * R + r) * batch + b;
     s -= smul(wl, BL[o]) + smul(wr, BR[o]);
@@ -132,6 +136,8 @@ inline void partial_sums(__global const scalar* Y, __global const group_t* group
   // work-items per sum), and a plain float sum would lose digits with each
   scalar comp[KEPT];
   for (int t = 0; t < KEPT; ++t) comp[t] = ZERO;
+  // unrolled, so that several modes' loads are in flight at once
+#pragma unroll 4
   for (int l = lane; l < g.m; l += T) {
     const scalar y = Y[y_index(whole_lines, r, g.mode0 + l, b, R, modes, batch)];
     __global const scalar* w = W + (size_t)(g.mode0 + l) * KEPT;
