@@ -106,10 +106,16 @@ BOOST_AUTO_TEST_CASE(complex_symmetric_methods) {
 
 BOOST_AUTO_TEST_CASE(identical_sub_pencils_are_shared) {
   const auto u = pscr::graded_mesh(257, 1.0, 1.0), g = pscr::graded_mesh(257, 1.0, 1.01);
-  pscr::Plan<double> uniform(pscr::poisson2d(u, u)), graded(pscr::poisson2d(g, g));
+  pscr::Options o;
+  o.radix = 4;
+  pscr::Plan<double> uniform(pscr::poisson2d(u, u), o), graded(pscr::poisson2d(g, g), o);
   // 255 = 4^4 - 1: uniform mesh has one distinct pencil per level.
   BOOST_TEST(uniform.info().eigen_problems == 4u);
   BOOST_TEST(graded.info().eigen_problems == 64u + 16u + 4u + 1u);
+  // radix 16: 255 = 16^2 - 1, two levels
+  o.radix = 16;
+  BOOST_TEST(pscr::Plan<double>(pscr::poisson2d(u, u), o).info().eigen_problems == 2u);
+  BOOST_TEST(pscr::Plan<double>(pscr::poisson2d(g, g), o).info().eigen_problems == 16u + 1u);
 }
 
 BOOST_AUTO_TEST_CASE(singular_mass_is_refused) {
