@@ -115,6 +115,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     const T invh = T(1 / par.h), area = T(par.h * par.h / 2), h = T(par.h), r1 = T(par.r1), r2 = T(par.r2),
             r3 = T(par.r3), epsilon = T(par.epsilon);
     const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
+    const std::size_t gt = round_up(2 * cells, kGroup);  // subproblem 1: a work-item per triangle
     const std::size_t nt_groups = gc / kGroup, nv_groups = gv / kGroup;
     std::vector<T> parts(nt_groups + 2 * nv_groups);
     {
@@ -129,7 +130,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     double misc = 0;
     for (int it = 0; it < par.max_iterations; ++it) {
       stage(res.mean.sub[0], [&] {
-        rt->launch("subproblem1", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
+        rt->launch("subproblem1", 1, {gt, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
                    psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, r1, r2, r3);
       });
       // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs

@@ -128,13 +128,15 @@ inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, 
   *y1 = sigma * d1 / len;
 }
 
-// Subproblem 1 on both triangles of a cell, and subproblem 2's right-hand
-// side b = r2 p2 + λ2 − G (r3 ψ − λ3) with the new p2.
+// Subproblem 1 on one triangle (t = 0, 1) of a cell, and subproblem 2's
+// right-hand side b = r2 p2 + λ2 − G (r3 ψ − λ3) with the new p2. One
+// work-item per triangle, not per cell: the minimisation is long and serial,
+// and at 256² a work-item per cell left three quarters of the H100 idle.
 __kernel void subproblem1(__global const real* u, __global const real* lambda1, __global const real* p3,
                           __global const real* lambda2, __global const real* psi,
                           __global const real* lambda3, __global real* p1, __global real* p2,
                           __global real* b, int W, int H, real invh, real r1, real r2, real r3) {
-  const int c = get_global_id(0);
+  const int gid = get_global_id(0), c = gid / 2, t = gid % 2;
   if (c >= (W - 1) * (H - 1)) return;
   const int cx = c % (W - 1), cy = c / (W - 1);
   real gu[4];
@@ -144,20 +146,18 @@ __kernel void subproblem1(__global const real* u, __global const real* lambda1, 
   const real cc = r3 * psi[(cy + 1) * W + cx] - lambda3[(cy + 1) * W + cx];
   const real d = r3 * psi[(cy + 1) * W + cx + 1] - lambda3[(cy + 1) * W + cx + 1];
   const real gw[4] = {(bb - a) * invh, (d - bb) * invh, (d - cc) * invh, (cc - a) * invh};
-  for (int t = 0; t < 2; ++t) {
-    const size_t i = 4 * (size_t)c + 2 * t;
-    const real b10 = r1 * gu[2 * t] + lambda1[i], b11 = r1 * gu[2 * t + 1] + lambda1[i + 1];
-    const real b20 = r2 * p3[i] - lambda2[i], b21 = r2 * p3[i + 1] - lambda2[i + 1];
-    real y0, y1;
-    minimise_pointwise(b10, b11, b20, b21, r1, r2, &y0, &y1);
-    const real s = 1 / sqrt(1 + y0 * y0 + y1 * y1);
-    p1[i] = y0;
-    p1[i + 1] = y1;
-    p2[i] = s * y0;
-    p2[i + 1] = s * y1;
-    b[i] = r2 * (s * y0) + lambda2[i] - gw[2 * t];
-    b[i + 1] = r2 * (s * y1) + lambda2[i + 1] - gw[2 * t + 1];
-  }
+  const size_t i = 4 * (size_t)c + 2 * t;
+  const real b10 = r1 * gu[2 * t] + lambda1[i], b11 = r1 * gu[2 * t + 1] + lambda1[i + 1];
+  const real b20 = r2 * p3[i] - lambda2[i], b21 = r2 * p3[i + 1] - lambda2[i + 1];
+  real y0, y1;
+  minimise_pointwise(b10, b11, b20, b21, r1, r2, &y0, &y1);
+  const real s = 1 / sqrt(1 + y0 * y0 + y1 * y1);
+  p1[i] = y0;
+  p1[i + 1] = y1;
+  p2[i] = s * y0;
+  p2[i + 1] = s * y1;
+  b[i] = r2 * (s * y0) + lambda2[i] - gw[2 * t];
+  b[i + 1] = r2 * (s * y1) + lambda2[i + 1] - gw[2 * t + 1];
 }
 
 // v = Gᵀ q (the right-hand side of subproblem 2's separable solve).
