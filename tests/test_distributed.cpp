@@ -1,8 +1,9 @@
 // Distributed plans over MPI (run with mpirun -np 1 … 4): every rank's slab
 // of the solution against the serial plan's rows (the serial plan is checked
 // against direct solves elsewhere), for every scalar type, 2D and 3D, uneven
-// slabs, more ranks than rows, pure Neumann, radix 2 … 8, batches; the
-// communication counts; every error class of the distributed plan on all ranks.
+// slabs, more ranks than rows, pure Neumann, radix 2 … 8, batches; OpenCL
+// ranks against the serial OpenCL plan; the communication counts; every error
+// class of the distributed plan on all ranks.
 #include <mpi.h>
 
 #include <cmath>
@@ -107,9 +108,13 @@ void errors() {
   using P = pscr::Problem<double>;
   std::mt19937 g(7);
   const P p = P::make2d(random_factor<double>(13, g), random_factor<double>(9, g), 0.5);
+  // An OpenCL device that one rank cannot have: refused on every rank.
   pscr::Options cl;
   cl.backend = pscr::Backend::opencl;
-  expect_error<pscr::InvalidArgument>("opencl ranks", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, cl); });
+  cl.radix = 4;  // not resolved on the device (the selector fails there first)
+  cl.devices = {"0:0", "no-such-device"};
+  if (size_ > 1)
+    expect_error<pscr::BackendError>("a rank's device missing", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, cl); });
   pscr::Options refine;
   refine.refine = 1;
   expect_error<pscr::InvalidArgument>("refine", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, refine); });
@@ -203,6 +208,29 @@ int main(int argc, char** argv) {
                                                  pscr::poisson_neumann_factor(pscr::graded_mesh(13, 1.0, 1.0)),
                                                  pscr::poisson_neumann_factor(pscr::graded_mesh(13, 1.0, 1.0)), 0.0),
                    o);
+    // OpenCL ranks (CI: PoCL, every rank on its one device) against the
+    // serial OpenCL plan.
+    pscr::Options cl;
+    cl.backend = pscr::Backend::opencl;
+    against_serial("OpenCL 2D double 37 x 23", pscr::Problem<double>::make2d(random_factor<double>(37, g),
+                                                                              random_factor<double>(23, g), 0.3),
+                   cl);
+    against_serial("OpenCL 2D double 70 x 11, batch 2",
+                   pscr::Problem<double>::make2d(random_factor<double>(70, g), random_factor<double>(11, g), 0.0), cl,
+                   2);
+    pscr::Options cl3 = cl;
+    cl3.radix = 3;
+    against_serial("OpenCL 2D double 70 x 11, radix 3",
+                   pscr::Problem<double>::make2d(random_factor<double>(70, g), random_factor<double>(11, g), 0.0), cl3);
+    against_serial("OpenCL 2D double 2 x 9 (ranks without rows)",
+                   pscr::Problem<double>::make2d(random_factor<double>(2, g), random_factor<double>(9, g), 0.0), cl);
+    against_serial("OpenCL 3D double 21 x 9 x 7", pscr::Problem<double>::make3d(random_factor<double>(21, g),
+                                                                                 random_factor<double>(9, g),
+                                                                                 random_factor<double>(7, g), 0.0),
+                   cl);
+    against_serial("OpenCL 2D Helmholtz 48 x 33",
+                   pscr::helmholtz2d(pscr::graded_mesh(48, 1.0, 1.02), pscr::graded_mesh(33, 1.0, 1.0), 12.0), cl);
+    against_serial("OpenCL 2D pure Neumann 45 x 45", pscr::Problem<double>::make2d(neumann, neumann, 0.0), cl);
     traffic();
     errors();
   } catch (const std::exception& e) {

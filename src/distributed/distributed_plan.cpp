@@ -17,9 +17,12 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
+#include <map>
 #include <sstream>
 
 #include "../neumann_weights.hpp"
+#include "../opencl/opencl_executor.hpp"
 #include "../plan_impl.hpp"
 #include "../reference/level_solver.hpp"
 #include "pscr/distributed.hpp"
@@ -93,6 +96,9 @@ template <class T> struct SlabExecutor {
   };
   std::vector<std::vector<GroupWork>> work;
   std::vector<double> neumann_weights;  // pure Neumann: this slab's part of (M1 1)⊗(M2 1)[⊗(M3 1)]
+  // OpenCL ranks: what this rank computes of each level, and its device
+  std::vector<LevelShare> level_shares;
+  std::unique_ptr<SlabDevice<T>> device;
   double neumann_weight_sum = 0;
 
   int me() const { return info.rank; }
@@ -319,6 +325,126 @@ template <class T> struct SlabExecutor {
       reference::axpy(R, T(-1), w.data(), local(j));
     }
   }
+
+  // What this rank computes of each level: its shares of the groups' modes,
+  // its survivors, and the range of groups whose sums its device forms:
+  // those it has a share of and those next to its survivors (a group
+  // without a share here, or without sources, gets zero sums, which the
+  // received totals then replace where they exist).
+  void derive_level_shares() {
+    const auto& L = dim().layout;
+    level_shares.assign(L.levels.size(), LevelShare{});
+    for (std::size_t i = 0; i < L.levels.size(); ++i) {
+      const auto& lv = L.levels[i];
+      LevelShare& ls = level_shares[i];
+      ls.modes.assign(lv.groups.size(), {0, 0});
+      int first = int(lv.groups.size()), last = -1;
+      auto cover = [&](int gi) {
+        first = std::min(first, gi);
+        last = std::max(last, gi);
+      };
+      for (std::size_t gi = 0; gi < lv.groups.size(); ++gi)
+        for (const auto& sh : work[i][gi].shares)
+          if (sh.rank == me()) {
+            ls.modes[gi] = {sh.mode_begin, sh.mode_end};
+            cover(int(gi));
+          }
+      bool any_survivor = false;
+      for (std::size_t t = 0; t < lv.survivors.size(); ++t)
+        if (slabs.owner(lv.survivors[t]) == me()) {
+          if (!any_survivor) ls.survivor_begin = int(t);
+          ls.survivor_end = int(t) + 1;
+          any_survivor = true;
+          cover(int(t));  // survivor t lies between groups t and t + 1
+          if (t + 1 < lv.groups.size()) cover(int(t) + 1);
+        }
+      if (last >= 0) {
+        ls.group_begin = first;
+        ls.group_end = last + 1;
+      }
+    }
+  }
+
+  // One level on this rank's device, which holds the slab in its copy of
+  // the whole array: the same three steps as phase(), rows moving through
+  // the host.
+  void phase_device(int level, bool back) const {
+    const auto& lv = dim().layout.levels[level - 1];
+    const std::size_t row_bytes = R * sizeof(T);
+    SlabDevice<T>& dev = *device;
+    // 1. Inputs, written into the device's copy at their rows.
+    std::deque<std::vector<T>> held;
+    std::vector<std::pair<int, const T*>> arrived;
+    std::vector<Transfer> sends, receives;
+    each_input(level, back, [&](std::size_t, std::size_t, int row, int from, int to) {
+      if (from == me()) {
+        held.emplace_back(R);
+        dev.read_rows(std::size_t(row), 1, held.back().data());
+        sends.push_back({to, held.back().data(), row_bytes});
+      }
+      if (to == me()) {
+        held.emplace_back(R);
+        arrived.push_back({row, held.back().data()});
+        receives.push_back({from, held.back().data(), row_bytes});
+      }
+    });
+    comm->exchange(sends, receives);
+    for (auto& [row, values] : arrived) dev.write_rows(std::size_t(row), 1, values);
+
+    // 2. This rank's shares.
+    dev.compute(level, back);
+
+    // 3. Outputs: a group's output whose shares are not all on the rank
+    // holding its row is summed there over the shares, in share order.
+    // Where an output is on the device: the reduction's slot 0 (first row)
+    // or 1 (last row) of the group's sums, the back substitution's source row.
+    auto read_own = [&](std::size_t gi, std::size_t o, T* dst) {
+      const auto& g = lv.groups[gi];
+      const int row = work[level - 1][gi].outputs[back][o].second;
+      if (back) dev.read_rows(std::size_t(row), 1, dst);
+      else dev.read_sum(int(gi), row < g.start ? 0 : 1, dst);
+    };
+    sends.clear();
+    receives.clear();
+    std::map<std::pair<std::size_t, std::size_t>, std::vector<const T*>> parts;  // (group, output) → per share
+    auto slot = [&](std::size_t gi, std::size_t o) -> std::vector<const T*>& {
+      auto& p = parts[{gi, o}];
+      p.resize(work[level - 1][gi].shares.size(), nullptr);
+      return p;
+    };
+    each_output(level, back, [&](std::size_t gi, std::size_t o, std::size_t s, int from, int to) {
+      if (from == me()) {
+        held.emplace_back(R);
+        read_own(gi, o, held.back().data());
+        sends.push_back({to, held.back().data(), row_bytes});
+      }
+      if (to == me()) {
+        held.emplace_back(R);
+        slot(gi, o)[s] = held.back().data();
+        receives.push_back({from, held.back().data(), row_bytes});
+      }
+    });
+    comm->exchange(sends, receives);
+    std::vector<T> total(R);
+    for (auto& [key, p] : parts) {
+      const auto [gi, o] = key;
+      const auto& sh = work[level - 1][gi].shares;
+      for (std::size_t s = 0; s < sh.size(); ++s)
+        if (sh[s].rank == me()) {  // this rank's own share, still on the device
+          held.emplace_back(R);
+          read_own(gi, o, held.back().data());
+          p[s] = held.back().data();
+        }
+      std::copy(p[0], p[0] + R, total.begin());
+      for (std::size_t s = 1; s < p.size(); ++s)
+        for (std::size_t r = 0; r < R; ++r) total[r] += p[s][r];
+      const auto& g = lv.groups[gi];
+      const int row = work[level - 1][gi].outputs[back][o].second;
+      if (back) dev.write_rows(std::size_t(row), 1, total.data());
+      else dev.write_sum(int(gi), row < g.start ? 0 : 1, total.data());
+    }
+    if (!back) dev.update_survivors(level);
+  }
 };
 
 }  // namespace distributed
@@ -333,11 +459,27 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   if (!comm) throw InvalidArgument("DistributedPlan: null communicator");
   // Options every rank can check alone first (the same on every rank by contract).
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
-  if (options.backend != Backend::reference)
-    throw InvalidArgument("DistributedPlan: each rank runs the reference backend (Options::backend = reference); "
-                          "OpenCL ranks are not supported yet");
   Options ranked = options;
-  ranked.radix = plan_radix(problem, options);
+  if (options.backend == Backend::opencl) {
+    // rank r runs on device r mod (the number of devices listed)
+    const std::vector<std::string> devices = opencl_devices(options);
+    ranked.device = devices[std::size_t(comm->rank()) % devices.size()];
+    ranked.devices.clear();
+  }
+  {
+    // the automatic radix asks the rank's device: a failure there (a missing
+    // device) must not leave the other ranks waiting
+    std::exception_ptr failed;
+    try {
+      ranked.radix = plan_radix(problem, ranked);
+    } catch (const Error&) {
+      failed = std::current_exception();
+    }
+    if (any(*comm, failed != nullptr)) {
+      if (failed) std::rethrow_exception(failed);
+      throw BackendError("DistributedPlan: planning failed on another rank (its OpenCL device)");
+    }
+  }
   if (options.refine != 0) throw InvalidArgument("DistributedPlan: iterative refinement (Options::refine) is not supported");
   // The same problem and options on every rank.
   Hash h;
@@ -350,7 +492,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
     }
   const T c = problem.c();
   h.add(&c, sizeof c);
-  const int opts[] = {ranked.radix, int(options.elimination)};
+  const int opts[] = {ranked.radix, int(options.elimination), int(options.backend)};
   h.add(opts, sizeof opts);
   double parts[8];
   for (int p = 0; p < 4; ++p) {
@@ -360,7 +502,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   comm->max(parts, 8);
   for (int p = 0; p < 4; ++p)
     if (parts[p] != -parts[4 + p])
-      throw InvalidArgument("DistributedPlan: the problem or the options (radix, elimination) differ between ranks");
+      throw InvalidArgument("DistributedPlan: the problem or the options (radix, elimination, backend) differ between ranks");
 
   const auto t0 = clock_type::now();
   // planning is deterministic: a bad problem throws the same error on every rank
@@ -387,6 +529,19 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
       m.work[i].push_back(std::move(gw));
     }
   m.count_traffic();
+  if (options.backend == Backend::opencl) {
+    // a device that cannot be had fails on its rank alone: agree first
+    m.derive_level_shares();
+    std::string failed;
+    try {
+      m.device = make_slab_device(m.data, ranked, m.level_shares);
+    } catch (const Error& e) {
+      failed = e.what();
+    }
+    if (any(*m.comm, !failed.empty()))
+      throw BackendError(failed.empty() ? "DistributedPlan: the OpenCL device of another rank failed"
+                                        : "DistributedPlan: rank " + std::to_string(info.rank) + ": " + failed);
+  }
   if (m.data.pure_neumann) {
     // this slab's rows of mass_weights(problem), multiplied in the same order
     std::vector<std::vector<double>> row_sums;
@@ -410,8 +565,14 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   pi.pure_neumann = m.data.pure_neumann;
   pi.elimination = m.data.excess_form ? "excess" : "ordinary";
   for (auto& dp : m.data.dims) pi.eigen_methods.push_back(dp.eigen_method);
-  pi.backend = "reference (distributed over " + std::to_string(info.ranks) + " ranks)";
-  pi.line_solver = "thomas";
+  pi.radix = ranked.radix;
+  if (m.device) {
+    m.device->describe(pi);
+    pi.backend += " (distributed over " + std::to_string(info.ranks) + " ranks)";
+  } else {
+    pi.backend = "reference (distributed over " + std::to_string(info.ranks) + " ranks)";
+    pi.line_solver = "thomas";
+  }
 }
 
 template <class T> DistributedPlan<T>::~DistributedPlan() = default;
@@ -444,6 +605,7 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   if (u != f && N * count > 0) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
   const double total_unknowns = double(m.data.problem.unknowns());
+  if (m.device) m.device->clear_breakdown();
   const int k = m.dim().layout.k;
   reference::PivotWatch watch;
   for (std::size_t c = 0; c < count; ++c) {
@@ -466,8 +628,16 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
       const double removed = std::abs(mean) * std::sqrt(total_unknowns);
       st.incompatible_part = std::max(st.incompatible_part, s[2] > 0 ? removed / std::sqrt(s[2]) : 0.0);
     }
-    for (int i = 1; i < k; ++i) m.phase(i, false, X, watch);
-    for (int i = k; i >= 1; --i) m.phase(i, true, X, watch);
+    if (m.device) {
+      const std::size_t rows = m.info.rows.size();
+      if (rows > 0) m.device->write_rows(m.row_begin(), rows, X);
+      for (int i = 1; i < k; ++i) m.phase_device(i, false);
+      for (int i = k; i >= 1; --i) m.phase_device(i, true);
+      if (rows > 0) m.device->read_rows(m.row_begin(), rows, X);
+    } else {
+      for (int i = 1; i < k; ++i) m.phase(i, false, X, watch);
+      for (int i = k; i >= 1; --i) m.phase(i, true, X, watch);
+    }
     if (m.data.pure_neumann) {
       double s[2] = {0, 0};
       for (std::size_t i = 0; i < N; ++i) {
@@ -484,6 +654,10 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     }
   }
   // Near-singular eliminations and non-finite results, agreed on by all ranks.
+  const std::string device_breakdown = m.device ? m.device->breakdown() : "";
+  if (any(comm, !device_breakdown.empty()))
+    throw NumericalBreakdown(device_breakdown.empty() ? "near-singular tridiagonal system on another rank's device"
+                                                      : device_breakdown);
   double smallest = -watch.smallest;
   comm.max(&smallest, 1);
   smallest = -smallest;

@@ -72,9 +72,13 @@ template <class T> tuning::Resolved resolve_parameters(const ocl::Device& dev, c
                          problem_class(problem.dims(), is_complex_v<T>, std::is_same_v<real_t<T>, double>), nmax);
 }
 
-template <class T> class OpenCLExecutor final : public Executor<T> {
+// One plan on one device. As a rank's device of a distributed plan (shares
+// given) it computes, at each level of dimension 1, only the rank's share of
+// the modes (distributed/slab_device.hpp), level by level as the rank calls it.
+template <class T> class OpenCLExecutor final : public Executor<T>, public distributed::SlabDevice<T> {
  public:
-  OpenCLExecutor(const PlanData<T>& pd, const Options& o) : pd_(pd), D_(pd.problem.dims()) {
+  OpenCLExecutor(const PlanData<T>& pd, const Options& o, const std::vector<distributed::LevelShare>* shares = nullptr)
+      : pd_(pd), D_(pd.problem.dims()), shares_(shares) {
     cl_command_queue user_queue = static_cast<cl_command_queue>(o.opencl_queue);
     const ocl::Device dev = options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
@@ -263,9 +267,51 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   void* opencl_context() const override { return rt_->context(); }
   void* opencl_queue() const override { return rt_->queue(); }
 
+  // distributed::SlabDevice: one right-hand side in X, the levels of
+  // dimension 1 as the rank calls them.
+  void write_rows(std::size_t row, std::size_t count, const T* src) override {
+    const std::size_t rb = dims_[0].R * sizeof(T);
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_TRUE, row * rb, count * rb, src, 0, nullptr, nullptr),
+               "clEnqueueWriteBuffer (rows of a slab)");
+  }
+  void read_rows(std::size_t row, std::size_t count, T* dst) const override {
+    const std::size_t rb = dims_[0].R * sizeof(T);
+    rt_->read_at(x_.get(), row * rb, dst, count * rb);
+  }
+  void write_sum(int g, int slot, const T* src) override {
+    const std::size_t rb = dims_[0].R * sizeof(T);
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), dims_[0].V.get(), CL_TRUE, (std::size_t(g) * 2 + slot) * rb, rb, src, 0,
+                                    nullptr, nullptr),
+               "clEnqueueWriteBuffer (partial sums of a shared group)");
+  }
+  void read_sum(int g, int slot, T* dst) const override {
+    const std::size_t rb = dims_[0].R * sizeof(T);
+    rt_->read_at(dims_[0].V.get(), (std::size_t(g) * 2 + slot) * rb, dst, rb);
+  }
+  void compute(int level, bool back) override {
+    const DimBufs& db = dims_[0];
+    const LevelBufs& lb = db.levels[level - 1];
+    if (lb.group_end == lb.group_begin) return;  // no share of this level here
+    if (back) block_products(0, lb, x_.get(), 1, sigma0_.get(), true);
+    if (lb.modes > 0) partial_solutions(0, lb, x_.get(), 1, sigma0_.get(), pinned0_.get(), back ? 1 : 0);
+    accumulate(db, lb, x_.get(), 1, back ? 1 : 0, D_ == 2 && tri_->whole_lines() ? 1 : 0);
+  }
+  void update_survivors(int level) override {
+    block_products(0, dims_[0].levels[level - 1], x_.get(), 1, sigma0_.get(), false);
+  }
+  std::string breakdown() override {
+    rt_->finish();
+    const std::string why = near_singular();
+    clear_flags();
+    return why;
+  }
+  void clear_breakdown() override { clear_flags(); }
+
  private:
   struct LevelBufs {
     int ngroups = 0, modes = 0, nsurv = 0, max_m = 0;
+    // the groups and survivors computed here: all, or a rank's (LevelShare)
+    int group_begin = 0, group_end = 0, survivor_begin = 0, survivor_end = 0;
     double sources = 0, source_modes = 0;  // Σ_g |sources_g|, Σ_g |sources_g|·m_g (cost model)
     Mem groups, mode_group, W, lambda, zero_flag, survivors;
   };
@@ -321,29 +367,42 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
         LevelBufs lb;
         std::vector<int> groups, mode_group, zero, surv(lv.survivors);
         std::vector<T> W, lambda;
+        const distributed::LevelShare* share = d == 0 && shares_ ? &(*shares_)[i] : nullptr;
         for (std::size_t g = 0; g < lv.groups.size(); ++g) {
           const auto& G = lv.groups[g];
           const auto& ref = dp.groups[i][g];
           const auto& ge = dp.eigen[ref.eigen];
-          groups.insert(groups.end(), {G.start, G.end, int(G.sources.size()), lb.modes, ge.m});
+          // the modes computed here: all, or the rank's share
+          const int l0 = share ? share->modes[g].first : 0, l1 = share ? share->modes[g].second : ge.m;
+          groups.insert(groups.end(), {G.start, G.end, int(G.sources.size()), lb.modes, l1 - l0});
           for (int p = 0; p < q - 1; ++p) groups.push_back(p < int(G.sources.size()) ? G.sources[p] : 0);
           for (int p = 0; p < q - 1; ++p) groups.push_back(p < int(G.sources.size()) ? ref.source_pos[p] : 0);
           groups.insert(groups.end(), {ref.start_pos, ref.end_pos});
           const bool top = i + 1 == dp.layout.levels.size();
-          for (int l = 0; l < ge.m; ++l) {
+          for (int l = l0; l < l1; ++l) {
             mode_group.push_back(int(g));
             lambda.push_back(ge.lambda[l]);
             zero.push_back(top && l == dp.zero_mode ? 1 : 0);
             for (int t = 0; t < q + 1; ++t)
               W.push_back(t < int(ge.rows.size()) ? ge.coeff[std::size_t(t) * ge.m + l] : T(0));
           }
-          lb.modes += ge.m;
-          lb.sources += double(G.sources.size());
-          lb.source_modes += double(G.sources.size()) * ge.m;
-          lb.max_m = std::max(lb.max_m, ge.m);
+          lb.modes += l1 - l0;
+          if (l1 > l0) {
+            lb.sources += double(G.sources.size());
+            lb.source_modes += double(G.sources.size()) * (l1 - l0);
+          }
+          lb.max_m = std::max(lb.max_m, l1 - l0);
         }
         lb.ngroups = int(lv.groups.size());
         lb.nsurv = int(lv.survivors.size());
+        lb.group_end = lb.ngroups;
+        lb.survivor_end = lb.nsurv;
+        if (share) {
+          lb.group_begin = share->group_begin;
+          lb.group_end = share->group_end;
+          lb.survivor_begin = share->survivor_begin;
+          lb.survivor_end = share->survivor_end;
+        }
         lb.groups = rt.upload(groups, "group table");
         lb.mode_group = rt.upload(mode_group, "mode table");
         lb.W = rt.upload(W, "eigenvector rows");
@@ -383,6 +442,13 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     if (scanned && flags[0])
       throw NumericalBreakdown(
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
+    if (flags[1] > 0) throw NumericalBreakdown(near_singular());
+  }
+  // What the tridiagonal kernels recorded of a near-singular elimination
+  // (empty: none).
+  std::string near_singular() const {
+    int flags[2] = {0, 0};
+    rt_->read(flag_.get(), flags, sizeof flags);
     if (flags[1] > 0) {
       T sigma{};
       rt_->read_at(dims_.back().child_sigma.get(), std::size_t(flags[1] - 1) * sizeof(T), &sigma, sizeof sigma);
@@ -391,8 +457,9 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
          << ": a pivot below sqrt(eps) of the terms it was formed from (the elimination does not pivot), so more "
             "than half the digits are lost; c is close to a sum of eigenvalues of the factor pencils (the operator "
             "is nearly singular), or the system is indefinite";
-      throw NumericalBreakdown(os.str());
+      return os.str();
     }
+    return "";
   }
 
   // Pure Neumann: (Σ w_i x_i, Σ |x_i|²) of one vector by a barrier-free tree
@@ -438,7 +505,7 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
   void accumulate(const DimBufs& db, const LevelBufs& lb, cl_mem X, int batch, int to_sources, int whole) const {
     const std::size_t cap = std::min({std::size_t(p_.sum_work_group), rt_->max_group("accumulate_tree"),
                                       rt_->max_group("accumulate")}),
-                      R = db.R, sums = R * std::size_t(lb.ngroups);
+                      R = db.R, sums = R * std::size_t(lb.group_end - lb.group_begin);
     const auto& items = rt_->device().max_items;
     const std::size_t terms = (std::size_t(lb.max_m) + p_.sum_terms - 1) / p_.sum_terms;
     std::size_t wb, lanes, wr;
@@ -459,80 +526,107 @@ template <class T> class OpenCLExecutor final : public Executor<T> {
     const double RB = double(R) * batch;
     rt_->count(2 * RB * (to_sources ? lb.source_modes : 2.0 * lb.modes),
                RB * (lb.modes + (to_sources ? lb.sources : 2.0 * lb.ngroups)));
+    // the sums of groups [group_begin, group_end): work-items from group_begin·R on
+    std::array<std::size_t, 3> offset{0, 0, 0};
+    offset[whole ? 0 : 2] = std::size_t(lb.group_begin) * R;
     if (lanes == 1)
-      rt_->launch("accumulate", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch, lb.modes,
-                  lb.ngroups, to_sources, whole);
+      rt_->launch_at("accumulate", 3, offset, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R),
+                     batch, lb.modes, lb.group_end, to_sources, whole);
     else
-      rt_->launch("accumulate_tree", 3, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X, int(R), batch,
-                  lb.modes, lb.ngroups, to_sources, whole, LocalBytes{wb * lanes * wr * sizeof(T)});
+      rt_->launch_at("accumulate_tree", 3, offset, global, local, db.Y.get(), lb.groups.get(), lb.W.get(), db.V.get(), X,
+                     int(R), batch, lb.modes, lb.group_end, to_sources, whole, LocalBytes{wb * lanes * wr * sizeof(T)});
   }
 
-  // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
-  void solve_dim(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
+  // The partial solutions of one level of dimension d for `batch` problems
+  // X: right-hand sides from the source rows of X (and the boundary terms
+  // BL, BR in back substitution), then the tridiagonal solver or PSCR over
+  // dimension d+1. Cost model: a block product B(j,k) applied to one entry
+  // reads and combines the 3 (2D) or 9 (3D) neighbours in the rest dimensions.
+  void partial_solutions(int d, const LevelBufs& lb, cl_mem X, int batch, cl_mem sigma, cl_mem pinned,
+                         int use_boundary) const {
     const ocl::Runtime& rt = *rt_;
     const std::size_t wg = std::size_t(p_.work_group);
     const DimBufs& db = dims_[d];
-    const int n = db.n, k = int(db.levels.size());
     const int R = int(db.R);
     const std::size_t B = std::size_t(batch), RR = db.R;
+    const bool leaf = d + 2 == D_;
+    const bool whole = leaf && tri_->whole_lines();  // Y stored [mode][b][r]
+    const double RB = double(RR) * batch;
+    const bool fused = leaf && tri_->forms_rhs();
+    const int lines = lb.modes * batch;
+    // the formed right-hand sides are written here unless fused (then the
+    // tridiagonal solver counts its one write)
+    rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
+             RB * ((fused ? 0 : lb.modes) + lb.sources + 2.0 * use_boundary * lb.ngroups));
+    if (fused) {
+      tri_->form_and_solve({X, lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), batch,
+                            use_boundary, sigma, lb.lambda.get()},
+                           db.Y.get(), lines, db.child_sigma.get());
+      return;
+    }
+    if (whole)
+      rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
+             lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
+    else
+      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
+             lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
+             use_boundary);
+    rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
+           db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
+    if (leaf) tri_->solve(db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
+    else solve_dim(d + 1, db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
+  }
+
+  // Block products of dimension d: the reduction's update of the survivors
+  // [survivor_begin, survivor_end) of a level from V, or the back
+  // substitution's boundary terms BL, BR of its groups [group_begin, group_end).
+  void block_products(int d, const LevelBufs& lb, cl_mem X, int batch, cl_mem sigma, bool back) const {
+    const ocl::Runtime& rt = *rt_;
+    const DimBufs& db = dims_[d];
     cl_mem A2, M2, A3, M3;
     int n2, n3;
     rest_factors(d, A2, M2, n2, A3, M3, n3);
     cl_mem Ad = afac_[d].get(), Md = mfac_[d].get();
-    const bool leaf = d + 2 == D_;
-    const int whole = leaf && tri_->whole_lines() ? 1 : 0;  // Y stored [mode][b][r]
-    // The partial solutions of one level: right-hand sides from the source rows
-    // of X (and the boundary terms BL, BR in back substitution), then the
-    // tridiagonal solver or PSCR over dimension d+1.
-    // Cost model: a block product B(j,k) applied to one entry reads and
-    // combines the 3 (2D) or 9 (3D) neighbours in the rest dimensions.
+    const std::size_t wg = std::size_t(p_.work_group), B = std::size_t(batch), RR = db.R;
     const double RB = double(RR) * batch, blk = d + 2 == D_ ? 12 : 36;
-    const bool fused = leaf && tri_->forms_rhs();
-    auto partial_solutions = [&](const LevelBufs& lb, int use_boundary) {
-      const int lines = lb.modes * batch;
-      // the formed right-hand sides are written here unless fused (then the
-      // tridiagonal solver counts its one write)
-      rt.count(2 * RB * (lb.source_modes + 2.0 * use_boundary * lb.modes),
-               RB * ((fused ? 0 : lb.modes) + lb.sources + 2.0 * use_boundary * lb.ngroups));
-      if (fused) {
-        tri_->form_and_solve({X, lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), batch,
-                              use_boundary, sigma, lb.lambda.get()},
-                             db.Y.get(), lines, db.child_sigma.get());
-        return;
-      }
-      if (whole)
-        rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
-               lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
-      else
-        rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
-               lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
-               use_boundary);
-      rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
-             db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
-      if (leaf) tri_->solve(db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
-      else solve_dim(d + 1, db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
-    };
+    const int R = int(db.R);
+    if (back) {
+      const std::size_t groups = std::size_t(lb.group_end - lb.group_begin);
+      rt.count(RB * groups * 2 * blk, RB * groups * 4);
+      if (groups > 0)
+        rt.run_at("boundary_terms", wg, {0, 0, std::size_t(lb.group_begin)}, {B, RR, groups}, X, db.BL.get(),
+                  db.BR.get(), lb.groups.get(), lb.group_end, Ad, Md, db.n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
+      return;
+    }
+    const std::size_t surv = std::size_t(lb.survivor_end - lb.survivor_begin);
+    rt.count(RB * surv * 2 * blk, RB * surv * 4);
+    if (surv > 0)
+      rt.run_at("update_survivors", wg, {0, 0, std::size_t(lb.survivor_begin)}, {B, RR, surv}, X, db.V.get(),
+                lb.survivors.get(), lb.survivor_end, lb.ngroups, Ad, Md, db.n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
+  }
+
+  // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
+  void solve_dim(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
+    const DimBufs& db = dims_[d];
+    const int k = int(db.levels.size());
+    const int whole = d + 2 == D_ && tri_->whole_lines() ? 1 : 0;
     for (int i = 1; i < k; ++i) {
       const LevelBufs& lb = db.levels[i - 1];
-      partial_solutions(lb, 0);
+      partial_solutions(d, lb, X, batch, sigma, pinned, 0);
       accumulate(db, lb, X, batch, 0, whole);
-      rt.count(RB * lb.nsurv * 2 * blk, RB * lb.nsurv * 4);
-      if (lb.nsurv > 0)
-        rt.run("update_survivors", wg, {B, RR, std::size_t(lb.nsurv)}, X, db.V.get(), lb.survivors.get(), lb.nsurv,
-               lb.ngroups, Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
+      block_products(d, lb, X, batch, sigma, false);
     }
     for (int i = k; i >= 1; --i) {
       const LevelBufs& lb = db.levels[i - 1];
-      rt.count(RB * lb.ngroups * 2 * blk, RB * lb.ngroups * 4);
-      rt.run("boundary_terms", wg, {B, RR, std::size_t(lb.ngroups)}, X, db.BL.get(), db.BR.get(), lb.groups.get(), lb.ngroups,
-             Ad, Md, n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
-      partial_solutions(lb, 1);
+      block_products(d, lb, X, batch, sigma, true);
+      partial_solutions(d, lb, X, batch, sigma, pinned, 1);
       accumulate(db, lb, X, batch, 1, whole);
     }
   }
 
   const PlanData<T>& pd_;
   int D_;
+  const std::vector<distributed::LevelShare>* shares_;  // a rank's device: its shares of dimension 1 (else null)
   // One set of device buffers and kernel arguments per plan: solves from
   // several threads take turns (clSetKernelArg is not thread-safe either).
   mutable std::mutex mutex_;
@@ -564,6 +658,12 @@ std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& pl
   return std::make_unique<OpenCLExecutor<T>>(plan, options);
 }
 
+template <class T>
+std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::PlanData<T>& plan, const Options& options,
+                                                             const std::vector<distributed::LevelShare>& shares) {
+  return std::make_unique<OpenCLExecutor<T>>(plan, options, &shares);
+}
+
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);
@@ -574,5 +674,13 @@ template std::unique_ptr<Executor<std::complex<float>>> make_device_executor(
     const planner::PlanData<std::complex<float>>&, const Options&);
 template std::unique_ptr<Executor<std::complex<double>>> make_device_executor(
     const planner::PlanData<std::complex<double>>&, const Options&);
+#define PSCR_SLAB_DEVICE(T)                                                                                     \
+  template std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::PlanData<T>&, const Options&, \
+                                                                        const std::vector<distributed::LevelShare>&);
+PSCR_SLAB_DEVICE(float)
+PSCR_SLAB_DEVICE(double)
+PSCR_SLAB_DEVICE(std::complex<float>)
+PSCR_SLAB_DEVICE(std::complex<double>)
+#undef PSCR_SLAB_DEVICE
 
 }  // namespace pscr

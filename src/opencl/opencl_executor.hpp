@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../distributed/slab_device.hpp"
 #include "../executor.hpp"
 #include "../planner/plan_data.hpp"
 #include "pscr/options.hpp"
@@ -19,6 +20,13 @@ std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& pl
 // The plan on the one device options.device (or options.opencl_queue's).
 template <class T>
 std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options);
+
+// A rank's device of a distributed plan: the plan on the one device
+// options.device, computing the rank's shares of dimension 1 (`shares`, one
+// per level, kept by the caller for the device's life).
+template <class T>
+std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::PlanData<T>& plan, const Options& options,
+                                                             const std::vector<distributed::LevelShare>& shares);
 
 // The kernel parameters (with their source, for PlanInfo) that a plan of
 // `problem` gets on the first device of `options`, known before any planning:

@@ -163,11 +163,12 @@ const Runtime::KernelEntry& Runtime::entry(const char* name) const {
   return it->second;
 }
 
-void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
-                      const std::array<std::size_t, 3>& local) const {
+void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& offset,
+                      const std::array<std::size_t, 3>& global, const std::array<std::size_t, 3>& local) const {
   cl_event ev = nullptr;
-  const cl_int st = clEnqueueNDRangeKernel(queue_.get(), k, cl_uint(dims), nullptr, global.data(), local.data(), 0, nullptr,
-                                           profile_ ? &ev : nullptr);
+  const bool offset_zero = offset[0] == 0 && offset[1] == 0 && offset[2] == 0;
+  const cl_int st = clEnqueueNDRangeKernel(queue_.get(), k, cl_uint(dims), offset_zero ? nullptr : offset.data(),
+                                           global.data(), local.data(), 0, nullptr, profile_ ? &ev : nullptr);
   if (st != CL_SUCCESS) {
     std::ostringstream os;
     os << "clEnqueueNDRangeKernel(" << name << ", global";

@@ -115,11 +115,18 @@ class PSCR_API Runtime {
   template <class... A>
   void launch(const char* name, int dims, std::array<std::size_t, 3> global, std::array<std::size_t, 3> local,
               const A&... args) const {
+    launch_at(name, dims, {0, 0, 0}, global, local, args...);
+  }
+  // The same from a global offset (get_global_id counts from it): a range of
+  // a table's entries without another table.
+  template <class... A>
+  void launch_at(const char* name, int dims, std::array<std::size_t, 3> offset, std::array<std::size_t, 3> global,
+                 std::array<std::size_t, 3> local, const A&... args) const {
     if (dry_) return;
     cl_kernel k = entry(name).kernel.get();
     cl_uint idx = 0;
     (set_arg(k, idx++, args), ...);
-    enqueue(name, k, dims, global, local);
+    enqueue(name, k, dims, offset, global, local);
   }
   // Launch with a power-of-two work-group shape of at most `budget` items,
   // filled from the first dimension; globals are rounded up to it (kernels
@@ -127,6 +134,11 @@ class PSCR_API Runtime {
   // from building many variants.
   template <class... A>
   void run(const char* name, std::size_t budget, std::initializer_list<std::size_t> global, const A&... args) const {
+    run_at(name, budget, {0, 0, 0}, global, args...);
+  }
+  template <class... A>
+  void run_at(const char* name, std::size_t budget, std::array<std::size_t, 3> offset,
+              std::initializer_list<std::size_t> global, const A&... args) const {
     std::array<std::size_t, 3> g{1, 1, 1}, l{1, 1, 1};
     int dim = 0;
     budget = std::min(budget, entry(name).max_group);
@@ -138,7 +150,7 @@ class PSCR_API Runtime {
       g[dim] = round_up(want, w);
       ++dim;
     }
-    launch(name, dim, g, l, args...);
+    launch_at(name, dim, offset, g, l, args...);
   }
   // The largest work-group this kernel can run on the device
   // (CL_KERNEL_WORK_GROUP_SIZE: register use can make it smaller than the
@@ -191,8 +203,8 @@ class PSCR_API Runtime {
     check(clSetKernelArg(k, idx, a.bytes, nullptr), "clSetKernelArg (local memory)");
   }
   void build(const char* source, const std::string& build_options, const std::string& program_cache);
-  void enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& global,
-               const std::array<std::size_t, 3>& local) const;
+  void enqueue(const char* name, cl_kernel k, int dims, const std::array<std::size_t, 3>& offset,
+               const std::array<std::size_t, 3>& global, const std::array<std::size_t, 3>& local) const;
 
   Device dev_;
   Context ctx_;

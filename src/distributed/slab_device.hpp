@@ -1,0 +1,49 @@
+// A rank's OpenCL device in a distributed plan (internal; docs/distributed.md).
+// The device holds the whole array X of the problem, of which the rank's slab
+// rows are its own and the rows of other slabs are where the rows it receives
+// are put, at their global positions: the level kernels then index rows as on
+// one device, and only their tables (the rank's share of the modes) and their
+// launch ranges (its groups and survivors) differ.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pscr/plan.hpp"
+
+namespace pscr::distributed {
+
+// What a rank computes of one level of dimension 1.
+struct LevelShare {
+  std::vector<std::pair<int, int>> modes;  // per group: its modes [begin, end) computed here (empty: none)
+  int group_begin = 0, group_end = 0;        // the groups holding all of them
+  int survivor_begin = 0, survivor_end = 0;  // the level's survivors in this rank's slab (indices into the list)
+};
+
+template <class T> class SlabDevice {
+ public:
+  virtual ~SlabDevice() = default;
+  // Rows [row, row + count) of X, R values each (blocking).
+  virtual void write_rows(std::size_t row, std::size_t count, const T* src) = 0;
+  virtual void read_rows(std::size_t row, std::size_t count, T* dst) const = 0;
+  // The partial sum `slot` (0: a group's first row, 1: its last) of group g
+  // in the reduction buffer of the level last computed (blocking).
+  virtual void write_sum(int g, int slot, const T* src) = 0;
+  virtual void read_sum(int g, int slot, T* dst) const = 0;
+  // Level `level` (1 … k) of the reduction or the back substitution: the
+  // boundary terms (back), the partial solutions of this rank's shares of
+  // modes and their weighted sums, into the reduction buffer (reduction) or
+  // into the sources' rows of X (back substitution).
+  virtual void compute(int level, bool back) = 0;
+  // The reduction's update of this rank's survivors of `level` from the
+  // reduction buffer.
+  virtual void update_survivors(int level) = 0;
+  // Near-singular eliminations the tridiagonal kernels recorded since the
+  // last call or clear_breakdown (waits for the device): a message, or empty.
+  virtual std::string breakdown() = 0;
+  virtual void clear_breakdown() = 0;
+  virtual void describe(PlanInfo& info) const = 0;
+};
+
+}  // namespace pscr::distributed
