@@ -636,3 +636,60 @@ BOOST_AUTO_TEST_CASE(several_devices_share_batches) {
   two.devices = {"0:0", ""};
   BOOST_CHECK_THROW(pscr::Plan<Z>(p, two), pscr::InvalidArgument);
 }
+
+// One solve split over devices by rows (Options::device_split = rows; here
+// PoCL's one device two and three times, ranks as threads): the same as one
+// device to rounding, the sums of shared groups being added in another order.
+template <class T> void split_against_single(const pscr::Problem<T>& p, const std::string& name, std::size_t count) {
+  pscr::Options one;
+  one.backend = pscr::Backend::opencl;
+  const pscr::Plan<T> single(p, one);
+  for (int devices : {2, 3}) {
+    pscr::Options split = one;
+    split.devices.assign(std::size_t(devices), "0:0");
+    split.device_split = pscr::DeviceSplit::rows;
+    const pscr::Plan<T> plan(p, split);
+    BOOST_TEST(plan.info().backend.find("rows split over " + std::to_string(devices) + " devices") != std::string::npos,
+               plan.info().backend);
+    const auto f = test::random_vector<T>(p.unknowns() * count, 11);
+    std::vector<T> a(f.size()), b(f.size());
+    single.solve_batch(f.data(), a.data(), count);
+    plan.solve_batch(f.data(), b.data(), count);
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      diff = std::max(diff, double(std::abs(a[i] - b[i])));
+      scale = std::max(scale, double(std::abs(a[i])));
+    }
+    BOOST_TEST(diff <= 1e-12 * scale, name << " on " << devices << " devices: " << diff / scale);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(several_devices_split_rows) {
+  using Z = std::complex<double>;
+  split_against_single(pscr::Problem<double>::make2d(test::random_factor<double>(61, 3),
+                                                     test::random_factor<double>(29, 4), 0.2),
+                       "2D double", 2);
+  split_against_single(pscr::Problem<Z>::make2d(test::random_factor<Z>(37, 5), test::random_factor<Z>(17, 6),
+                                                Z(0.3, -0.1)),
+                       "2D complex double", 1);
+  split_against_single(pscr::Problem<double>::make3d(test::random_factor<double>(23, 7),
+                                                     test::random_factor<double>(9, 8),
+                                                     test::random_factor<double>(7, 9), 0.0),
+                       "3D double", 1);
+  const auto neumann = pscr::poisson_neumann_factor(pscr::graded_mesh(33, 1.0, 1.01));
+  split_against_single(pscr::Problem<double>::make2d(neumann, neumann, 0.0), "2D pure Neumann", 1);
+  // what a split plan cannot do, named
+  const auto p = pscr::Problem<double>::make2d(test::random_factor<double>(20, 1), test::random_factor<double>(9, 2), 0.1);
+  pscr::Options split;
+  split.backend = pscr::Backend::opencl;
+  split.devices = {"0:0", "0:0"};
+  split.device_split = pscr::DeviceSplit::rows;
+  pscr::Plan<double> plan(p, split);
+  BOOST_CHECK_EXCEPTION(pscr::opencl::context(plan), pscr::InvalidArgument,
+                        [](auto& e) { return std::string(e.what()).find("split over 2 devices") != std::string::npos; });
+  pscr::KernelParameters k = plan.info().parameters;
+  k.work_group = 32;
+  BOOST_CHECK_THROW(plan.set_parameters(k), pscr::InvalidArgument);
+  split.devices = {"0:0", "no-such-device-anywhere"};
+  BOOST_CHECK_THROW(pscr::Plan<double>(p, split), pscr::BackendError);
+}

@@ -49,6 +49,12 @@ class PSCR_API Communicator {
   virtual void max(double* values, std::size_t count) = 0;
 };
 
+// `ranks` communicators of one process, rank r to be used by its own thread
+// r: ranks that are threads (the devices of one host; Options::device_split).
+// A rank that throws between collective calls leaves the others waiting,
+// as with MPI.
+PSCR_API std::vector<std::shared_ptr<Communicator>> local_communicators(int ranks);
+
 // This rank's messages of one level of the method per right-hand side.
 struct LevelTraffic {
   int level = 0;                    // i = 1 … k

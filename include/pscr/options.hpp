@@ -13,6 +13,12 @@ enum class Backend {
   opencl,     // OpenCL kernel pipeline
 };
 
+// How a plan on several OpenCL devices (Options::devices) uses them.
+enum class DeviceSplit {
+  batches,  // every device holds the whole plan; solve_batch gives each a share of the right-hand sides
+  rows,     // every solve is split over the devices by rows of dimension 1 (docs/distributed.md)
+};
+
 // How the tridiagonal systems of the last dimension are eliminated
 // (docs/accuracy.md): automatic = the excess representation when every system
 // is diagonally dominant, else the ordinary formulas; ordinary = always the
@@ -43,6 +49,11 @@ struct Options {
   // one share per device, solved side by side. Single solves, device-buffer
   // solves (pscr/opencl.hpp) and opencl::context/queue use the first device.
   std::vector<std::string> devices;
+  // With several devices: split batches (each device holds the whole plan)
+  // or split every solve by rows of dimension 1 (each device holds the array
+  // and its share of each level's partial solutions; host arrays only, the
+  // same distributed plan as over MPI ranks, its ranks threads here).
+  DeviceSplit device_split = DeviceSplit::batches;
   // OpenCL kernel parameters, in this order of precedence: `parameters` when
   // set; else the entry of `tuning_file` (JSON, see pscr/tuning.hpp) matching
   // the device and problem class; else the shipped tuning database; else the

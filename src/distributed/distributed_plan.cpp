@@ -630,10 +630,15 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     }
     if (m.device) {
       const std::size_t rows = m.info.rows.size();
+      auto t = clock_type::now();
       if (rows > 0) m.device->write_rows(m.row_begin(), rows, X);
+      st.transfer_seconds += seconds_since(t);
       for (int i = 1; i < k; ++i) m.phase_device(i, false);
       for (int i = k; i >= 1; --i) m.phase_device(i, true);
+      m.device->finish();  // the copy's time without the solve's
+      t = clock_type::now();
       if (rows > 0) m.device->read_rows(m.row_begin(), rows, X);
+      st.transfer_seconds += seconds_since(t);
     } else {
       for (int i = 1; i < k; ++i) m.phase(i, false, X, watch);
       for (int i = k; i >= 1; --i) m.phase(i, true, X, watch);

@@ -43,6 +43,7 @@ template <class T> class SlabDevice {
   // last call or clear_breakdown (waits for the device): a message, or empty.
   virtual std::string breakdown() = 0;
   virtual void clear_breakdown() = 0;
+  virtual void finish() = 0;  // waits for the device's queue
   virtual void describe(PlanInfo& info) const = 0;
 };
 

@@ -13,6 +13,9 @@ namespace {
 
 template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
   const Executor<T>& e = *plan.impl().exec;
+  if (!e.opencl_context() && e.device_count() > 1)
+    throw InvalidArgument("plan is split over " + std::to_string(e.device_count()) +
+                          " devices by rows (Options::device_split): device buffers need a plan on one device");
   if (!e.opencl_context()) throw InvalidArgument("plan uses the " + plan.info().backend + " backend, not OpenCL");
   return e;
 }

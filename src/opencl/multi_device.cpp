@@ -164,6 +164,7 @@ template <class T>
 std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& plan, const Options& options) {
   const auto devices = opencl_devices(options);
   if (devices.size() == 1) return make_device_executor(plan, on_device(options, devices[0]));
+  if (options.device_split == DeviceSplit::rows) return make_device_split_executor(plan, options, devices);
   return std::make_unique<MultiDeviceExecutor<T>>(plan, options, devices);
 }
 

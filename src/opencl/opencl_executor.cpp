@@ -306,6 +306,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     return why;
   }
   void clear_breakdown() override { clear_flags(); }
+  void finish() override { rt_->finish(); }
 
  private:
   struct LevelBufs {

@@ -17,6 +17,12 @@ namespace pscr {
 template <class T>
 std::unique_ptr<Executor<T>> make_opencl_executor(const planner::PlanData<T>& plan, const Options& options);
 
+// One solve split over `devices` by rows of dimension 1
+// (Options::device_split = rows; distributed/device_split.cpp).
+template <class T>
+std::unique_ptr<Executor<T>> make_device_split_executor(const planner::PlanData<T>& plan, const Options& options,
+                                                        const std::vector<std::string>& devices);
+
 // The plan on the one device options.device (or options.opencl_queue's).
 template <class T>
 std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options);

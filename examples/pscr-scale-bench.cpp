@@ -1,0 +1,168 @@
+// pscr-scale-bench: one 2D Poisson plan (double, uniform mesh, Dirichlet) over
+// 1 … P OpenCL devices of this host, with medians of --reps solves:
+//   - one solve split by rows (Options::device_split = rows: a distributed
+//     plan whose ranks are threads, one device each), from host arrays, with
+//     the copies of the slabs in and out timed apart; the plain one-device
+//     plan beside it (host arrays and device-resident);
+//   - a batch of --batch right-hand sides of --batch-n² split over the devices
+//     (Options::devices, batches), per right-hand side.
+// Every split solution is compared with the one-device plan's.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "pscr/distributed.hpp"
+#include "pscr/opencl.hpp"
+#include "pscr/pscr.hpp"
+
+namespace {
+
+constexpr const char* kTool = "pscr-scale-bench";
+constexpr const char* kUsage =
+    "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--reps R] [--batch K] [--batch-n N]\n"
+    "  2D Poisson, double, on 1 ... P of the devices listed (default --n 8191, --reps 5, --batch 8,\n"
+    "  --batch-n 4095; --batch 0 skips the batches)\n";
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+pscr::Problem<double> problem(int n) {
+  std::vector<double> x(std::size_t(n) + 2);
+  for (int i = 0; i <= n + 1; ++i) x[std::size_t(i)] = double(i) / (n + 1);
+  return pscr::poisson2d(x, x);
+}
+
+std::vector<double> rhs(std::size_t N, std::size_t count) {
+  std::vector<double> f(N * count);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = std::sin(0.37 * double(i % N)) + 0.1 + 0.01 * double(i / N);
+  return f;
+}
+
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::abs(a[i] - b[i]));
+    s = std::max(s, std::abs(b[i]));
+  }
+  return d / s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pscr::cli::help(argc, argv, kUsage);
+  std::vector<std::string> devices;
+  int n = 8191, reps = 5, batch = 8, batch_n = 4095;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) pscr::cli::usage(kTool, a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--devices") devices = pscr::cli::split(val());
+    else if (a == "--n") n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 17));
+    else if (a == "--reps") reps = int(pscr::cli::integer(kTool, a, val(), 1, 1000));
+    else if (a == "--batch") batch = int(pscr::cli::integer(kTool, a, val(), 0, 4096));
+    else if (a == "--batch-n") batch_n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 16));
+    else pscr::cli::usage(kTool, "unknown option '" + a + "'");
+  }
+  if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
+  try {
+    const auto p = problem(n);
+    const std::size_t N = p.unknowns();
+    const auto f = rhs(N, 1);
+    std::vector<double> ref(N), u(N);
+    pscr::Options one;
+    one.backend = pscr::Backend::opencl;
+    one.device = devices[0];
+    {
+      pscr::Plan<double> plan(p, one);
+      std::vector<double> host;
+      for (int r = 0; r < reps + 1; ++r) host.push_back(plan.solve(f.data(), ref.data()).seconds);
+      host.erase(host.begin());
+      const auto resident = pscr::opencl::time_solves(plan, f.data(), reps);
+      std::printf("%d^2 double, one device (%s): host arrays %.2f ms, device-resident %.2f ms; radix %d, "
+                  "relative residual %.1e\n",
+                  n, plan.info().backend.c_str(), 1e3 * median(host), 1e3 * median(resident), plan.info().radix,
+                  p.relative_residual(f.data(), ref.data()));
+    }
+    double base = 0;
+    for (std::size_t P = 1; P <= devices.size(); ++P) {
+      // a distributed plan over P threads, rank p on device p
+      auto comms = pscr::local_communicators(int(P));
+      pscr::Options o = one;
+      o.devices.assign(devices.begin(), devices.begin() + long(P));
+      std::vector<std::unique_ptr<pscr::DistributedPlan<double>>> plans(P);
+      std::vector<double> wall, copies;
+      const auto t0 = clk::now();
+      auto on_ranks = [&](auto&& body) {
+        std::vector<std::thread> th;
+        for (std::size_t r = 0; r < P; ++r) th.emplace_back(body, r);
+        for (auto& t : th) t.join();
+      };
+      // devices selected one after another first (the ICD loader's first enumeration)
+      for (std::size_t r = 0; r < P; ++r) pscr::opencl::prepare_device(devices[r]);
+      on_ranks([&](std::size_t r) { plans[r] = std::make_unique<pscr::DistributedPlan<double>>(comms[r], p, o); });
+      const double plan_s = since(t0);
+      for (int rep = 0; rep < reps + 1; ++rep) {
+        std::copy(f.begin(), f.end(), u.begin());
+        std::vector<double> c(P);
+        const auto t1 = clk::now();
+        on_ranks([&](std::size_t r) {
+          double* slab = u.data() + plans[r]->rows().begin * std::size_t(n);
+          c[r] = plans[r]->solve(slab, slab).transfer_seconds;
+        });
+        if (rep == 0) continue;  // the first solve allocates the host side
+        wall.push_back(since(t1));
+        copies.push_back(*std::max_element(c.begin(), c.end()));
+      }
+      const double w = median(wall), cp = median(copies);
+      if (P == 1) base = w - cp;
+      std::size_t sent = 0;
+      for (auto& pl : plans) sent += pl->info().bytes_per_solve;
+      std::printf("  rows split over %zu device(s): %.2f ms per solve (slab copies in and out %.2f ms, the rest "
+                  "%.2f ms: %.2fx one device's rest); %.2f MB between devices per solve; plan %.2f s; "
+                  "against the one-device plan %.1e\n",
+                  P, 1e3 * w, 1e3 * cp, 1e3 * (w - cp), base / (w - cp), 1e-6 * double(sent), plan_s,
+                  max_rel_diff(u, ref));
+    }
+    if (batch > 0) {
+      const auto pb = problem(batch_n);
+      const std::size_t Nb = pb.unknowns();
+      const auto F = rhs(Nb, std::size_t(batch));
+      std::vector<double> U(F.size()), U1(F.size());
+      double first = 0;
+      for (std::size_t P = 1; P <= devices.size(); ++P) {
+        pscr::Options o = one;
+        o.devices.assign(devices.begin(), devices.begin() + long(P));
+        pscr::Plan<double> plan(pb, o);
+        std::vector<double> t;
+        for (int rep = 0; rep < reps + 1; ++rep) {
+          const auto t1 = clk::now();
+          plan.solve_batch(F.data(), P == 1 ? U1.data() : U.data(), std::size_t(batch));
+          if (rep > 0) t.push_back(since(t1) / batch);
+        }
+        const double m = median(t);
+        if (P == 1) first = m;
+        char diff[64] = "";
+        if (P > 1) std::snprintf(diff, sizeof diff, ", against one device %.1e", max_rel_diff(U, U1));
+        std::printf("  batch of %d right-hand sides of %d^2 on %zu device(s): %.2f ms per right-hand side "
+                    "(%.2fx one device)%s\n",
+                    batch, batch_n, P, 1e3 * m, first / m, diff);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,129 @@
+// One solve split over the OpenCL devices of one process
+// (Options::device_split = rows): a distributed plan per device, its ranks
+// threads of this process (local_communicators), each device holding a slab
+// of rows of dimension 1 (docs/distributed.md).
+#include <exception>
+#include <thread>
+
+#include "../opencl/device.hpp"
+#include "../opencl/opencl_executor.hpp"
+#include "local_communicator.hpp"
+#include "pscr/distributed.hpp"
+#include "pscr/errors.hpp"
+
+namespace pscr {
+namespace {
+
+// Runs body(p) on one thread per rank (rank 0 on the calling thread); if a
+// rank throws, the others are released from their collective calls, and the
+// first rank's error (in rank order) is rethrown.
+template <class F> void on_ranks(const std::vector<std::shared_ptr<Communicator>>& comms, F&& body) {
+  const std::size_t P = comms.size();
+  std::vector<std::exception_ptr> failed(P);
+  auto run = [&](std::size_t p) {
+    try {
+      body(p);
+    } catch (...) {
+      failed[p] = std::current_exception();
+      abort_local_ranks(*comms[p]);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t p = 1; p < P; ++p) threads.emplace_back(run, p);
+  run(0);
+  for (auto& t : threads) t.join();
+  // a rank's own error before "another device failed" of those it released
+  for (const auto& f : failed)
+    if (f) {
+      try {
+        std::rethrow_exception(f);
+      } catch (const BackendError& e) {
+        if (std::string(e.what()).find("another device of the plan failed") == std::string::npos) throw;
+      }
+    }
+  for (const auto& f : failed)
+    if (f) std::rethrow_exception(f);
+}
+
+template <class T> class DeviceSplitExecutor final : public Executor<T> {
+ public:
+  DeviceSplitExecutor(const planner::PlanData<T>& pd, const Options& o, const std::vector<std::string>& devices)
+      : unknowns_(pd.problem.unknowns()), comms_(local_communicators(int(devices.size()))), plans_(devices.size()) {
+    // as in the multi-device plan: the devices are selected one after another
+    // (the ICD loader's first enumeration is not safe to run concurrently)
+    for (const auto& d : devices) ocl::select_device(d);
+    Options each = o;
+    each.devices = devices;  // rank p takes device p
+    each.radix = pd.dims[0].layout.radix;
+    on_ranks(comms_, [&](std::size_t p) {
+      plans_[p] = std::make_unique<DistributedPlan<T>>(comms_[p], pd.problem, each);
+    });
+  }
+
+  double solve_in_place(T* x, std::size_t count) const override {
+    const std::size_t P = plans_.size();
+    std::vector<double> copies(P, 0);
+    on_ranks(comms_, [&](std::size_t p) {
+      const DistributedPlan<T>& plan = *plans_[p];
+      const std::size_t begin = plan.rows().begin * (unknowns_ / plan.problem().size(0));
+      for (std::size_t c = 0; c < count; ++c) {
+        T* slab = x + c * unknowns_ + begin;  // this device's rows of right-hand side c, contiguous
+        copies[p] += plan.solve(slab, slab).transfer_seconds;
+      }
+    });
+    double most = 0;
+    for (double c : copies) most = std::max(most, c);
+    return most;
+  }
+  double solve_device(void*, std::size_t, bool, void**) const override {
+    throw InvalidArgument("device-buffer solves need a plan on one device; this one is split over " +
+                          std::to_string(plans_.size()) + " devices (Options::device_split = rows)");
+  }
+  std::size_t device_count() const override { return plans_.size(); }
+  std::string check_parameters(const KernelParameters&) const override {
+    return "kernel parameters cannot be changed on a plan split over devices";
+  }
+  void describe(PlanInfo& info) const override {
+    const PlanInfo& first = plans_[0]->info().plan;
+    info.backend = first.backend.substr(0, first.backend.find(" (distributed"));
+    info.device = first.device;
+    info.parameters = first.parameters;
+    info.parameters_source = first.parameters_source;
+    info.line_solver = first.line_solver;
+    info.build_seconds = first.build_seconds;
+    info.program_cache = first.program_cache;
+    info.device_bytes = 0;
+    for (std::size_t p = 0; p < plans_.size(); ++p) {
+      info.device_bytes += plans_[p]->info().plan.device_bytes;
+      if (p > 0) {
+        const std::string& b = plans_[p]->info().plan.backend;
+        info.backend += " + " + b.substr(b.find(": ") + 2, b.find(" (distributed") - b.find(": ") - 2);
+      }
+    }
+    info.backend += " (rows split over " + std::to_string(plans_.size()) + " devices)";
+  }
+
+ private:
+  std::size_t unknowns_;
+  std::vector<std::shared_ptr<Communicator>> comms_;
+  std::vector<std::unique_ptr<DistributedPlan<T>>> plans_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Executor<T>> make_device_split_executor(const planner::PlanData<T>& plan, const Options& options,
+                                                        const std::vector<std::string>& devices) {
+  return std::make_unique<DeviceSplitExecutor<T>>(plan, options, devices);
+}
+
+template std::unique_ptr<Executor<float>> make_device_split_executor(const planner::PlanData<float>&, const Options&,
+                                                                     const std::vector<std::string>&);
+template std::unique_ptr<Executor<double>> make_device_split_executor(const planner::PlanData<double>&,
+                                                                      const Options&, const std::vector<std::string>&);
+template std::unique_ptr<Executor<std::complex<float>>> make_device_split_executor(
+    const planner::PlanData<std::complex<float>>&, const Options&, const std::vector<std::string>&);
+template std::unique_ptr<Executor<std::complex<double>>> make_device_split_executor(
+    const planner::PlanData<std::complex<double>>&, const Options&, const std::vector<std::string>&);
+
+}  // namespace pscr

@@ -1,0 +1,108 @@
+// Ranks that are threads of one process (several devices of one host): the
+// messages of an exchange are copied between the threads' buffers, between
+// two barriers (the senders' buffers stay valid until every receiver has
+// copied), and sums are taken in rank order, so every rank gets the same.
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "local_communicator.hpp"
+#include "pscr/errors.hpp"
+
+namespace pscr {
+namespace {
+
+struct Shared {
+  explicit Shared(int ranks) : size(ranks), posted(std::size_t(ranks)), values(std::size_t(ranks)) {}
+  const int size;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int waiting = 0;
+  long generation = 0;
+  bool aborted = false;  // a rank has failed: the others leave their barriers
+  std::vector<std::vector<Transfer>> posted;  // [rank]: its sends of the current exchange
+  std::vector<const double*> values;           // [rank]: its operand of the current sum or max
+
+  void barrier() {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (aborted) throw BackendError("another device of the plan failed");
+    const long gen = generation;
+    if (++waiting == size) {
+      waiting = 0;
+      ++generation;
+      changed.notify_all();
+    } else {
+      changed.wait(lock, [&] { return generation != gen || aborted; });
+      if (aborted) throw BackendError("another device of the plan failed");
+    }
+  }
+};
+
+class LocalCommunicator final : public Communicator {
+ public:
+  LocalCommunicator(std::shared_ptr<Shared> s, int rank) : s_(std::move(s)), rank_(rank) {}
+  int rank() const override { return rank_; }
+  void abort() {
+    std::lock_guard<std::mutex> lock(s_->mutex);
+    s_->aborted = true;
+    s_->changed.notify_all();
+  }
+  int size() const override { return s_->size; }
+
+  void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
+    s_->posted[std::size_t(rank_)] = sends;
+    s_->barrier();
+    // the k-th receive from a peer matches the k-th send of that peer to this rank
+    std::vector<std::size_t> next(std::size_t(s_->size), 0);
+    for (const Transfer& r : receives) {
+      const auto& from = s_->posted.at(std::size_t(r.peer));
+      std::size_t& k = next[std::size_t(r.peer)];
+      while (k < from.size() && from[k].peer != rank_) ++k;
+      if (k == from.size() || from[k].bytes != r.bytes)
+        throw BackendError("local communicator: rank " + std::to_string(rank_) + " expects " +
+                           std::to_string(r.bytes) + " bytes from rank " + std::to_string(r.peer) +
+                           " that it did not send");
+      std::memcpy(r.data, from[k].data, r.bytes);
+      ++k;
+    }
+    s_->barrier();
+  }
+  void sum(double* values, std::size_t count) override {
+    reduce(values, count, [](double a, double b) { return a + b; });
+  }
+  void max(double* values, std::size_t count) override {
+    reduce(values, count, [](double a, double b) { return a > b ? a : b; });
+  }
+
+ private:
+  template <class Op> void reduce(double* values, std::size_t count, Op op) {
+    std::vector<double> mine(values, values + count);
+    s_->values[std::size_t(rank_)] = mine.data();
+    s_->barrier();
+    for (std::size_t i = 0; i < count; ++i) {
+      double v = s_->values[0][i];
+      for (int p = 1; p < s_->size; ++p) v = op(v, s_->values[std::size_t(p)][i]);
+      values[i] = v;
+    }
+    s_->barrier();
+  }
+  std::shared_ptr<Shared> s_;
+  int rank_;
+};
+
+}  // namespace
+
+void abort_local_ranks(Communicator& c) {
+  if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) local->abort();
+}
+
+std::vector<std::shared_ptr<Communicator>> local_communicators(int ranks) {
+  if (ranks < 1) throw InvalidArgument("local_communicators: " + std::to_string(ranks) + " ranks (needs >= 1)");
+  auto shared = std::make_shared<Shared>(ranks);
+  std::vector<std::shared_ptr<Communicator>> out;
+  for (int r = 0; r < ranks; ++r) out.push_back(std::make_shared<LocalCommunicator>(shared, r));
+  return out;
+}
+
+}  // namespace pscr
