@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "neumann_weights.hpp"
+#include "finite_scan.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "opencl/opencl_executor.hpp"
@@ -20,8 +21,8 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 template <class T> void check_finite(const T* x, std::size_t n, const char* what) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!is_finite(x[i])) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
+  const std::size_t i = first_nonfinite(x, n);
+  if (i < n) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
 }
 
 }  // namespace
@@ -158,10 +159,9 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
       for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
     }
   }
-  for (std::size_t i = 0; i < N * count; ++i)
-    if (!is_finite(u[i]))
-      throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
-                               " (zero pivot in a tridiagonal solve or overflow)");
+  if (const std::size_t i = first_nonfinite(u, N * count); i < N * count)
+    throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
+                             " (zero pivot in a tridiagonal solve or overflow)");
   st.seconds = seconds_since(t0);
   return st;
 }

@@ -21,6 +21,7 @@
 #include <map>
 #include <sstream>
 
+#include "../finite_scan.hpp"
 #include "../neumann_weights.hpp"
 #include "../opencl/opencl_executor.hpp"
 #include "../plan_impl.hpp"
@@ -593,12 +594,8 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   // Checks every rank agrees on before any message of the solve.
   std::ostringstream bad;
   if ((!f || !u) && N * count > 0) bad << "solve: null array on rank " << m.me();
-  else
-    for (std::size_t i = 0; i < N * count; ++i)
-      if (!is_finite(f[i])) {
-        bad << "right-hand side: non-finite value on rank " << m.me() << " at local index " << i;
-        break;
-      }
+  else if (const std::size_t i = first_nonfinite(f, N * count); i < N * count)
+    bad << "right-hand side: non-finite value on rank " << m.me() << " at local index " << i;
   if (any(comm, !bad.str().empty()))
     throw NonFiniteInput(bad.str().empty() ? "right-hand side: a non-finite value or a null array on another rank"
                                            : bad.str());
@@ -671,12 +668,9 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     m.solver.check_pivots(smallest, "a shift on another rank");
   }
   std::ostringstream nonfinite;
-  for (std::size_t i = 0; i < N * count; ++i)
-    if (!is_finite(u[i])) {
-      nonfinite << "solve produced a non-finite value on rank " << m.me() << " at local index " << i
-                << " (zero pivot in a tridiagonal solve or overflow)";
-      break;
-    }
+  if (const std::size_t i = first_nonfinite(u, N * count); i < N * count)
+    nonfinite << "solve produced a non-finite value on rank " << m.me() << " at local index " << i
+              << " (zero pivot in a tridiagonal solve or overflow)";
   if (any(comm, !nonfinite.str().empty()))
     throw NumericalBreakdown(nonfinite.str().empty() ? "solve produced a non-finite value on another rank"
                                                      : nonfinite.str());
