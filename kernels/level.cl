@@ -239,8 +239,9 @@ __kernel void child_shifts(__global const scalar* sigma, __global const scalar* 
 }
 
 // Sets *flag when any of the n values of X is NaN or infinite.
-__kernel void find_nonfinite(__global const scalar* X, ulong n, __global int* flag) {
-  for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+// flag = 1 when X[begin, end) holds a non-finite value.
+__kernel void find_nonfinite(__global const scalar* X, ulong begin, ulong end, __global int* flag) {
+  for (size_t i = begin + get_global_id(0); i < end; i += get_global_size(0)) {
 #ifdef SCALAR_COMPLEX
     const int bad = !isfinite(X[i].x) || !isfinite(X[i].y);
 #else

@@ -136,6 +136,28 @@ void errors() {
   // The plan still works after the error.
   std::fill(f.begin(), f.end(), 1.0);
   plan.solve(f.data(), u.data());
+  // The same on OpenCL ranks, whose devices scan their slabs; the error
+  // names the rank and index that hold the NaN.
+  pscr::Options on_cl;
+  on_cl.backend = pscr::Backend::opencl;
+  auto cl_plan = pscr::mpi_plan(MPI_COMM_WORLD, p, on_cl);
+  std::vector<double> fc(cl_plan.local_unknowns(), 1.0), w(fc.size());
+  if (rank_ == size_ - 1 && fc.size() > 3) fc[3] = std::nan("");
+  bool named = rank_ != size_ - 1;
+  expect_error<pscr::NonFiniteInput>("non-finite rhs on the last OpenCL rank", [&] {
+    try {
+      cl_plan.solve(fc.data(), w.data());
+    } catch (const pscr::NonFiniteInput& e) {
+      named = named || std::string(e.what()).find("local index 3") != std::string::npos;
+      throw;
+    }
+  });
+  check(named, "the last OpenCL rank names the index of its NaN");
+  std::fill(fc.begin(), fc.end(), 1.0);
+  cl_plan.solve(fc.data(), w.data());
+  double worst = 0;
+  for (double v : w) worst = std::max(worst, std::abs(v));
+  check(std::isfinite(worst) && worst > 0, "an OpenCL plan solves after a refused right-hand side");
   // A singular operator: refused at planning on every rank.
   const P s = P::make2d(pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
                         pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),

@@ -58,6 +58,9 @@ struct SolveStats {
   // OpenCL backend, host arrays: time the host spent copying between the
   // caller's arrays and the page-locked staging (it overlaps device work).
   double transfer_seconds = 0;
+  // Distributed plans on OpenCL ranks: the levels on this rank's device,
+  // from its slab's upload to its download (their messages included).
+  double device_seconds = 0;
   // Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
   // projection of f onto the range of A, i.e. f minus its mean) is what was solved.
   double incompatible_part = 0;

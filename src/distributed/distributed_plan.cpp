@@ -591,10 +591,14 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   Communicator& comm = *m.comm;
   const auto t0 = clock_type::now();
   const std::size_t N = m.info.local_unknowns;
-  // Checks every rank agrees on before any message of the solve.
+  // Checks every rank agrees on before any message of the solve. A device
+  // scans its slab itself, after the upload (a host pass over the arrays
+  // costs more than the device's solve), except in pure Neumann problems,
+  // whose projection passes over them on the host anyway.
+  const bool device_scans = m.device && !m.data.pure_neumann;
   std::ostringstream bad;
   if ((!f || !u) && N * count > 0) bad << "solve: null array on rank " << m.me();
-  else if (const std::size_t i = first_nonfinite(f, N * count); i < N * count)
+  else if (const std::size_t i = device_scans ? N * count : first_nonfinite(f, N * count); i < N * count)
     bad << "right-hand side: non-finite value on rank " << m.me() << " at local index " << i;
   if (any(comm, !bad.str().empty()))
     throw NonFiniteInput(bad.str().empty() ? "right-hand side: a non-finite value or a null array on another rank"
@@ -605,6 +609,7 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   if (m.device) m.device->clear_breakdown();
   const int k = m.dim().layout.k;
   reference::PivotWatch watch;
+  bool device_nonfinite = false;  // in a solution, found by the device
   for (std::size_t c = 0; c < count; ++c) {
     T* X = u + c * N;
     if (m.data.pure_neumann) {
@@ -630,9 +635,19 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
       auto t = clock_type::now();
       if (rows > 0) m.device->write_rows(m.row_begin(), rows, X);
       st.transfer_seconds += seconds_since(t);
+      t = clock_type::now();
+      if (device_scans && any(comm, rows > 0 && m.device->nonfinite_rows(m.row_begin(), rows))) {
+        // where: the host looks on the rank that has it
+        const std::size_t i = first_nonfinite(f + c * N, N);
+        throw NonFiniteInput(i < N ? "right-hand side: non-finite value on rank " + std::to_string(m.me()) +
+                                         " at local index " + std::to_string(c * N + i)
+                                   : std::string("right-hand side: a non-finite value on another rank"));
+      }
       for (int i = 1; i < k; ++i) m.phase_device(i, false);
       for (int i = k; i >= 1; --i) m.phase_device(i, true);
+      if (device_scans && rows > 0) device_nonfinite = m.device->nonfinite_rows(m.row_begin(), rows) || device_nonfinite;
       m.device->finish();  // the copy's time without the solve's
+      st.device_seconds += seconds_since(t);
       t = clock_type::now();
       if (rows > 0) m.device->read_rows(m.row_begin(), rows, X);
       st.transfer_seconds += seconds_since(t);
@@ -668,7 +683,8 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     m.solver.check_pivots(smallest, "a shift on another rank");
   }
   std::ostringstream nonfinite;
-  if (const std::size_t i = first_nonfinite(u, N * count); i < N * count)
+  if (const std::size_t i = !device_scans || device_nonfinite ? first_nonfinite(u, N * count) : N * count;
+      i < N * count)
     nonfinite << "solve produced a non-finite value on rank " << m.me() << " at local index " << i
               << " (zero pivot in a tridiagonal solve or overflow)";
   if (any(comm, !nonfinite.str().empty()))

@@ -44,6 +44,8 @@ template <class T> class SlabDevice {
   virtual std::string breakdown() = 0;
   virtual void clear_breakdown() = 0;
   virtual void finish() = 0;  // waits for the device's queue
+  // Whether rows [row, row + count) of X hold a non-finite value (waits).
+  virtual bool nonfinite_rows(std::size_t row, std::size_t count) = 0;
   virtual void describe(PlanInfo& info) const = 0;
 };
 

@@ -223,7 +223,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return 0;
     }
     // One pass over the solutions instead of a silent NaN.
-    if (check) rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(count * N), flag_.get());
+    if (check) rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(0), cl_ulong(count * N), flag_.get());
     rt_->finish();
     if (check) check_flags(true);
     double incompatible = 0;
@@ -308,6 +308,16 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     return why;
   }
   void clear_breakdown() override { clear_flags(); }
+  bool nonfinite_rows(std::size_t row, std::size_t count) override {
+    const int zero = 0;
+    rt_->write(flag_.get(), &zero, sizeof zero);
+    const std::size_t R = dims_[0].R;
+    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, x_.get(), cl_ulong(row * R), cl_ulong((row + count) * R),
+             flag_.get());
+    int bad = 0;
+    rt_->read(flag_.get(), &bad, sizeof bad);
+    return bad != 0;
+  }
   void finish() override { rt_->finish(); }
 
  private:
