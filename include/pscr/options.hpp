@@ -44,10 +44,9 @@ struct Options {
   // else the first device.
   std::string device;
   // Several OpenCL devices for one plan (selectors as `device`); empty =
-  // $PSCR_DEVICES (comma-separated) if set, else the one `device`. Every
-  // device holds the whole plan; solve_batch splits its right-hand sides into
-  // one share per device, solved side by side. Single solves, device-buffer
-  // solves (pscr/opencl.hpp) and opencl::context/queue use the first device.
+  // $PSCR_DEVICES (comma-separated) if set, else the one `device`. How they
+  // are used: device_split. With batches, single solves, device-buffer solves
+  // (pscr/opencl.hpp) and opencl::context/queue use the first device.
   std::vector<std::string> devices;
   // With several devices: split batches (each device holds the whole plan)
   // or split every solve by rows of dimension 1 (each device holds the array

@@ -189,7 +189,9 @@ class Plan:
     16 on the host; info["radix"] tells which). threads: host threads of
     the reference executor (0 = all cores). device: OpenCL device, a substring
     of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);
-    devices: several of them, batches of right-hand sides split across them.
+    devices: several of them; device_split: "batches" (each device the whole
+    plan and a share of a batch's right-hand sides) or "rows" (every solve
+    split over the devices by rows of dimension 1, docs/distributed.md).
     tuning_file, parameters (a dict of kernel parameters), program_cache
     ("off" or a directory), refine (steps of iterative refinement), elimination
     ("automatic" or "ordinary"), profile: as pscr::Options (include/pscr/options.hpp).
@@ -198,8 +200,8 @@ class Plan:
     """
 
     def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=0,
-                 threads=0, device=None, devices=None, tuning_file=None, parameters=None, program_cache=None,
-                 refine=0, elimination="automatic", profile=False, queue=None):
+                 threads=0, device=None, devices=None, device_split="batches", tuning_file=None, parameters=None,
+                 program_cache=None, refine=0, elimination="automatic", profile=False, queue=None):
         if not isinstance(problem, Problem):
             problem = Problem(problem, c, dtype=dtype, precision=precision)
         elif dtype is not None or precision is not None:
@@ -216,6 +218,7 @@ class Plan:
                 options[key] = str(value)
         if devices is not None:
             options["devices"] = [str(d) for d in devices]
+        options["device_split"] = str(device_split)
         if parameters is not None:
             options["parameters"] = _kernel_parameters(parameters)
         self._queue = queue  # the pyopencl queue lives as long as the plan that uses it

@@ -115,6 +115,11 @@ pscr::Options options_of(const py::dict& d) {
       o.device = py::cast<std::string>(value);
     } else if (k == "devices") {
       o.devices = py::cast<std::vector<std::string>>(value);
+    } else if (k == "device_split") {
+      const auto v = py::cast<std::string>(value);
+      if (v == "batches") o.device_split = pscr::DeviceSplit::batches;
+      else if (v == "rows") o.device_split = pscr::DeviceSplit::rows;
+      else throw pscr::InvalidArgument("device_split '" + v + "' (needs 'batches' or 'rows')");
     } else if (k == "tuning_file") {
       o.tuning_file = py::cast<std::string>(value);
     } else if (k == "program_cache") {

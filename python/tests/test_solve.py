@@ -166,3 +166,15 @@ def test_several_devices_split_batches():
     np.testing.assert_array_equal(multi.solve(F), single.solve(F))
     with pytest.raises(pscr.BackendError, match="device 1 of the plan"):
         pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "no-such-device"])
+
+
+def test_several_devices_split_rows():
+    # every solve split by rows over PoCL's one device taken twice, against
+    # a sparse direct solve
+    factors, c = random_problem((29, 18), np.float64)
+    plan = pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "0:0"], device_split="rows")
+    assert "rows split over 2 devices" in plan.info["backend"]
+    f = random_rhs((29, 18), np.float64)
+    assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < 1e-11
+    with pytest.raises(pscr.InvalidArgument, match="device_split"):
+        pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "0:0"], device_split="columns")
