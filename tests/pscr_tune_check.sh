@@ -36,7 +36,14 @@ echo '{"format": "libpscr-tuning", "version": 1, "entries": [' >"$tmp/broken.jso
 rc=$?
 check "malformed JSON refused" "[ $rc -ne 0 ] && grep -q 'broken.json' '$tmp/broken.out'"
 
-for args in "--dim 4" "--type int" "--evals 0" "--range 9:3" "--bogus"; do
+# held parameters stay at their value; the start can be the resolved entry
+"$BIN/pscr-tune" --n 31 --evals 5 --population 4 --reps 1 --budget 60 --fix radix=4,line_rows=0 --start database \
+  --out "$tmp/f.json" >"$tmp/fix.out" 2>/dev/null
+check "--fix and --start database run" "[ $? -eq 0 ] && grep -q 'solve median: database' '$tmp/fix.out'"
+check "held parameters stay held" "grep -q '^wrote .*line_rows=0 .*radix=4$' '$tmp/fix.out'"
+
+for args in "--dim 4" "--type int" "--evals 0" "--range 9:3" "--bogus" "--fix radix" "--fix nope=3" "--fix radix=1" \
+            "--start somewhere"; do
   "$BIN/pscr-tune" $args --out "$tmp/x.json" >/dev/null 2>"$tmp/err"
   rc=$?
   check "bad command line '$args' exits 2 with a message" "[ $rc -eq 2 ] && [ -s '$tmp/err' ]"

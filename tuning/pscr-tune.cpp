@@ -5,7 +5,7 @@
 //   pscr-tune [--dim 2|3] [--type double|float|complex-double|complex-float]
 //             [--n N] [--range MIN:MAX] [--device SEL] [--budget SECONDS]
 //             [--evals MAX] [--population P] [--seed S] [--reps R]
-//             [--out FILE]
+//             [--fix KEY=VALUE,...] [--start defaults|database] [--out FILE]
 //
 // The problem tuned on is Poisson (real types) or Helmholtz (complex types)
 // on a uniform n^dim mesh; the entry written covers largest dimensions in
@@ -45,13 +45,16 @@ struct Config {
   double budget = 300;
   int evals = 1000;
   unsigned long long seed = 1;
+  std::vector<std::pair<std::string, int>> fix;  // parameters held at one value
+  bool from_database = false;  // start from (and compare against) the entry plans resolve now, not the defaults
 };
 
 const char* kTool = "pscr-tune";
 const char* kUsage =
     "usage: pscr-tune [--dim 2|3] [--type double|float|complex-double|complex-float] [--n N]\n"
     "                 [--device SEL] [--budget SECONDS] [--evals E] [--population P] [--seed S]\n"
-    "                 [--reps R] [--range MIN:MAX] [--out FILE]\n"
+    "                 [--reps R] [--range MIN:MAX] [--fix KEY=VALUE,...] [--start defaults|database]\n"
+    "                 [--out FILE]\n"
     "Searches the KernelParameters table by discrete differential evolution for one device and\n"
     "problem class and writes (merging) the tuning JSON that plans read.\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
@@ -64,10 +67,15 @@ double median(std::vector<double> v) {
 // The values each parameter may take: its table range, powers of two only
 // where required. Large ranges are capped where more cannot help: the device
 // limits are checked per candidate anyway.
-std::vector<std::vector<int>> search_space() {
+std::vector<std::vector<int>> search_space(const std::vector<std::pair<std::string, int>>& fix) {
   std::vector<std::vector<int>> space;
   for (const auto& e : pscr::parameter_table()) {
     std::vector<int> v;
+    const auto held = std::find_if(fix.begin(), fix.end(), [&](const auto& f) { return f.first == e.name; });
+    if (held != fix.end()) {  // a value the search does not change (its range checked when it was read)
+      space.push_back({held->second});
+      continue;
+    }
     const int hi = std::min(e.max, 1024);
     if (e.power_of_two)
       for (long x = 1; x <= hi; x *= 2) {
@@ -106,7 +114,7 @@ class Progress {
   void show(int done, double best, double def) const {
     const double f = std::min(1.0, std::max(since(t0_) / budget_, double(done) / evals_));
     const int w = 30, filled = int(f * w);
-    std::fprintf(stderr, "\r[%s%s] %3d%%  %4d timed  best %.4f ms  defaults %.4f ms ", std::string(filled, '#').c_str(),
+    std::fprintf(stderr, "\r[%s%s] %3d%%  %4d timed  best %.4f ms  start %.4f ms ", std::string(filled, '#').c_str(),
                  std::string(w - filled, '.').c_str(), int(100 * f), done, 1e3 * best, 1e3 * def);
     std::fflush(stderr);
   }
@@ -137,6 +145,17 @@ template <class T> int tune(const Config& c) {
   o.device = c.device;
   o.parameters = pscr::KernelParameters{};
   pscr::Plan<T> plan(problem, o);
+  // the starting point and anchor: the defaults, or what plans resolve now
+  // (the tuning file, else the shipped database)
+  pscr::KernelParameters start;
+  if (c.from_database) {
+    pscr::Options resolved = o;
+    resolved.parameters.reset();
+    start = pscr::Plan<T>(problem, resolved).info().parameters;
+  }
+  for (const auto& [key, value] : c.fix)
+    for (const auto& e : pscr::parameter_table())
+      if (key == e.name) start.*(e.member) = value;
   const std::string device = plan.info().device;
   const std::string cls = pscr::problem_class(c.dim, pscr::is_complex_v<T>, std::is_same_v<pscr::real_t<T>, double>);
   std::printf("pscr-tune: %s, class %s, n = %d (entry for n in %zu..%s), seed %llu\n", plan.info().backend.c_str(),
@@ -145,7 +164,7 @@ template <class T> int tune(const Config& c) {
   std::vector<T> f(problem.unknowns());
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = T(std::sin(0.37 * double(i)) + 0.1);
 
-  const auto space = search_space();
+  const auto space = search_space(c.fix);
   const std::size_t D = space.size();
   std::mt19937_64 rng(c.seed);
   std::map<Genome, double> timed;  // every candidate timed so far
@@ -179,7 +198,7 @@ template <class T> int tune(const Config& c) {
     }
   };
 
-  const Genome defaults = encode(space, pscr::KernelParameters{});
+  const Genome defaults = encode(space, start);
   Progress bar(c.budget, c.evals);
   const double t_default = measure(defaults);
   std::vector<Genome> pop{defaults};
@@ -229,7 +248,7 @@ template <class T> int tune(const Config& c) {
   std::fprintf(stderr, "\n");
   const Genome best = pop[std::size_t(std::min_element(fit.begin(), fit.end()) - fit.begin())];
 
-  // Final comparison: best and defaults timed alternately, so drift on a
+  // Final comparison: best and start timed alternately, so drift on a
   // shared machine affects both alike.
   std::vector<double> tb, td;
   for (int round = 0; round < 5; ++round) {
@@ -239,13 +258,14 @@ template <class T> int tune(const Config& c) {
     td.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
   }
   const double best_s = median(tb), default_s = median(td);
-  const pscr::KernelParameters bp = decode(space, best), dp;
+  const pscr::KernelParameters bp = decode(space, best), dp = decode(space, defaults);
   std::printf("%d candidates timed in %d generations (%d infeasible draws repaired, none timed)\n", int(timed.size()),
               generations, rejected);
-  std::printf("%-16s %8s %8s\n", "parameter", "default", "best");
+  const char* anchor = c.from_database ? "database" : "defaults";
+  std::printf("%-16s %8s %8s\n", "parameter", c.from_database ? "start" : "default", "best");
   for (const auto& e : pscr::parameter_table())
     std::printf("%-16s %8d %8d%s\n", e.name, dp.*(e.member), bp.*(e.member), dp.*(e.member) != bp.*(e.member) ? "  *" : "");
-  std::printf("solve median: defaults %.4f ms, best %.4f ms, gain %+.1f %%\n", 1e3 * default_s, 1e3 * best_s,
+  std::printf("solve median: %s %.4f ms, best %.4f ms, gain %+.1f %%\n", anchor, 1e3 * default_s, 1e3 * best_s,
               100 * (default_s / best_s - 1));
 
   pscr::TuningEntry e;
@@ -253,12 +273,12 @@ template <class T> int tune(const Config& c) {
   e.problem_class = cls;
   e.min_n = c.min_n;
   e.max_n = c.max_n;
-  // Keep the defaults when the winner does not hold up in the final comparison.
+  // Keep the start when the winner does not hold up in the final comparison.
   e.parameters = best_s < default_s ? bp : dp;
   e.seconds = std::min(best_s, default_s);
   e.default_seconds = default_s;
   if (!(best_s < default_s))
-    std::printf("the best candidate did not beat the defaults in the final comparison: the entry keeps the defaults\n");
+    std::printf("the best candidate did not beat the %s in the final comparison: the entry keeps them\n", anchor);
   pscr::write_tuning(c.out, {e});
   std::printf("wrote %s: %s %s -> %s\n", c.out.c_str(), device.c_str(), cls.c_str(), pscr::to_string(e.parameters).c_str());
   return 0;
@@ -291,6 +311,21 @@ int main(int argc, char** argv) {
     else if (a == "--seed") c.seed = (unsigned long long)num(0);
     else if (a == "--reps") c.reps = int(num(1));
     else if (a == "--out") c.out = val();
+    else if (a == "--start") {
+      const std::string v = val();
+      if (v != "defaults" && v != "database") usage("--start must be defaults or database, got '" + v + "'");
+      c.from_database = v == "database";
+    } else if (a == "--fix") {
+      for (const std::string& kv : pscr::cli::split(val())) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos) usage("--fix needs KEY=VALUE, got '" + kv + "'");
+        const std::string key = kv.substr(0, eq);
+        const auto& table = pscr::parameter_table();
+        const auto e = std::find_if(table.begin(), table.end(), [&](const auto& t) { return key == t.name; });
+        if (e == table.end()) usage("--fix: unknown parameter '" + key + "'");
+        c.fix.emplace_back(key, int(pscr::cli::integer(kTool, "--fix " + key, kv.substr(eq + 1), e->min, e->max)));
+      }
+    }
     else if (a == "--range") {
       const std::string r = val();
       const auto colon = r.find(':');
