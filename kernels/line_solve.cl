@@ -52,13 +52,12 @@ inline coef_t line_entry(__global const coef_t* C, __global const coef_t* CC, in
 }
 
 // Solves the line whose right-hand side is in local memory (`ro`: the
-// reduced system, 3T scalars, then the padded rows at line_pos) in place, or
-// (in_regs, a constant at every call) whose chunk rows are in each work-item's
-// gr[0 … k − 1]; kp: 4k scalars for the pivots of chunks 0 and 1 (uniform
-// factors). Every work-item of the group calls it (it holds barriers).
-inline void solve_line_local(__local scalar* ro, __local scalar* kp, scalar* gr, const int in_regs, int n, int k, int t,
-                             int T, int active, int line, __global const coef_t* C, __global const coef_t* CC,
-                             int uniform, scalar sg, int pin, __global int* flags) {
+// reduced system, 3T scalars, then the padded rows at line_pos) in place;
+// kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors).
+// Every work-item of the group calls it (it holds barriers).
+inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int k, int t, int T, int active, int line,
+                             __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
+                             __global int* flags) {
   __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
   __local scalar* rg = rs + T;  // its right-hand side, then solution
   __local scalar* g = rg + T;   // the line's right-hand side, then solution
@@ -80,7 +79,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, scalar* gr,
     spike = r.lo;
     up = r.up;
     cur_s = r.s;
-    cur_g = in_regs ? gr[0] : g[line_pos(a, k)];
+    cur_g = g[line_pos(a, k)];
   }
   LINE_LOOP
   for (int j = 0; j < LINE_ROWS; ++j) {
@@ -101,8 +100,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, scalar* gr,
         kp[2 * t * k + j] = spike;
         kp[(2 * t + 1) * k + j] = inv;
       }
-      if (in_regs) gr[j] = cur_g;
-      else g[line_pos(i, k)] = cur_g;
+      g[line_pos(i, k)] = cur_g;
       prev_g -= smul(smul(spike, inv), cur_g);
       row_t nx;
       if (alike && i + 1 >= 2 && i + 1 <= n - 2) nx = inner;
@@ -115,8 +113,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, scalar* gr,
       cur_s = nx.s - tn;
       if (active && sabs(cur_s) < (real)PIVOT_LIMIT * (sabs(nx.s) + sabs(tn))) flags[1] = line + 1;
 #endif
-      // (j + 1 < LINE_ROWS here: i + 1 ≤ b; the guard keeps the index constant and in range once unrolled)
-      cur_g = (in_regs ? gr[j + 1 < LINE_ROWS ? j + 1 : j] : g[line_pos(i + 1, k)]) - smul(w, cur_g);
+      cur_g = g[line_pos(i + 1, k)] - smul(w, cur_g);
       spike = -smul(w, spike);
       up = nx.up;
     }
@@ -153,19 +150,17 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, scalar* gr,
     const scalar xa = t > 0 ? rg[t - 1] : ZERO;  // x_{a−1}
     __local const scalar* kc = kp + 2 * min(t, 1) * k;  // chunk t's pivots if alike
     scalar x = xb;
-    if (!in_regs) g[line_pos(b, k)] = x;
+    g[line_pos(b, k)] = x;
     LINE_LOOP
     for (int j = LINE_ROWS - 1; j >= 0; --j) {
       const int i = a + j;
-      if (in_regs && i == b) gr[j] = x;
       if (i < b) {
         const scalar o = alike && i >= 1 ? inner.up
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
         const scalar sp = alike ? kc[j] : keep_spike[j], iv = alike ? kc[k + j] : keep_inv[j];
-        x = smul((in_regs ? gr[j] : g[line_pos(i, k)]) - smul(sp, xa) - smul(o, x), iv);
-        if (in_regs) gr[j] = x;
-        else g[line_pos(i, k)] = x;
+        x = smul(g[line_pos(i, k)] - smul(sp, xa) - smul(o, x), iv);
+        g[line_pos(i, k)] = x;
       }
     }
   }
@@ -187,9 +182,8 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
   if (active)
     for (int r = t; r < n; r += T) g[line_pos(r, k)] = y[r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  scalar none[1];
-  solve_line_local(ro, ro + span - 4 * k, none, 0, n, k, t, T, active, line, C, CC, uniform,
-                   active ? sigma[line] : ZERO, active ? pinned[line] : 0, flags);
+  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
+                   active ? pinned[line] : 0, flags);
   if (active)
     for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
 }
@@ -232,8 +226,7 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
   // the host's report of a near-singular line
   const scalar sg = active ? parent_sigma[line % batch] + lambda[line / batch] : ZERO;
   if (active && t == 0) child_sigma[line] = sg;
-  scalar none[1];
-  solve_line_local(ro, ro + span - 4 * k, none, 0, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
+  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;
@@ -263,75 +256,4 @@ __kernel void form_solve_lines_uniform(__global const scalar* X, __global const 
                                        __local scalar* buf) {
   form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, 1, parent_sigma, lambda,
              child_sigma, flags, span, buf);
-}
-
-// Lines longer than local memory holds: each work-item keeps its chunk's rows
-// in registers (gr), read from and written to global memory directly; local
-// memory holds only the reduced system (3T) and the shared pivots (4k). A
-// work-item's rows are consecutive, so a wavefront's first load brings the
-// cache lines its next loads hit. One line per work-group (global size T × L).
-__kernel void line_solve_chunks(__global scalar* Y, int n, int k, int L, __global const coef_t* C,
-                                __global const coef_t* CC, int uniform, __global const scalar* sigma,
-                                __global const int* pinned, __global int* flags, int span, __local scalar* buf) {
-  const int t = get_local_id(0), T = get_local_size(0), line = get_group_id(1);
-  const int a = t * k, b = min(a + k, n) - 1;
-  __global scalar* y = Y + (size_t)line * n;
-  scalar gr[LINE_ROWS];
-  LINE_LOOP
-  for (int j = 0; j < LINE_ROWS; ++j) gr[j] = a + j <= b ? y[a + j] : ZERO;
-  solve_line_local(buf, buf + span - 4 * k, gr, 1, n, k, t, T, 1, line, C, CC, uniform, sigma[line], pinned[line],
-                   flags);
-  LINE_LOOP
-  for (int j = 0; j < LINE_ROWS; ++j)
-    if (a + j <= b) y[a + j] = gr[j];
-}
-
-// form_solve with the chunks in registers: each work-item forms its own rows'
-// right-hand sides (partial_rhs, level.cl).
-inline void form_solve_chunks(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
-                              __global const scalar* W, __global const scalar* BL, __global const scalar* BR,
-                              int batch, int use_boundary, __global scalar* Y, int n, int k, __global const coef_t* C,
-                              __global const coef_t* CC, int uniform, __global const scalar* parent_sigma,
-                              __global const scalar* lambda, __global scalar* child_sigma, __global int* flags,
-                              int span, __local scalar* buf) {
-  const int t = get_local_id(0), T = get_local_size(0), line = get_group_id(1);
-  const int mode = line / batch, lb = line % batch, gi = mode_group[mode];
-  const group_t gp = groups[gi];
-  scalar ws[NSRC], wl, wr;
-  mode_weights(W, &gp, mode, ws, &wl, &wr);
-  const int a = t * k, b = min(a + k, n) - 1;
-  scalar gr[LINE_ROWS];
-  LINE_LOOP
-  for (int j = 0; j < LINE_ROWS; ++j)
-    gr[j] = a + j <= b ? partial_rhs(X, &gp, gi, ws, wl, wr, BL, BR, a + j, n, batch, lb, use_boundary) : ZERO;
-  const scalar sg = parent_sigma[lb] + lambda[mode];
-  if (t == 0) child_sigma[line] = sg;
-  solve_line_local(buf, buf + span - 4 * k, gr, 1, n, k, t, T, 1, line, C, CC, uniform, sg, 0, flags);
-  __global scalar* y = Y + (size_t)line * n;
-  LINE_LOOP
-  for (int j = 0; j < LINE_ROWS; ++j)
-    if (a + j <= b) y[a + j] = gr[j];
-}
-
-__kernel void form_solve_chunks_any(__global const scalar* X, __global const group_t* groups,
-                                    __global const int* mode_group, __global const scalar* W,
-                                    __global const scalar* BL, __global const scalar* BR, int batch, int use_boundary,
-                                    __global scalar* Y, int n, int k, int L, __global const coef_t* C,
-                                    __global const coef_t* CC, __global const scalar* parent_sigma,
-                                    __global const scalar* lambda, __global scalar* child_sigma,
-                                    __global int* flags, int span, __local scalar* buf) {
-  form_solve_chunks(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, C, CC, 0, parent_sigma, lambda,
-                    child_sigma, flags, span, buf);
-}
-
-__kernel void form_solve_chunks_uniform(__global const scalar* X, __global const group_t* groups,
-                                        __global const int* mode_group, __global const scalar* W,
-                                        __global const scalar* BL, __global const scalar* BR, int batch,
-                                        int use_boundary, __global scalar* Y, int n, int k, int L,
-                                        __global const coef_t* C, __global const coef_t* CC,
-                                        __global const scalar* parent_sigma, __global const scalar* lambda,
-                                        __global scalar* child_sigma, __global int* flags, int span,
-                                        __local scalar* buf) {
-  form_solve_chunks(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, C, CC, 1, parent_sigma, lambda,
-                    child_sigma, flags, span, buf);
 }

@@ -43,12 +43,6 @@ struct KernelParameters {
   // Work-items per work-group of the whole-line solver: short lines share a
   // work-group (lines of up to line_rows · line_group rows).
   int line_group = 256;
-  // Where the whole-line solver keeps a line's rows: 0 in local memory where
-  // they fit, else the global CR stages; 1 in local memory where they fit,
-  // else each work-item's chunk in registers, read and written straight from
-  // global memory (lines longer than local memory holds, one per work-group);
-  // 2 in registers always.
-  int line_in_registers = 0;
   // Radix q of the reduction, used when Options::radix is 0 (automatic).
   // A larger q means fewer levels (k = ⌊log_q n⌋ + 1) and so fewer
   // tridiagonal solves, (2k − 1)·n per dimension, at the price of up to

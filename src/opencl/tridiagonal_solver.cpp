@@ -31,11 +31,10 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 
 namespace {
 // Local memory of one whole line in scalars (kernels/line_solve.cl): the
-// reduced system (3T), the n rows with one pad entry per chunk of k (none
-// when the chunks are in registers), then the pivots of chunks 0 and 1 (4k).
-std::size_t line_span(int n, int k, int T, bool in_registers) {
-  const std::size_t rows = in_registers ? 0 : std::size_t(n) + std::size_t((n + k - 1) / k);
-  return 3 * std::size_t(T) + rows + 4 * std::size_t(k);
+// reduced system (3T), the n rows with one pad entry per chunk of k, then the
+// pivots of chunks 0 and 1 (4k).
+std::size_t line_span(int n, int k, int T) {
+  return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k) + 4 * std::size_t(k);
 }
 }  // namespace
 
@@ -53,20 +52,13 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     int T = 1;
     while (T * p.line_rows < n) T *= 2;
     const int k = (n + T - 1) / T;
-    std::size_t group_cap = rt.device().max_work_group, chunk_cap = group_cap;
+    std::size_t group_cap = rt.device().max_work_group;
     for (const char* kernel : {"line_solve", "form_solve_lines", "form_solve_lines_uniform"})
       group_cap = std::min(group_cap, rt.max_group(kernel));
-    for (const char* kernel : {"line_solve_chunks", "form_solve_chunks_any", "form_solve_chunks_uniform"})
-      chunk_cap = std::min(chunk_cap, rt.max_group(kernel));
-    const std::size_t local = rt.device().local_mem, line_bytes = line_span(n, k, T, false) * scalar_bytes,
-                      chunk_bytes = line_span(n, k, T, true) * scalar_bytes;
-    const bool fits = std::size_t(T) <= group_cap && line_bytes <= local;
-    const bool chunks = std::size_t(T) <= chunk_cap && chunk_bytes <= local &&
-                        (p.line_in_registers == 2 || (p.line_in_registers == 1 && !fits));
-    if (fits || chunks) {
-      std::size_t lines = chunks ? 1 : std::max(1, p.line_group / T);
-      while (lines > 1 && (lines * T > group_cap || lines * line_bytes > local)) lines /= 2;
-      in_registers_ = chunks;
+    const std::size_t line_bytes = line_span(n, k, T) * scalar_bytes;
+    if (std::size_t(T) <= group_cap && line_bytes <= rt.device().local_mem) {
+      std::size_t lines = std::max(1, p.line_group / T);
+      while (lines > 1 && (lines * T > group_cap || lines * line_bytes > rt.device().local_mem)) lines /= 2;
       line_threads_ = T;
       line_rows_ = k;
       group_lines_ = int(lines);
@@ -160,20 +152,18 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   int steps = 0;
   while ((1 << steps) < line_threads_) ++steps;
   rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), (src ? 1.0 : 2.0) * double(L) * n0);
-  const std::size_t span = line_span(n0, line_rows_, line_threads_, in_registers_);
+  const std::size_t span = line_span(n0, line_rows_, line_threads_);
   cl_mem CC = uniform_ ? C_ : chunked_.get();
   const std::array<std::size_t, 3> global{T, round_up(L, G), 1}, local{T, G, 1};
   const LocalBytes lines_local{G * span * scalar_bytes_};
-  const char* form = in_registers_ ? (uniform_ ? "form_solve_chunks_uniform" : "form_solve_chunks_any")
-                                   : (uniform_ ? "form_solve_lines_uniform" : "form_solve_lines");
   if (src)
-    rt_.launch(form, 2, global, local, src->X, src->groups,
+    rt_.launch(uniform_ ? "form_solve_lines_uniform" : "form_solve_lines", 2, global, local, src->X, src->groups,
                src->mode_group, src->W, src->BL, src->BR, src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_,
                CC, src->parent_sigma,
                src->lambda, sigma, flags_, int(span), lines_local);
   else
-    rt_.launch(in_registers_ ? "line_solve_chunks" : "line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC,
-               uniform_, sigma, pinned, flags_, int(span), lines_local);
+    rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
+               int(span), lines_local);
 }
 
 }  // namespace pscr::ocl

@@ -32,8 +32,6 @@ class TridiagonalSolver {
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
   // Whether lines are solved whole on chip, stored Y[line][row].
   bool whole_lines() const { return line_threads_ > 0; }
-  // Whole lines with each work-item's chunk in registers, not local memory.
-  bool lines_in_registers() const { return in_registers_; }
   // Whether form_and_solve can be used: whole lines, none pinned.
   bool forms_rhs() const { return whole_lines() && !may_pin_; }
   // The inputs of partial_rhs (kernels/level.cl) for form_and_solve.
@@ -59,7 +57,6 @@ class TridiagonalSolver {
   // whole lines: work-items per line (0: global CR), rows per work-item, lines per work-group
   int line_threads_ = 0, line_rows_ = 0, group_lines_ = 0;
   int uniform_ = 0;  // rows 1 … n − 2 of the packed factor alike (kernels/line_solve.cl, line_entry)
-  bool in_registers_ = false;  // chunks of whole lines in registers (line_in_registers), one line per group
   cl_mem flags_;  // flags[1] = line + 1 of a near-singular elimination (ordinary path)
   bool may_pin_;
   Mem levels_;   // planes o | s | g of every stored reduced level

@@ -20,8 +20,6 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"newton_raphson", &P::newton_raphson, 0, 1, false, "Newton-Raphson reciprocal instead of division"},
       {"line_rows", &P::line_rows, 0, 32, false, "rows per work-item, whole lines on chip (0: global CR)"},
       {"line_group", &P::line_group, 32, 1024, true, "work-items per group, whole lines on chip"},
-      {"line_in_registers", &P::line_in_registers, 0, 2, false,
-       "whole lines: 0 local memory, else global CR; 1 local, else registers; 2 registers"},
       {"radix", &P::radix, 2, 16, false, "radix q of the reduction when Options::radix is 0"},
   };
   return table;
