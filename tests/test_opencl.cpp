@@ -690,6 +690,12 @@ BOOST_AUTO_TEST_CASE(several_devices_split_rows) {
   pscr::KernelParameters k = plan.info().parameters;
   k.work_group = 32;
   BOOST_CHECK_THROW(plan.set_parameters(k), pscr::InvalidArgument);
+  // a solve refused on every device (its solution overflows) leaves the plan usable
+  std::vector<double> big(p.unknowns(), 1e308), out(big.size());
+  BOOST_CHECK_THROW(plan.solve(big.data(), out.data()), pscr::NumericalBreakdown);
+  const auto f = test::random_vector<double>(p.unknowns(), 5);
+  plan.solve(f.data(), out.data());
+  BOOST_TEST(p.backward_error(f.data(), out.data()) < 1e-13);
   split.devices = {"0:0", "no-such-device-anywhere"};
   BOOST_CHECK_THROW(pscr::Plan<double>(p, split), pscr::BackendError);
 }

@@ -16,9 +16,11 @@ namespace {
 
 // Runs body(p) on one thread per rank (rank 0 on the calling thread); if a
 // rank throws, the others are released from their collective calls, and the
-// first rank's error (in rank order) is rethrown.
+// first rank's error (in rank order) is rethrown. The next call starts clear:
+// a refused solve leaves the plan usable.
 template <class F> void on_ranks(const std::vector<std::shared_ptr<Communicator>>& comms, F&& body) {
   const std::size_t P = comms.size();
+  reset_local_ranks(*comms[0]);
   std::vector<std::exception_ptr> failed(P);
   auto run = [&](std::size_t p) {
     try {

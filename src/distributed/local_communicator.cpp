@@ -48,6 +48,11 @@ class LocalCommunicator final : public Communicator {
     s_->aborted = true;
     s_->changed.notify_all();
   }
+  void reset() {
+    std::lock_guard<std::mutex> lock(s_->mutex);
+    s_->aborted = false;
+    s_->waiting = 0;
+  }
   int size() const override { return s_->size; }
 
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
@@ -95,6 +100,9 @@ class LocalCommunicator final : public Communicator {
 
 void abort_local_ranks(Communicator& c) {
   if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) local->abort();
+}
+void reset_local_ranks(Communicator& c) {
+  if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) local->reset();
 }
 
 std::vector<std::shared_ptr<Communicator>> local_communicators(int ranks) {

@@ -9,5 +9,7 @@ namespace pscr {
 // rank that has thrown will make no further collective call); no effect on
 // other communicators.
 void abort_local_ranks(Communicator& c);
+// Clears that state for the next collective calls (no rank may be inside one).
+void reset_local_ranks(Communicator& c);
 
 }  // namespace pscr
