@@ -182,6 +182,31 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   }
 }
 
+// A plan larger than the device is refused before anything is allocated,
+// naming the buffer, its size and the device's limit; the device itself is
+// asked for its limits here.
+BOOST_AUTO_TEST_CASE(plan_larger_than_the_device_is_refused) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto small = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(9, 1.0, 1.0));
+  const pscr::Plan<double> probe(small, o);
+  cl_device_id dev = nullptr;
+  clGetCommandQueueInfo(pscr::opencl::queue(probe), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr);
+  cl_ulong global = 0, largest = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr);
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof largest, &largest, nullptr);
+  // n^2 doubles past the device's memory: the solution vector alone exceeds
+  // its largest allocation (the eigen data stay small: O(n q))
+  const int n = int(std::sqrt(double(global) / 8.0)) + 64;
+  const auto huge = pscr::poisson2d(pscr::graded_mesh(n + 2, 1.0, 1.0), pscr::graded_mesh(n + 2, 1.0, 1.0));
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(huge, o), pscr::AllocationTooLarge, [&](const pscr::AllocationTooLarge& e) {
+    const std::string m = e.what();
+    BOOST_TEST_MESSAGE(m);
+    return m.find("solution vector needs " + std::to_string(std::size_t(n) * n * 8)) != std::string::npos &&
+           m.find(std::to_string(largest)) != std::string::npos;
+  });
+}
+
 BOOST_AUTO_TEST_CASE(parameters_out_of_range_or_beyond_the_device) {
   const auto p = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(7, 1.0, 1.0));
   pscr::Options o;

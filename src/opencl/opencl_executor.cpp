@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -106,6 +107,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
+    check_device_memory();
     upload_plan();
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
@@ -460,6 +462,35 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
+
+  // What the plan's buffers need of the device, summed before any of them is
+  // allocated (a dry pass of upload_plan): AllocationTooLarge naming the total,
+  // the device's memory and the largest buffers when it does not fit.
+  void check_device_memory() {
+    auto items = rt_->count_allocations([&] { upload_plan(); });
+    afac_.clear();  // the dry pass left tables of null buffers
+    mfac_.clear();
+    dims_.clear();
+    tri_.reset();
+    std::map<std::string, std::size_t> by_name;
+    std::size_t total = 0;
+    for (const auto& [what, bytes] : items) {
+      by_name[what] += bytes;
+      total += bytes;
+    }
+    const ocl::Device& dev = rt_->device();
+    if (total <= dev.global_mem) return;
+    std::vector<std::pair<std::size_t, std::string>> largest;
+    for (const auto& [what, bytes] : by_name) largest.push_back({bytes, what});
+    std::sort(largest.rbegin(), largest.rend());
+    std::ostringstream os;
+    os << "plan needs " << total << " bytes of device memory on " << dev.name << ", which has " << dev.global_mem
+       << " (";
+    for (std::size_t i = 0; i < largest.size() && i < 4; ++i)
+      os << (i ? ", " : "") << largest[i].second << " " << largest[i].first;
+    os << (largest.size() > 4 ? ", …)" : ")");
+    throw AllocationTooLarge(os.str());
+  }
 
   void clear_flags() const {
     const int zero[2] = {0, 0};

@@ -115,6 +115,10 @@ Mem Runtime::alloc(std::size_t bytes, const char* what) {
        << dev_.max_alloc << " bytes";
     throw AllocationTooLarge(os.str());
   }
+  if (counting_) {
+    counted_.emplace_back(what, bytes);
+    return Mem();
+  }
   if (bytes_ + bytes > dev_.global_mem) {
     std::ostringstream os;
     os << "plan needs more than " << bytes_ + bytes << " bytes of device memory (" << what << ": " << bytes

@@ -103,8 +103,24 @@ class PSCR_API Runtime {
   Mem alloc(std::size_t bytes, const char* what);
   template <class V> Mem upload(const std::vector<V>& v, const char* what) {
     Mem m = alloc(v.size() * sizeof(V), what);
-    if (!v.empty()) write(m.get(), v.data(), v.size() * sizeof(V));
+    if (m.get() && !v.empty()) write(m.get(), v.data(), v.size() * sizeof(V));
     return m;
+  }
+  // Runs f with allocations only counted: alloc() checks each size against
+  // the largest allocation, records (what, bytes) and returns a null buffer;
+  // upload() writes nothing. Returns the records: what a plan needs, known
+  // before anything is allocated.
+  template <class F> std::vector<std::pair<std::string, std::size_t>> count_allocations(F&& f) {
+    counted_.clear();
+    counting_ = true;
+    try {
+      f();
+    } catch (...) {
+      counting_ = false;
+      throw;
+    }
+    counting_ = false;
+    return std::move(counted_);
   }
   void write(cl_mem m, const void* src, std::size_t bytes) const;
   void read(cl_mem m, void* dst, std::size_t bytes) const;
@@ -217,6 +233,8 @@ class PSCR_API Runtime {
   std::string cache_outcome_;
   double build_seconds_ = 0;
   mutable bool dry_ = false;
+  bool counting_ = false;  // count_allocations
+  std::vector<std::pair<std::string, std::size_t>> counted_;
   mutable Cost cost_;
   double scalar_bytes_ = 8, flops_per_op_ = 1;
   mutable std::vector<std::pair<const char*, Event>> pending_;
