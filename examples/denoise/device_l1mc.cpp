@@ -45,6 +45,8 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
   ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial;
+  ocl::Mem u_kept;           // u of the previous iteration (the answer when its test stops)
+  ocl::PinnedHost parts_in;  // two slots of partial sums, read back without waiting
 
   DeviceImpl(int w, int h, Parameters p, const std::string& device)
       : host(w, h, (p.resolve(), p)), W(w), H(h) {
@@ -72,6 +74,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     psi = vertex("psi");
     lambda3 = vertex("lambda3");
     v = vertex("subproblem 2 solution");
+    u_kept = vertex("u of the previous iteration");
     p1 = triangle("p1");
     p2 = triangle("p2");
     p3 = triangle("p3");
@@ -81,7 +84,9 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     q = triangle("subproblem 4 flux");
     normal = triangle("normal field");
     // the triangle terms of L, then its vertex terms, then J's: one read per iteration
-    partial = rt->alloc((round_up(nq / 4, kGroup) + 2 * round_up(nv, kGroup)) / kGroup * sizeof(T), "partial sums");
+    const std::size_t parts = (round_up(nq / 4, kGroup) + 2 * round_up(nv, kGroup)) / kGroup;
+    partial = rt->alloc(parts * sizeof(T), "partial sums");
+    parts_in = ocl::PinnedHost(rt->context(), rt->queue(), 2 * parts * sizeof(T), "partial sums on the host");
   }
 
   std::string device_name() const override { return rt->device().name; }
@@ -117,7 +122,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
     const std::size_t gt = round_up(2 * cells, kGroup);  // subproblem 1: a work-item per triangle
     const std::size_t nt_groups = gc / kGroup, nv_groups = gv / kGroup;
-    std::vector<T> parts(nt_groups + 2 * nv_groups);
+    const std::size_t nparts = nt_groups + 2 * nv_groups;
     {
       const std::vector<T> ft(fv.begin(), fv.end());
       rt->write(f.get(), ft.data(), nv * sizeof(T));
@@ -128,59 +133,109 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     const double start_l = host.start_lagrangian(fv);
     const auto start = clk::now();
     double misc = 0;
-    for (int it = 0; it < par.max_iterations; ++it) {
-      stage(res.mean.sub[0], [&] {
-        rt->launch("subproblem1", 1, {gt, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
-                   psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, r1, r2, r3);
-      });
-      // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
-      // on this queue while subproblem 2's runs on the other one.
-      cl_event solved2 = nullptr;
-      stage(res.mean.sub[1], [&] {
-        rt->launch("gather", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), W, H, invh);
-        cl_event ready = nullptr;
-        ocl::check(clEnqueueMarkerWithWaitList(rt->queue(), 0, nullptr, &ready), "clEnqueueMarkerWithWaitList");
-        const cl_int st = clEnqueueBarrierWithWaitList(opencl::queue(*plan2), 1, &ready, nullptr);
-        clReleaseEvent(ready);
-        ocl::check(st, "clEnqueueBarrierWithWaitList");
-        solved2 = opencl::solve_async(*plan2, v.get());
-      });
-      stage(res.mean.sub[3], [&] {
-        rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
-                   f.get(), q.get(), u.get(), W, H, invh, area, h, r1, 0);
-        rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
-                   u.get(), W, H, invh, area, h, r1, 1);
-        clReleaseEvent(opencl::solve_async(*plan4, u.get()));
-      });
-      stage(res.mean.sub[1], [&] {
-        const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
-        clReleaseEvent(solved2);
-        ocl::check(st, "clEnqueueBarrierWithWaitList");
-        rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, r2);
-      });
-      stage(res.mean.sub[2], [&] {
-        rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
+    // The stopping test of iteration k reads its partial sums back while
+    // iteration k + 1 runs (the device never waits for the host); when the
+    // test stops at k, iteration k + 1 is discarded and the answer is u of k,
+    // kept by a copy at the start of each iteration. The iterations, their
+    // values and the answer are those of a test after every iteration.
+    T* const slots = static_cast<T*>(parts_in.data());
+    cl_event read[2] = {nullptr, nullptr};
+    auto release_reads = [&] {
+      for (cl_event& e : read)
+        if (e) {
+          clReleaseEvent(e);
+          e = nullptr;
+        }
+    };
+    // Waits for iteration k's partial sums and records it; true: stop.
+    auto test = [&](int k) {
+      cl_event& e = read[k % 2];
+      const cl_int st = clWaitForEvents(1, &e);
+      clReleaseEvent(e);
+      e = nullptr;
+      ocl::check(st, "clWaitForEvents");
+      const std::vector<T> part(slots + (k % 2) * nparts, slots + (k % 2 + 1) * nparts);
+      const double l = sum(part, nt_groups, nt_groups + nv_groups) + double(area) * sum(part, 0, nt_groups);
+      return record_iteration(res, l, sum(part, nt_groups + nv_groups, nparts), start_l, par.tol);
+    };
+    bool answer_kept = false;  // the answer is u_kept, not u
+    try {
+      for (int it = 0; it < par.max_iterations; ++it) {
+        if (it > 0 && !stage_timing) {
+          const cl_int st = clEnqueueCopyBuffer(rt->queue(), u.get(), u_kept.get(), 0, 0, nv * sizeof(T), 0,
+                                                nullptr, nullptr);
+          ocl::check(st, "clEnqueueCopyBuffer");
+        }
+        stage(res.mean.sub[0], [&] {
+          rt->launch("subproblem1", 1, {gt, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
+                     psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, r1, r2, r3);
+        });
+        // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
+        // on this queue while subproblem 2's runs on the other one.
+        cl_event solved2 = nullptr;
+        stage(res.mean.sub[1], [&] {
+          rt->launch("gather", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), W, H, invh);
+          cl_event ready = nullptr;
+          ocl::check(clEnqueueMarkerWithWaitList(rt->queue(), 0, nullptr, &ready), "clEnqueueMarkerWithWaitList");
+          const cl_int st = clEnqueueBarrierWithWaitList(opencl::queue(*plan2), 1, &ready, nullptr);
+          clReleaseEvent(ready);
+          ocl::check(st, "clEnqueueBarrierWithWaitList");
+          solved2 = opencl::solve_async(*plan2, v.get());
+        });
+        stage(res.mean.sub[3], [&] {
+          rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
+                     f.get(), q.get(), u.get(), W, H, invh, area, h, r1, 0);
+          rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
+                     u.get(), W, H, invh, area, h, r1, 1);
+          clReleaseEvent(opencl::solve_async(*plan4, u.get()));
+        });
+        stage(res.mean.sub[1], [&] {
+          const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
+          clReleaseEvent(solved2);
+          ocl::check(st, "clEnqueueBarrierWithWaitList");
+          rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, r2);
+        });
+        stage(res.mean.sub[2], [&] {
+          rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
+                     area, h, r3, epsilon);
+        });
+        const auto tm = clk::now();
+        rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
+                   lambda1.get(), lambda2.get(), normal.get(), W, H, invh, r1, r2);
+        rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
+                   lambda1.get(), lambda2.get(), partial.get(), 0, W, H, invh, r1, r2);
+        rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
+                   lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups), W, H, invh,
                    area, h, r3, epsilon);
-      });
-      const auto tm = clk::now();
-      rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                 lambda1.get(), lambda2.get(), normal.get(), W, H, invh, r1, r2);
-      rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                 lambda1.get(), lambda2.get(), partial.get(), 0, W, H, invh, r1, r2);
-      rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
-                 lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups), W, H, invh,
-                 area, h, r3, epsilon);
-      rt->read(partial.get(), parts.data(), parts.size() * sizeof(T));
-      const double l = sum(parts, nt_groups, nt_groups + nv_groups) + double(area) * sum(parts, 0, nt_groups);
-      const bool done = record_iteration(res, l, sum(parts, nt_groups + nv_groups, parts.size()), start_l, par.tol);
-      misc += since(tm);
-      if (done) break;
+        ocl::check(clEnqueueReadBuffer(rt->queue(), partial.get(), CL_FALSE, 0, nparts * sizeof(T),
+                                       slots + (it % 2) * nparts, 0, nullptr, &read[it % 2]),
+                   "clEnqueueReadBuffer");
+        ocl::check(clFlush(rt->queue()), "clFlush");
+        if (stage_timing) {  // the queues are idle: nothing to overlap
+          misc += since(tm);
+          if (test(it)) break;
+          continue;
+        }
+        const bool stop = it > 0 && test(it - 1);
+        if (!stop && it + 1 == par.max_iterations) test(it);
+        misc += since(tm);
+        if (stop) {
+          answer_kept = true;
+          break;
+        }
+      }
+    } catch (...) {
+      release_reads();
+      rt->finish();
+      throw;
     }
+    release_reads();
+    rt->finish();  // a discarded iteration counts in the time: the answer waits for it
     const double whole = since(start);
     for (double& t : res.mean.sub) t /= res.iterations;
     res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
     std::vector<T> ut(nv);
-    rt->read(u.get(), ut.data(), nv * sizeof(T));
+    rt->read((answer_kept ? u_kept : u).get(), ut.data(), nv * sizeof(T));
     out.assign(ut.begin(), ut.end());
     return res;
   }

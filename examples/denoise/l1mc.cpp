@@ -148,30 +148,39 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
   // The minimiser is y = σ d(σ), d the direction of b1 + b2/√(1+σ²) (its
   // stationarity condition), so the problem is g(σ) over σ ≥ 0; g > g(0) = 0
   // beyond S = 2 (|b1| + |b2|) / r1.
-  auto direction = [&](double sigma, double& len) {
-    const double c = 1 / std::sqrt(1 + sigma * sigma);
+  // c = 1/√(1+σ²) and c² for 1/(1+σ²); √ of the sum of squares, not
+  // hypot (|v| is far from overflow): one square root and one reciprocal
+  // square root per value, this minimisation is most of subproblem 1's time
+  auto direction = [&](double sigma, double& len, double& c) {
+    c = 1 / std::sqrt(1 + sigma * sigma);
     const double v0 = b1[0] + c * b2[0], v1 = b1[1] + c * b2[1];
-    len = std::hypot(v0, v1);
+    len = std::sqrt(v0 * v0 + v1 * v1);
     return std::array<double, 2>{v0, v1};
   };
   auto g = [&](double sigma) {
-    double len;
-    direction(sigma, len);
-    return 0.5 * sigma * sigma * (r1 + r2 / (1 + sigma * sigma)) - sigma * len;
+    double len, c;
+    direction(sigma, len, c);
+    return 0.5 * sigma * sigma * (r1 + r2 * (c * c)) - sigma * len;
   };
   // global: a scan in t = asinh σ (resolution ~(1 + σ)/K, finer than the
   // unit scale of the non-convex terms), then 30 golden-section steps around
-  // the best (the bracket shrinks to 6e-7 of its width)
+  // the best (the bracket shrinks to 6e-7 of its width). The scan's
+  // sinh(k τ) = (e^{kτ} − e^{−kτ})/2 come from products of e^{±τ}
+  // (sample points off by at most K ulps, as good a grid).
   constexpr int K = 48;
-  const double tmax = std::asinh(2 * nb / r1);
+  const double tmax = std::asinh(2 * nb / r1), up = std::exp(tmax / K), down = 1 / up;
   int best = 0;
-  double gbest = 0;
+  double gbest = 0, ek = 1, fk = 1, sample[K + 1];
+  sample[0] = 0;
   for (int k = 1; k <= K; ++k) {
-    const double v = g(std::sinh(tmax * k / K));
+    ek *= up;
+    fk *= down;
+    sample[k] = 0.5 * (ek - fk);
+    const double v = g(sample[k]);
     if (v < gbest) { gbest = v; best = k; }
   }
   if (best == 0) return {0, 0};
-  double lo = std::sinh(tmax * (best - 1) / K), hi = std::sinh(tmax * std::min(best + 1, K) / K);
+  double lo = sample[best - 1], hi = sample[std::min(best + 1, K)];
   const double phi = 0.5 * (std::sqrt(5.0) - 1);
   double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo), ga = g(a), gb = g(b);
   for (int it = 0; it < 30; ++it) {
@@ -182,10 +191,10 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
   // there); a few secant steps on g′ = 0 take σ to full accuracy, so that
   // the result does not depend on the rounding of the comparisons.
   auto slope = [&](double sigma) {
-    const double c = 1 / std::sqrt(1 + sigma * sigma), q = 1 + sigma * sigma;
-    const double v0 = b1[0] + c * b2[0], v1 = b1[1] + c * b2[1], len = std::hypot(v0, v1);
-    const double dc = -sigma * c * c * c;
-    return r1 * sigma + r2 * sigma / (q * q) - len - sigma * dc * (v0 * b2[0] + v1 * b2[1]) / len;
+    const double c = 1 / std::sqrt(1 + sigma * sigma), c2 = c * c;
+    const double v0 = b1[0] + c * b2[0], v1 = b1[1] + c * b2[1], len = std::sqrt(v0 * v0 + v1 * v1);
+    const double dc = -sigma * c2 * c;
+    return r1 * sigma + r2 * sigma * (c2 * c2) - len - sigma * dc * (v0 * b2[0] + v1 * b2[1]) / len;
   };
   double sigma = 0.5 * (lo + hi);
   {
@@ -202,8 +211,8 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
     if (std::abs(f1) < std::abs(slope(sigma))) sigma = s1;
   }
   if (!(g(sigma) < 0)) return {0, 0};
-  double len;
-  const auto d = direction(sigma, len);
+  double len, c;
+  const auto d = direction(sigma, len, c);
   if (!(len > 0)) return {0, 0};
   return {sigma * d[0] / len, sigma * d[1] / len};
 }

@@ -50,22 +50,23 @@ inline real vertex_mass(int W, int H, int x, int y, real h) {
   return h * h * wx * wy;
 }
 
-// g(σ) of subproblem 1 and the direction b1 + b2/√(1+σ²) (length in *len).
+// g(σ) of subproblem 1 and the direction b1 + b2/√(1+σ²) (length in *len);
+// c² stands for 1/(1+σ²), as on the host.
 inline real pointwise_g(real sigma, real b10, real b11, real b20, real b21, real r1, real r2,
                           real* d0, real* d1, real* len) {
-  const real c = 1 / sqrt(1 + sigma * sigma);
+  const real c = rsqrt(1 + sigma * sigma);
   *d0 = b10 + c * b20;
   *d1 = b11 + c * b21;
-  *len = hypot(*d0, *d1);
-  return 0.5 * sigma * sigma * (r1 + r2 / (1 + sigma * sigma)) - sigma * *len;
+  *len = sqrt(*d0 * *d0 + *d1 * *d1);
+  return 0.5 * sigma * sigma * (r1 + r2 * (c * c)) - sigma * *len;
 }
 
 // g'(σ).
 inline real pointwise_slope(real sigma, real b10, real b11, real b20, real b21, real r1, real r2) {
-  const real c = 1 / sqrt(1 + sigma * sigma), q = 1 + sigma * sigma;
-  const real v0 = b10 + c * b20, v1 = b11 + c * b21, len = hypot(v0, v1);
-  const real dc = -sigma * c * c * c;
-  return r1 * sigma + r2 * sigma / (q * q) - len - sigma * dc * (v0 * b20 + v1 * b21) / len;
+  const real c = rsqrt(1 + sigma * sigma), c2 = c * c;
+  const real v0 = b10 + c * b20, v1 = b11 + c * b21, len = sqrt(v0 * v0 + v1 * v1);
+  const real dc = -sigma * c2 * c;
+  return r1 * sigma + r2 * sigma * (c2 * c2) - len - sigma * dc * (v0 * b20 + v1 * b21) / len;
 }
 
 // The global minimiser y of subproblem 1 (as L1mc::minimise_pointwise).
@@ -76,19 +77,27 @@ inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, 
   *y1 = 0;
   const real nb = hypot(b10, b11) + hypot(b20, b21);
   if (!(nb > 0)) return;
+  // the scan's sinh(k τ) from products of e^{±τ} (as the host); the
+  // bracket's ends are the samples next to the best one
   const int K = 48;
-  const real tmax = asinh(2 * nb / r1);
+  const real tmax = asinh(2 * nb / r1), up = exp(tmax / K), down = 1 / up;
   int best = 0;
-  real gbest = 0;
+  real gbest = 0, ek = 1, fk = 1, prev = 0, lo = 0, hi = 0;
   for (int k = 1; k <= K; ++k) {
-    const real v = pointwise_g(sinh(tmax * k / K), b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+    ek *= up;
+    fk *= down;
+    const real sk = 0.5 * (ek - fk);
+    const real v = pointwise_g(sk, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+    if (best == k - 1) hi = sk;  // the sample after the best so far
     if (v < gbest) {
       gbest = v;
       best = k;
+      lo = prev;
+      hi = sk;  // the last sample, until another follows
     }
+    prev = sk;
   }
   if (best == 0) return;
-  real lo = sinh(tmax * (best - 1) / K), hi = sinh(tmax * min(best + 1, K) / K);
   const real phi = 0.5 * (sqrt(5.0) - 1);
   real a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
   real ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
