@@ -45,7 +45,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
   ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial;
-  ocl::Mem u_kept;           // u of the previous iteration (the answer when its test stops)
+  ocl::Mem u_kept[2];        // u of iteration k in slot k % 2 (the answer when k's test stops)
   ocl::PinnedHost parts_in;  // two slots of partial sums, read back without waiting
 
   DeviceImpl(int w, int h, Parameters p, const std::string& device)
@@ -74,7 +74,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     psi = vertex("psi");
     lambda3 = vertex("lambda3");
     v = vertex("subproblem 2 solution");
-    u_kept = vertex("u of the previous iteration");
+    for (ocl::Mem& m : u_kept) m = vertex("u of an iteration");
     p1 = triangle("p1");
     p2 = triangle("p2");
     p3 = triangle("p3");
@@ -136,7 +136,8 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     // The stopping test of iteration k reads its partial sums back while
     // iteration k + 1 runs (the device never waits for the host); when the
     // test stops at k, iteration k + 1 is discarded and the answer is u of k,
-    // kept by a copy at the start of each iteration. The iterations, their
+    // which vertex_terms copies aside (two slots: iteration k + 1 writes the
+    // other one). The iterations, their
     // values and the answer are those of a test after every iteration.
     T* const slots = static_cast<T*>(parts_in.data());
     cl_event read[2] = {nullptr, nullptr};
@@ -158,17 +159,13 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
       const double l = sum(part, nt_groups, nt_groups + nv_groups) + double(area) * sum(part, 0, nt_groups);
       return record_iteration(res, l, sum(part, nt_groups + nv_groups, nparts), start_l, par.tol);
     };
-    bool answer_kept = false;  // the answer is u_kept, not u
+    int answer_kept = -1;  // the answer is u_kept[answer_kept], not u
     try {
       for (int it = 0; it < par.max_iterations; ++it) {
-        if (it > 0 && !stage_timing) {
-          const cl_int st = clEnqueueCopyBuffer(rt->queue(), u.get(), u_kept.get(), 0, 0, nv * sizeof(T), 0,
-                                                nullptr, nullptr);
-          ocl::check(st, "clEnqueueCopyBuffer");
-        }
         stage(res.mean.sub[0], [&] {
           rt->launch("subproblem1", 1, {gt, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
-                     psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), W, H, invh, r1, r2, r3);
+                     psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), q.get(), W, H, invh, area, r1, r2,
+                     r3);
         });
         // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
         // on this queue while subproblem 2's runs on the other one.
@@ -183,10 +180,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
           solved2 = opencl::solve_async(*plan2, v.get());
         });
         stage(res.mean.sub[3], [&] {
-          rt->launch("subproblem4_rhs", 1, {round_up(nq, kGroup), 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(),
-                     f.get(), q.get(), u.get(), W, H, invh, area, h, r1, 0);
-          rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, p1.get(), lambda1.get(), f.get(), q.get(),
-                     u.get(), W, H, invh, area, h, r1, 1);
+          rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, q.get(), f.get(), u.get(), W, H, invh, h, r1);
           clReleaseEvent(opencl::solve_async(*plan4, u.get()));
         });
         stage(res.mean.sub[1], [&] {
@@ -201,12 +195,10 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
         });
         const auto tm = clk::now();
         rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                   lambda1.get(), lambda2.get(), normal.get(), W, H, invh, r1, r2);
-        rt->launch("lagrangian_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                   lambda1.get(), lambda2.get(), partial.get(), 0, W, H, invh, r1, r2);
+                   lambda1.get(), lambda2.get(), normal.get(), partial.get(), 0, W, H, invh, r1, r2);
         rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
-                   lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups), W, H, invh,
-                   area, h, r3, epsilon);
+                   lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups),
+                   u_kept[it % 2].get(), W, H, invh, area, h, r3, epsilon);
         ocl::check(clEnqueueReadBuffer(rt->queue(), partial.get(), CL_FALSE, 0, nparts * sizeof(T),
                                        slots + (it % 2) * nparts, 0, nullptr, &read[it % 2]),
                    "clEnqueueReadBuffer");
@@ -220,7 +212,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
         if (!stop && it + 1 == par.max_iterations) test(it);
         misc += since(tm);
         if (stop) {
-          answer_kept = true;
+          answer_kept = (it - 1) % 2;
           break;
         }
       }
@@ -235,7 +227,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     for (double& t : res.mean.sub) t /= res.iterations;
     res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
     std::vector<T> ut(nv);
-    rt->read((answer_kept ? u_kept : u).get(), ut.data(), nv * sizeof(T));
+    rt->read((answer_kept < 0 ? u : u_kept[answer_kept]).get(), ut.data(), nv * sizeof(T));
     out.assign(ut.begin(), ut.end());
     return res;
   }

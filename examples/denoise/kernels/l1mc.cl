@@ -137,14 +137,16 @@ inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, 
   *y1 = sigma * d1 / len;
 }
 
-// Subproblem 1 on one triangle (t = 0, 1) of a cell, and subproblem 2's
-// right-hand side b = r2 p2 + λ2 − G (r3 ψ − λ3) with the new p2. One
+// Subproblem 1 on one triangle (t = 0, 1) of a cell, subproblem 2's
+// right-hand side b = r2 p2 + λ2 − G (r3 ψ − λ3) with the new p2, and
+// subproblem 4's flux q = (h²/2)(r1 p1 − λ1) (a launch fewer). One
 // work-item per triangle, not per cell: the minimisation is long and serial,
 // and at 256² a work-item per cell left three quarters of the H100 idle.
 __kernel void subproblem1(__global const real* u, __global const real* lambda1, __global const real* p3,
                           __global const real* lambda2, __global const real* psi,
                           __global const real* lambda3, __global real* p1, __global real* p2,
-                          __global real* b, int W, int H, real invh, real r1, real r2, real r3) {
+                          __global real* b, __global real* q, int W, int H, real invh, real area, real r1,
+                          real r2, real r3) {
   const int gid = get_global_id(0), c = gid / 2, t = gid % 2;
   if (c >= (W - 1) * (H - 1)) return;
   const int cx = c % (W - 1), cy = c / (W - 1);
@@ -167,6 +169,8 @@ __kernel void subproblem1(__global const real* u, __global const real* lambda1, 
   p2[i + 1] = s * y1;
   b[i] = r2 * (s * y0) + lambda2[i] - gw[2 * t];
   b[i + 1] = r2 * (s * y1) + lambda2[i + 1] - gw[2 * t + 1];
+  q[i] = area * (r1 * y0 - lambda1[i]);
+  q[i + 1] = area * (r1 * y1 - lambda1[i + 1]);
 }
 
 // v = Gᵀ q (the right-hand side of subproblem 2's separable solve).
@@ -199,40 +203,14 @@ __kernel void subproblem3(__global const real* p3, __global real* lambda3, __glo
   lambda3[i] += r3 * (div - s);
 }
 
-// Subproblem 4's right-hand side (M f + Gᵀ M_Q (r1 p1 − λ1)) / r1 into u,
-// which the separable solve then overwrites with the solution.
-__kernel void subproblem4_rhs(__global const real* p1, __global const real* lambda1, __global const real* f,
-                              __global real* q, __global real* u, int W, int H, real invh, real area,
-                              real h, real r1, int phase) {
+// Subproblem 4's right-hand side (M f + Gᵀ q) / r1 into u, q = M_Q (r1 p1 − λ1)
+// from subproblem 1; the separable solve then overwrites u with the solution.
+__kernel void subproblem4_rhs(__global const real* q, __global const real* f, __global real* u, int W, int H,
+                              real invh, real h, real r1) {
   const int i = get_global_id(0);
-  if (phase == 0) {  // per triangle component: q = (h²/2)(r1 p1 − λ1)
-    if (i >= 4 * (W - 1) * (H - 1)) return;
-    q[i] = area * (r1 * p1[i] - lambda1[i]);
-  } else {
-    if (i >= W * H) return;
-    const int x = i % W, y = i / W;
-    u[i] = (vertex_gather(q, W, H, x, y, invh) + vertex_mass(W, H, x, y, h) * f[i]) / r1;
-  }
-}
-
-// λ1 += r1 (∇u − p1), λ2 += r2 (p2 − p3); and the normal field ∇u/√(1+|∇u|²)
-// of the objective; per cell.
-__kernel void update_triangles(__global const real* u, __global const real* p1, __global const real* p2,
-                               __global const real* p3, __global real* lambda1, __global real* lambda2,
-                               __global real* normal, int W, int H, real invh, real r1, real r2) {
-  const int c = get_global_id(0);
-  if (c >= (W - 1) * (H - 1)) return;
-  real g[4];
-  cell_gradient(u, W, c % (W - 1), c / (W - 1), invh, g);
-  for (int t = 0; t < 2; ++t) {
-    const size_t i = 4 * (size_t)c + 2 * t;
-    const real s = 1 / sqrt(1 + g[2 * t] * g[2 * t] + g[2 * t + 1] * g[2 * t + 1]);
-    for (int k = 0; k < 2; ++k) {
-      lambda1[i + k] += r1 * (g[2 * t + k] - p1[i + k]);
-      lambda2[i + k] += r2 * (p2[i + k] - p3[i + k]);
-      normal[i + k] = s * g[2 * t + k];
-    }
-  }
+  if (i >= W * H) return;
+  const int x = i % W, y = i / W;
+  u[i] = (vertex_gather(q, W, H, x, y, invh) + vertex_mass(W, H, x, y, h) * f[i]) / r1;
 }
 
 inline void group_sum(__local real* sh, real v, __global real* out) {
@@ -246,22 +224,31 @@ inline void group_sum(__local real* sh, real v, __global real* out) {
   if (l == 0) out[get_group_id(0)] = sh[0];
 }
 
-// Per work-group partial sums of the augmented Lagrangian's triangle terms
-// (times M_Q afterwards on the host), over the triangle components.
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_triangles(
+// λ1 += r1 (∇u − p1), λ2 += r2 (p2 − p3); the normal field ∇u/√(1+|∇u|²)
+// of the objective; and per work-group partial sums of the augmented
+// Lagrangian's triangle terms with the new multipliers (times M_Q afterwards
+// on the host); per cell.
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void update_triangles(
     __global const real* u, __global const real* p1, __global const real* p2, __global const real* p3,
-    __global const real* lambda1, __global const real* lambda2, __global real* partial, int offset, int W, int H,
-    real invh, real r1, real r2) {
+    __global real* lambda1, __global real* lambda2, __global real* normal, __global real* partial, int offset,
+    int W, int H, real invh, real r1, real r2) {
   __local real sh[GROUP];
   const int c = get_global_id(0);
   real v = 0;
   if (c < (W - 1) * (H - 1)) {
     real g[4];
     cell_gradient(u, W, c % (W - 1), c / (W - 1), invh, g);
-    for (int k = 0; k < 4; ++k) {
-      const size_t i = 4 * (size_t)c + k;
-      const real e1 = g[k] - p1[i], e2 = p2[i] - p3[i];
-      v += 0.5 * r1 * e1 * e1 + lambda1[i] * e1 + 0.5 * r2 * e2 * e2 + lambda2[i] * e2;
+    for (int t = 0; t < 2; ++t) {
+      const real s = 1 / sqrt(1 + g[2 * t] * g[2 * t] + g[2 * t + 1] * g[2 * t + 1]);
+      for (int k = 2 * t; k < 2 * t + 2; ++k) {
+        const size_t i = 4 * (size_t)c + k;
+        const real e1 = g[k] - p1[i], e2 = p2[i] - p3[i];
+        const real l1 = lambda1[i] + r1 * e1, l2 = lambda2[i] + r2 * e2;
+        lambda1[i] = l1;
+        lambda2[i] = l2;
+        normal[i] = s * g[k];
+        v += 0.5 * r1 * e1 * e1 + l1 * e1 + 0.5 * r2 * e2 * e2 + l2 * e2;
+      }
     }
   }
   group_sum(sh, v, partial + offset);
@@ -270,10 +257,12 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void lagrangian_tria
 // Per work-group partial sums of the vertex terms of the augmented
 // Lagrangian (at partial + offset_l) and of the objective J (at partial +
 // offset_j): all the partial sums of an iteration in one buffer, one read.
+// And a copy of u: the next iteration overwrites u before the host has
+// tested this one.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
     __global const real* u, __global const real* f, __global const real* psi, __global const real* p3,
     __global const real* lambda3, __global const real* normal, __global real* partial, int offset_l,
-    int offset_j, int W, int H, real invh, real area, real h, real r3, real epsilon) {
+    int offset_j, __global real* u_kept, int W, int H, real invh, real area, real h, real r3, real epsilon) {
   __local real sh[GROUP];
   const int i = get_global_id(0);
   real vl = 0, vj = 0;
@@ -285,6 +274,7 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
     const real e3 = div - psi[i], r = f[i] - u[i];
     vl = m * (epsilon * fabs(psi[i]) + 0.5 * r * r + 0.5 * r3 * e3 * e3 + lambda3[i] * e3);
     vj = m * (epsilon * fabs(kappa) + 0.5 * r * r);
+    u_kept[i] = u[i];  // the answer if this iteration's test stops
   }
   group_sum(sh, vl, partial + offset_l);
   barrier(CLK_LOCAL_MEM_FENCE);
