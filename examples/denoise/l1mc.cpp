@@ -163,10 +163,11 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
     return 0.5 * sigma * sigma * (r1 + r2 * (c * c)) - sigma * len;
   };
   // global: a scan in t = asinh σ (resolution ~(1 + σ)/K, finer than the
-  // unit scale of the non-convex terms), then 30 golden-section steps around
-  // the best (the bracket shrinks to 6e-7 of its width). The scan's
-  // sinh(k τ) = (e^{kτ} − e^{−kτ})/2 come from products of e^{±τ}
-  // (sample points off by at most K ulps, as good a grid).
+  // unit scale of the non-convex terms), then Brent's minimisation (parabolic
+  // steps, golden-section steps where those fail) in the bracket around the
+  // best sample, to 1e-6 relative: about 8 values where 30 golden-section
+  // steps took 30. The scan's sinh(k τ) = (e^{kτ} − e^{−kτ})/2 come from
+  // products of e^{±τ} (sample points off by at most K ulps, as good a grid).
   constexpr int K = 48;
   const double tmax = std::asinh(2 * nb / r1), up = std::exp(tmax / K), down = 1 / up;
   int best = 0;
@@ -181,11 +182,47 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
   }
   if (best == 0) return {0, 0};
   double lo = sample[best - 1], hi = sample[std::min(best + 1, K)];
-  const double phi = 0.5 * (std::sqrt(5.0) - 1);
-  double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo), ga = g(a), gb = g(b);
-  for (int it = 0; it < 30; ++it) {
-    if (ga < gb) { hi = b; b = a; gb = ga; a = hi - phi * (hi - lo); ga = g(a); }
-    else { lo = a; a = b; ga = gb; b = lo + phi * (hi - lo); gb = g(b); }
+  double x = sample[best], w = x, v = x, fx = gbest, fw = fx, fv = fx, step = 0, last = 0;
+  const double golden = 0.5 * (3 - std::sqrt(5.0));
+  for (int it = 0; it < 40; ++it) {
+    const double mid = 0.5 * (lo + hi), tol = 1e-6 * x;
+    if (std::abs(x - mid) <= 2 * tol - 0.5 * (hi - lo)) break;
+    bool parabolic = false;
+    if (std::abs(last) > tol) {  // the parabola through x, w, v
+      const double r = (x - w) * (fx - fv);
+      double q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r;
+      q = 2 * (q - r);
+      if (q > 0) p = -p;
+      q = std::abs(q);
+      // accepted if it falls inside the bracket and moves less than half the step before last
+      if (std::abs(p) < std::abs(0.5 * q * last) && p > q * (lo - x) && p < q * (hi - x)) {
+        last = step;
+        step = p / q;
+        const double u = x + step;
+        if (u - lo < 2 * tol || hi - u < 2 * tol) step = mid > x ? tol : -tol;
+        parabolic = true;
+      }
+    }
+    if (!parabolic) {
+      last = x >= mid ? lo - x : hi - x;
+      step = golden * last;
+    }
+    const double u = std::abs(step) >= tol ? x + step : x + (step > 0 ? tol : -tol);
+    const double fu = g(u);
+    if (fu <= fx) {
+      (u >= x ? lo : hi) = x;
+      v = w; fv = fw;
+      w = x; fw = fx;
+      x = u; fx = fu;
+    } else {
+      (u < x ? lo : hi) = u;
+      if (fu <= fw || w == x) {
+        v = w; fv = fw;
+        w = u; fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u; fv = fu;
+      }
+    }
   }
   // Function values locate a minimum only to √ε relative (g is flat
   // there); a few secant steps on g′ = 0 take σ to full accuracy, so that
@@ -196,7 +233,7 @@ std::array<double, 2> L1mc::minimise_pointwise(const std::array<double, 2>& b1, 
     const double dc = -sigma * c2 * c;
     return r1 * sigma + r2 * sigma * (c2 * c2) - len - sigma * dc * (v0 * b2[0] + v1 * b2[1]) / len;
   };
-  double sigma = 0.5 * (lo + hi);
+  double sigma = x;
   {
     double s0 = sigma, s1 = sigma * (1 + 1e-7), f0 = slope(s0), f1 = slope(s1);
     for (int it = 0; it < 8 && f1 != f0 && std::isfinite(f1); ++it) {

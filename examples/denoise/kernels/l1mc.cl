@@ -14,6 +14,12 @@ typedef REAL real;
 
 #define GROUP 256
 
+#if REAL_IS_DOUBLE
+#define BRENT_TOL 1e-6
+#else
+#define BRENT_TOL 1e-5
+#endif
+
 // ∇ of the vertex field v on cell (cx, cy): g[0..1] lower, g[2..3] upper.
 inline void cell_gradient(__global const real* v, int W, int cx, int cy, real invh, real* g) {
   const real a = v[cy * W + cx], b = v[cy * W + cx + 1], c = v[(cy + 1) * W + cx], d = v[(cy + 1) * W + cx + 1];
@@ -78,11 +84,11 @@ inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, 
   const real nb = hypot(b10, b11) + hypot(b20, b21);
   if (!(nb > 0)) return;
   // the scan's sinh(k τ) from products of e^{±τ} (as the host); the
-  // bracket's ends are the samples next to the best one
+  // bracket's ends are the samples next to the best one, x
   const int K = 48;
   const real tmax = asinh(2 * nb / r1), up = exp(tmax / K), down = 1 / up;
   int best = 0;
-  real gbest = 0, ek = 1, fk = 1, prev = 0, lo = 0, hi = 0;
+  real gbest = 0, ek = 1, fk = 1, prev = 0, lo = 0, hi = 0, x = 0;
   for (int k = 1; k <= K; ++k) {
     ek *= up;
     fk *= down;
@@ -93,31 +99,64 @@ inline void minimise_pointwise(real b10, real b11, real b20, real b21, real r1, 
       gbest = v;
       best = k;
       lo = prev;
+      x = sk;
       hi = sk;  // the last sample, until another follows
     }
     prev = sk;
   }
   if (best == 0) return;
-  const real phi = 0.5 * (sqrt(5.0) - 1);
-  real a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-  real ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
-  real gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
-  for (int it = 0; it < 30; ++it) {
-    if (ga < gb) {
-      hi = b;
-      b = a;
-      gb = ga;
-      a = hi - phi * (hi - lo);
-      ga = pointwise_g(a, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+  // Brent's minimisation in [lo, hi] from the best sample, to BRENT_TOL
+  // relative (the host: 1e-6; float's values resolve σ only to about √ε)
+  real w = x, v = x, fx = gbest, fw = gbest, fv = gbest, step = 0, last = 0;
+  const real golden = 0.5 * (3 - sqrt(5.0));
+  for (int it = 0; it < 40; ++it) {
+    const real mid = 0.5 * (lo + hi), tol = BRENT_TOL * x;
+    if (fabs(x - mid) <= 2 * tol - 0.5 * (hi - lo)) break;
+    bool parabolic = false;
+    if (fabs(last) > tol) {
+      const real r = (x - w) * (fx - fv);
+      real q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r;
+      q = 2 * (q - r);
+      if (q > 0) p = -p;
+      q = fabs(q);
+      if (fabs(p) < fabs(0.5 * q * last) && p > q * (lo - x) && p < q * (hi - x)) {
+        last = step;
+        step = p / q;
+        const real u = x + step;
+        if (u - lo < 2 * tol || hi - u < 2 * tol) step = mid > x ? tol : -tol;
+        parabolic = true;
+      }
+    }
+    if (!parabolic) {
+      last = x >= mid ? lo - x : hi - x;
+      step = golden * last;
+    }
+    const real u = fabs(step) >= tol ? x + step : x + (step > 0 ? tol : -tol);
+    const real fu = pointwise_g(u, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+    if (fu <= fx) {
+      if (u >= x) lo = x;
+      else hi = x;
+      v = w;
+      fv = fw;
+      w = x;
+      fw = fx;
+      x = u;
+      fx = fu;
     } else {
-      lo = a;
-      a = b;
-      ga = gb;
-      b = lo + phi * (hi - lo);
-      gb = pointwise_g(b, b10, b11, b20, b21, r1, r2, &d0, &d1, &len);
+      if (u < x) lo = u;
+      else hi = u;
+      if (fu <= fw || w == x) {
+        v = w;
+        fv = fw;
+        w = u;
+        fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u;
+        fv = fu;
+      }
     }
   }
-  real sigma = 0.5 * (lo + hi);
+  real sigma = x;
   {  // secant steps on g' = 0 (as the host: full accuracy, independent of rounding)
     real s0 = sigma, s1 = sigma * (1 + 1e-7);
     real f0 = pointwise_slope(s0, b10, b11, b20, b21, r1, r2), f1 = pointwise_slope(s1, b10, b11, b20, b21, r1, r2);
