@@ -44,7 +44,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   std::unique_ptr<ocl::Runtime> rt;
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
-  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, normal, partial;
+  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, partial;
   ocl::Mem u_kept[2];        // u of iteration k in slot k % 2 (the answer when k's test stops)
   ocl::PinnedHost parts_in;  // two slots of partial sums, read back without waiting
 
@@ -82,9 +82,8 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     lambda2 = triangle("lambda2");
     b = triangle("subproblem 2 right-hand side");
     q = triangle("subproblem 4 flux");
-    normal = triangle("normal field");
-    // the triangle terms of L, then its vertex terms, then J's: one read per iteration
-    const std::size_t parts = (round_up(nq / 4, kGroup) + 2 * round_up(nv, kGroup)) / kGroup;
+    // per vertex work-group: L's triangle terms, its vertex terms, J's: one read per iteration
+    const std::size_t parts = 3 * round_up(nv, kGroup) / kGroup;
     partial = rt->alloc(parts * sizeof(T), "partial sums");
     parts_in = ocl::PinnedHost(rt->context(), rt->queue(), 2 * parts * sizeof(T), "partial sums on the host");
   }
@@ -119,10 +118,9 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     // kernel arguments in the working precision
     const T invh = T(1 / par.h), area = T(par.h * par.h / 2), h = T(par.h), r1 = T(par.r1), r2 = T(par.r2),
             r3 = T(par.r3), epsilon = T(par.epsilon);
-    const std::size_t cells = nq / 4, gc = round_up(cells, kGroup), gv = round_up(nv, kGroup);
+    const std::size_t cells = nq / 4, gv = round_up(nv, kGroup);
     const std::size_t gt = round_up(2 * cells, kGroup);  // subproblem 1: a work-item per triangle
-    const std::size_t nt_groups = gc / kGroup, nv_groups = gv / kGroup;
-    const std::size_t nparts = nt_groups + 2 * nv_groups;
+    const std::size_t nv_groups = gv / kGroup, nparts = 3 * nv_groups;
     {
       const std::vector<T> ft(fv.begin(), fv.end());
       rt->write(f.get(), ft.data(), nv * sizeof(T));
@@ -135,10 +133,10 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     double misc = 0;
     // The stopping test of iteration k reads its partial sums back while
     // iteration k + 1 runs (the device never waits for the host); when the
-    // test stops at k, iteration k + 1 is discarded and the answer is u of k,
-    // which vertex_terms copies aside (two slots: iteration k + 1 writes the
-    // other one). The iterations, their
-    // values and the answer are those of a test after every iteration.
+    // test stops at k, iteration k + 1 is discarded and the answer is u of
+    // k, which multipliers_and_sums copies aside (two slots: iteration k + 1
+    // writes the other one). The iterations, their values and the answer are
+    // those of a test after every iteration.
     T* const slots = static_cast<T*>(parts_in.data());
     cl_event read[2] = {nullptr, nullptr};
     auto release_reads = [&] {
@@ -156,12 +154,13 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
       e = nullptr;
       ocl::check(st, "clWaitForEvents");
       const std::vector<T> part(slots + (k % 2) * nparts, slots + (k % 2 + 1) * nparts);
-      const double l = sum(part, nt_groups, nt_groups + nv_groups) + double(area) * sum(part, 0, nt_groups);
-      return record_iteration(res, l, sum(part, nt_groups + nv_groups, nparts), start_l, par.tol);
+      const double l = sum(part, nv_groups, 2 * nv_groups) + double(area) * sum(part, 0, nv_groups);
+      return record_iteration(res, l, sum(part, 2 * nv_groups, nparts), start_l, par.tol);
     };
     int answer_kept = -1;  // the answer is u_kept[answer_kept], not u
     try {
       for (int it = 0; it < par.max_iterations; ++it) {
+        const auto te = clk::now();
         stage(res.mean.sub[0], [&] {
           rt->launch("subproblem1", 1, {gt, 1, 1}, {kGroup, 1, 1}, u.get(), lambda1.get(), p3.get(), lambda2.get(),
                      psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), q.get(), W, H, invh, area, r1, r2,
@@ -187,22 +186,21 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
           const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
           clReleaseEvent(solved2);
           ocl::check(st, "clEnqueueBarrierWithWaitList");
-          rt->launch("update_p3", 1, {gc, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), W, H, invh, area, r2);
         });
         stage(res.mean.sub[2], [&] {
-          rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, p3.get(), lambda3.get(), psi.get(), W, H, invh,
-                     area, h, r3, epsilon);
+          // with subproblem 2's last step, p3 from the solution (a launch fewer)
+          rt->launch("subproblem3", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), p3.get(), lambda3.get(),
+                     psi.get(), W, H, invh, area, h, r2, r3, epsilon);
         });
         const auto tm = clk::now();
-        rt->launch("update_triangles", 1, {gc, 1, 1}, {kGroup, 1, 1}, u.get(), p1.get(), p2.get(), p3.get(),
-                   lambda1.get(), lambda2.get(), normal.get(), partial.get(), 0, W, H, invh, r1, r2);
-        rt->launch("vertex_terms", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), psi.get(), p3.get(),
-                   lambda3.get(), normal.get(), partial.get(), int(nt_groups), int(nt_groups + nv_groups),
-                   u_kept[it % 2].get(), W, H, invh, area, h, r3, epsilon);
+        rt->launch("multipliers_and_sums", 1, {gv, 1, 1}, {kGroup, 1, 1}, u.get(), f.get(), p1.get(), p2.get(),
+                   p3.get(), lambda1.get(), lambda2.get(), psi.get(), lambda3.get(), partial.get(), 0, int(nv_groups),
+                   int(2 * nv_groups), u_kept[it % 2].get(), W, H, invh, area, h, r1, r2, r3, epsilon);
         ocl::check(clEnqueueReadBuffer(rt->queue(), partial.get(), CL_FALSE, 0, nparts * sizeof(T),
                                        slots + (it % 2) * nparts, 0, nullptr, &read[it % 2]),
                    "clEnqueueReadBuffer");
         ocl::check(clFlush(rt->queue()), "clFlush");
+        res.enqueue += since(te);
         if (stage_timing) {  // the queues are idle: nothing to overlap
           misc += since(tm);
           if (test(it)) break;
@@ -225,6 +223,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     rt->finish();  // a discarded iteration counts in the time: the answer waits for it
     const double whole = since(start);
     for (double& t : res.mean.sub) t /= res.iterations;
+    res.enqueue /= res.iterations;
     res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
     std::vector<T> ut(nv);
     rt->read((answer_kept < 0 ? u : u_kept[answer_kept]).get(), ut.data(), nv * sizeof(T));

@@ -52,6 +52,7 @@ struct Result {
   std::vector<double> objective;   // J(u_n) per iteration
   std::vector<double> lagrangian;  // L_h per iteration (the stopping criterion's)
   StageTimes mean;                 // per iteration, averaged
+  double enqueue = 0;              // device runs: host seconds per iteration spent enqueuing its work
 };
 
 // Books one iteration's augmented Lagrangian and objective in r and applies

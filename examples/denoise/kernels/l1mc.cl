@@ -29,26 +29,64 @@ inline void cell_gradient(__global const real* v, int W, int cx, int cy, real in
   g[3] = (c - a) * invh;
 }
 
-// Gᵀ q at vertex (x, y), gathered from the cells around it.
+// Gᵀ of a field of cell components at vertex (x, y), gathered from the
+// cells around it into `out`: CELL(cx, cy, t) puts the four components of
+// cell (cx, cy) in t, read from a buffer or computed where they are needed
+// (which saves a launch: the host's cost of a launch bounds small images).
+#define GATHER_CELLS(W, H, x, y, invh, CELL, out)   \
+  do {                                              \
+    real acc_ = 0, t_[4];                           \
+    if ((x) < (W) - 1 && (y) < (H) - 1) {           \
+      CELL((x), (y), t_);                           \
+      acc_ -= t_[0] + t_[3];                        \
+    }                                               \
+    if ((x) > 0 && (y) < (H) - 1) {                 \
+      CELL((x) - 1, (y), t_);                       \
+      acc_ += t_[0] - t_[1];                        \
+    }                                               \
+    if ((x) < (W) - 1 && (y) > 0) {                 \
+      CELL((x), (y) - 1, t_);                       \
+      acc_ += t_[3] - t_[2];                        \
+    }                                               \
+    if ((x) > 0 && (y) > 0) {                       \
+      CELL((x) - 1, (y) - 1, t_);                   \
+      acc_ += t_[1] + t_[2];                        \
+    }                                               \
+    (out) = acc_ * (invh);                          \
+  } while (0)
+
+inline void load_cell(__global const real* q, int W, int cx, int cy, real* t) {
+  __global const real* s = q + 4 * ((size_t)cy * (W - 1) + cx);
+  for (int k = 0; k < 4; ++k) t[k] = s[k];
+}
+
+// Gᵀ q at vertex (x, y) for q stored per cell.
 inline real vertex_gather(__global const real* q, int W, int H, int x, int y, real invh) {
-  real acc = 0;
-  if (x < W - 1 && y < H - 1) {
-    __global const real* t = q + 4 * ((size_t)y * (W - 1) + x);
-    acc -= t[0] + t[3];
+  real out;
+#define STORED(cx, cy, t) load_cell(q, W, cx, cy, t)
+  GATHER_CELLS(W, H, x, y, invh, STORED, out);
+#undef STORED
+  return out;
+}
+
+// p3 = (b − (h²/2) G v) / r2 on cell (cx, cy), v = S⁻¹ Gᵀ b (Woodbury).
+inline void p3_of_cell(__global const real* b, __global const real* v, int W, int cx, int cy, real invh, real area,
+                       real r2, real* t) {
+  real g[4];
+  cell_gradient(v, W, cx, cy, invh, g);
+  const size_t c = (size_t)cy * (W - 1) + cx;
+  for (int k = 0; k < 4; ++k) t[k] = (b[4 * c + k] - area * g[k]) / r2;
+}
+
+// The normal field ∇u/√(1+|∇u|²) on cell (cx, cy), per triangle.
+inline void normal_of_cell(__global const real* u, int W, int cx, int cy, real invh, real* t) {
+  real g[4];
+  cell_gradient(u, W, cx, cy, invh, g);
+  for (int tr = 0; tr < 2; ++tr) {
+    const real s = 1 / sqrt(1 + g[2 * tr] * g[2 * tr] + g[2 * tr + 1] * g[2 * tr + 1]);
+    t[2 * tr] = s * g[2 * tr];
+    t[2 * tr + 1] = s * g[2 * tr + 1];
   }
-  if (x > 0 && y < H - 1) {
-    __global const real* t = q + 4 * ((size_t)y * (W - 1) + x - 1);
-    acc += t[0] - t[1];
-  }
-  if (x < W - 1 && y > 0) {
-    __global const real* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x);
-    acc += t[3] - t[2];
-  }
-  if (x > 0 && y > 0) {
-    __global const real* t = q + 4 * ((size_t)(y - 1) * (W - 1) + x - 1);
-    acc += t[1] + t[2];
-  }
-  return acc * invh;
 }
 
 inline real vertex_mass(int W, int H, int x, int y, real h) {
@@ -219,23 +257,25 @@ __kernel void gather(__global const real* q, __global real* v, int W, int H, rea
   v[i] = vertex_gather(q, W, H, i % W, i / W, invh);
 }
 
-// p3 = (b − (h²/2) G v) / r2, v = S⁻¹ Gᵀ b (Woodbury).
-__kernel void update_p3(__global const real* b, __global const real* v, __global real* p3, int W, int H,
-                        real invh, real area, real r2) {
-  const int c = get_global_id(0);
-  if (c >= (W - 1) * (H - 1)) return;
-  real g[4];
-  cell_gradient(v, W, c % (W - 1), c / (W - 1), invh, g);
-  for (int k = 0; k < 4; ++k) p3[4 * (size_t)c + k] = (b[4 * (size_t)c + k] - area * g[k]) / r2;
-}
-
-// Subproblem 3 (ψ by shrinkage) and the λ3 update, per vertex.
-__kernel void subproblem3(__global const real* p3, __global real* lambda3, __global real* psi, int W, int H,
-                          real invh, real area, real h, real r3, real epsilon) {
+// The new p3 (the Woodbury update of subproblem 2, stored for the cell whose
+// lower-left vertex this is, computed for the others), then subproblem 3 (ψ
+// by shrinkage) and the λ3 update; per vertex.
+__kernel void subproblem3(__global const real* b, __global const real* v, __global real* p3,
+                          __global real* lambda3, __global real* psi, int W, int H, real invh, real area, real h,
+                          real r2, real r3, real epsilon) {
   const int i = get_global_id(0);
   if (i >= W * H) return;
   const int x = i % W, y = i / W;
-  const real div = vertex_gather(p3, W, H, x, y, invh) * (-area / vertex_mass(W, H, x, y, h));
+  if (x < W - 1 && y < H - 1) {
+    real t[4];
+    p3_of_cell(b, v, W, x, y, invh, area, r2, t);
+    for (int k = 0; k < 4; ++k) p3[4 * ((size_t)y * (W - 1) + x) + k] = t[k];
+  }
+  real div;
+#define NEW_P3(cx, cy, t) p3_of_cell(b, v, W, cx, cy, invh, area, r2, t)
+  GATHER_CELLS(W, H, x, y, invh, NEW_P3, div);
+#undef NEW_P3
+  div *= -area / vertex_mass(W, H, x, y, h);
   const real xi = r3 * div + lambda3[i];
   const real s = copysign(max(0.0, fabs(xi) - epsilon), xi) / r3;
   psi[i] = s;
@@ -263,58 +303,50 @@ inline void group_sum(__local real* sh, real v, __global real* out) {
   if (l == 0) out[get_group_id(0)] = sh[0];
 }
 
-// λ1 += r1 (∇u − p1), λ2 += r2 (p2 − p3); the normal field ∇u/√(1+|∇u|²)
-// of the objective; and per work-group partial sums of the augmented
-// Lagrangian's triangle terms with the new multipliers (times M_Q afterwards
-// on the host); per cell.
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void update_triangles(
-    __global const real* u, __global const real* p1, __global const real* p2, __global const real* p3,
-    __global real* lambda1, __global real* lambda2, __global real* normal, __global real* partial, int offset,
-    int W, int H, real invh, real r1, real r2) {
-  __local real sh[GROUP];
-  const int c = get_global_id(0);
-  real v = 0;
-  if (c < (W - 1) * (H - 1)) {
-    real g[4];
-    cell_gradient(u, W, c % (W - 1), c / (W - 1), invh, g);
-    for (int t = 0; t < 2; ++t) {
-      const real s = 1 / sqrt(1 + g[2 * t] * g[2 * t] + g[2 * t + 1] * g[2 * t + 1]);
-      for (int k = 2 * t; k < 2 * t + 2; ++k) {
-        const size_t i = 4 * (size_t)c + k;
-        const real e1 = g[k] - p1[i], e2 = p2[i] - p3[i];
-        const real l1 = lambda1[i] + r1 * e1, l2 = lambda2[i] + r2 * e2;
-        lambda1[i] = l1;
-        lambda2[i] = l2;
-        normal[i] = s * g[k];
-        v += 0.5 * r1 * e1 * e1 + l1 * e1 + 0.5 * r2 * e2 * e2 + l2 * e2;
-      }
-    }
-  }
-  group_sum(sh, v, partial + offset);
-}
-
-// Per work-group partial sums of the vertex terms of the augmented
-// Lagrangian (at partial + offset_l) and of the objective J (at partial +
-// offset_j): all the partial sums of an iteration in one buffer, one read.
-// And a copy of u: the next iteration overwrites u before the host has
-// tested this one.
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void vertex_terms(
-    __global const real* u, __global const real* f, __global const real* psi, __global const real* p3,
-    __global const real* lambda3, __global const real* normal, __global real* partial, int offset_l,
-    int offset_j, __global real* u_kept, int W, int H, real invh, real area, real h, real r3, real epsilon) {
+// Per vertex: λ1 += r1 (∇u − p1), λ2 += r2 (p2 − p3) on the cell whose
+// lower-left vertex this is; per work-group partial sums of the augmented
+// Lagrangian's triangle terms with the new multipliers (at partial +
+// offset_t, times M_Q afterwards on the host), of its vertex terms (at
+// partial + offset_l) and of the objective J (at partial + offset_j): all
+// the sums of an iteration in one buffer, one read. And a copy of u: the next
+// iteration overwrites u before the host has tested this one.
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void multipliers_and_sums(
+    __global const real* u, __global const real* f, __global const real* p1, __global const real* p2,
+    __global const real* p3, __global real* lambda1, __global real* lambda2, __global const real* psi,
+    __global const real* lambda3, __global real* partial, int offset_t, int offset_l, int offset_j,
+    __global real* u_kept, int W, int H, real invh, real area, real h, real r1, real r2, real r3, real epsilon) {
   __local real sh[GROUP];
   const int i = get_global_id(0);
-  real vl = 0, vj = 0;
+  real vt = 0, vl = 0, vj = 0;
   if (i < W * H) {
     const int x = i % W, y = i / W;
+    if (x < W - 1 && y < H - 1) {
+      const size_t c = (size_t)y * (W - 1) + x;
+      real g[4];
+      cell_gradient(u, W, x, y, invh, g);
+      for (int k = 0; k < 4; ++k) {
+        const size_t j = 4 * c + k;
+        const real e1 = g[k] - p1[j], e2 = p2[j] - p3[j];
+        const real l1 = lambda1[j] + r1 * e1, l2 = lambda2[j] + r2 * e2;
+        lambda1[j] = l1;
+        lambda2[j] = l2;
+        vt += 0.5 * r1 * e1 * e1 + l1 * e1 + 0.5 * r2 * e2 * e2 + l2 * e2;
+      }
+    }
     const real m = vertex_mass(W, H, x, y, h);
     const real div = vertex_gather(p3, W, H, x, y, invh) * (-area / m);
-    const real kappa = vertex_gather(normal, W, H, x, y, invh) * (-area / m);
+    real kappa;
+#define NORMAL(cx, cy, t) normal_of_cell(u, W, cx, cy, invh, t)
+    GATHER_CELLS(W, H, x, y, invh, NORMAL, kappa);
+#undef NORMAL
+    kappa *= -area / m;
     const real e3 = div - psi[i], r = f[i] - u[i];
     vl = m * (epsilon * fabs(psi[i]) + 0.5 * r * r + 0.5 * r3 * e3 * e3 + lambda3[i] * e3);
     vj = m * (epsilon * fabs(kappa) + 0.5 * r * r);
-    u_kept[i] = u[i];  // the answer if this iteration's test stops
+    u_kept[i] = u[i];
   }
+  group_sum(sh, vt, partial + offset_t);
+  barrier(CLK_LOCAL_MEM_FENCE);
   group_sum(sh, vl, partial + offset_l);
   barrier(CLK_LOCAL_MEM_FENCE);
   group_sum(sh, vj, partial + offset_j);
