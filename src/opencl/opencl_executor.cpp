@@ -1,6 +1,7 @@
 #include "opencl_executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -244,8 +245,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     }
     // One pass over the solutions instead of a silent NaN.
     if (check) rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(0), cl_ulong(count * N), flag_.get());
+    // the flags' read waits for the solve: one wait for the device, not two
+    std::array<int, 2> flags{0, 0};
+    if (check) flags = read_flags();
     rt_->finish();
-    if (check) check_flags(true);
+    if (check) raise_flags(flags, true);
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -492,15 +496,24 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     throw AllocationTooLarge(os.str());
   }
 
+  // Not waiting: the in-order queue puts the write before the solve's
+  // kernels, and a blocking write cost every solve a round trip to the
+  // device before its first launch.
   void clear_flags() const {
-    const int zero[2] = {0, 0};
-    rt_->write(flag_.get(), zero, sizeof zero);
+    static const int zero[2] = {0, 0};
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), flag_.get(), CL_FALSE, 0, sizeof zero, zero, 0, nullptr, nullptr),
+               "clEnqueueWriteBuffer (flags)");
+  }
+  // Waits for the queue (the read is in its order) and reads the flags.
+  std::array<int, 2> read_flags() const {
+    std::array<int, 2> flags{0, 0};
+    rt_->read(flag_.get(), flags.data(), sizeof flags);
+    return flags;
   }
   // After a finished solve: a non-finite solution (scanned) or a
   // near-singular elimination recorded by the tridiagonal kernels.
-  void check_flags(bool scanned) const {
-    int flags[2] = {0, 0};
-    rt_->read(flag_.get(), flags, sizeof flags);
+  void check_flags(bool scanned) const { raise_flags(read_flags(), scanned); }
+  void raise_flags(const std::array<int, 2>& flags, bool scanned) const {
     if (scanned && flags[0])
       throw NumericalBreakdown(
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
