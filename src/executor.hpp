@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pscr/errors.hpp"
 #include "pscr/plan.hpp"
 
 namespace pscr {
@@ -27,6 +28,17 @@ template <class T> class Executor {
   // enqueue only, *event (a cl_event) completes with the solve, nothing checked.
   virtual double solve_device(void* /*buffer*/, std::size_t /*count*/, bool /*check*/, void** /*event*/) const {
     return 0;
+  }
+  // OpenCL backend: the shifted problems (c replaced by each of `shifts`) of
+  // right-hand sides interleaved in `buffer` (unknown i of problem b at
+  // i * shifts.size() + b), solved together in place; returns a cl_event.
+  // Why not (InvalidArgument), checked first; then the solve.
+  virtual void check_shifts(const std::vector<T>& /*shifts*/) const {
+    throw InvalidArgument("opencl::solve_shifts_async: shifted solves need a plan on one OpenCL device");
+  }
+  virtual void* solve_shifts_device(void* /*buffer*/, const std::vector<T>& shifts) const {
+    check_shifts(shifts);
+    return nullptr;
   }
   virtual void set_profiling(bool /*on*/) {}
   // OpenCL devices the plan runs on (several: batches are split across them).

@@ -8,6 +8,7 @@
 #include <boost/mpl/list.hpp>
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -593,6 +594,104 @@ BOOST_AUTO_TEST_CASE(caller_queue_async_and_batches) {
 
 // Asynchronous solves of a pure-Neumann problem: the projection and the zero
 // weighted mean run on the device as for the waiting solve, so the answers agree.
+// Several shifted problems in one solve (opencl::solve_shifts_async), each
+// against a plan of its own for that shift on the reference backend; the
+// shifts share the launches, so a wrong per-problem shift or layout shows.
+BOOST_AUTO_TEST_CASE(shifted_problems_in_one_solve) {
+  using pscr::Problem;
+  const auto fa = pscr::poisson_factor(pscr::graded_mesh(31, 1.0, 1.03));
+  const auto fb = pscr::poisson_neumann_factor(pscr::graded_mesh(18, 2.0, 1.0));
+  const auto fc = pscr::laplacian_factor(9, 0.1, pscr::Boundary::Dirichlet, pscr::Boundary::Neumann);
+  const double c = 0.25;
+  const std::vector<double> shifts{c, 3.0, 40.5};
+  const std::size_t K = shifts.size();
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.shifts = 4;
+  for (const auto& p : {Problem<double>::make2d(fa, fb, c), Problem<double>::make3d(fc, fa, fb, c)}) {
+    pscr::Plan<double> plan(p, o);
+    BOOST_TEST_MESSAGE("shifted solves, " << p.dims() << "D: elimination " << plan.info().elimination);
+    const std::size_t N = p.unknowns();
+    const auto f = test::random_vector<double>(K * N, 5);  // problem b's right-hand side at f[b N, (b+1) N)
+    std::vector<double> mixed(K * N), got(K * N);
+    for (std::size_t b = 0; b < K; ++b)
+      for (std::size_t i = 0; i < N; ++i) mixed[i * K + b] = f[b * N + i];
+    cl_context ctx = pscr::opencl::context(plan);
+    cl_command_queue q = pscr::opencl::queue(plan);
+    cl_int st;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, K * N * sizeof(double), nullptr, &st);
+    BOOST_REQUIRE(st == CL_SUCCESS);
+    for (int round = 0; round < 2; ++round) {  // the second round: other shifts, uploaded again
+      std::vector<double> s = shifts;
+      if (round == 1) s = {7.0, c};
+      const std::size_t k = s.size();
+      for (std::size_t b = 0; b < k; ++b)
+        for (std::size_t i = 0; i < N; ++i) mixed[i * k + b] = f[b * N + i];
+      clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, k * N * sizeof(double), mixed.data(), 0, nullptr, nullptr);
+      cl_event done = pscr::opencl::solve_shifts_async(plan, buf, s);
+      BOOST_REQUIRE(done != nullptr);
+      BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+      clReleaseEvent(done);
+      clEnqueueReadBuffer(q, buf, CL_TRUE, 0, k * N * sizeof(double), mixed.data(), 0, nullptr, nullptr);
+      for (std::size_t b = 0; b < k; ++b) {
+        const Problem<double> pb = p.dims() == 2 ? Problem<double>::make2d(p.factor(0), p.factor(1), s[b])
+                                                 : Problem<double>::make3d(p.factor(0), p.factor(1), p.factor(2), s[b]);
+        std::vector<double> ref(N), u(N);
+        pscr::Plan<double>(pb).solve(f.data() + b * N, ref.data());
+        for (std::size_t i = 0; i < N; ++i) u[i] = mixed[i * k + b];
+        BOOST_TEST(test::rel_error(u, ref) <= 1e-12, "round " << round << ", shift " << s[b]);
+      }
+    }
+    // the plan's own single solves are unchanged by the larger batch
+    std::vector<double> one(f.begin(), f.begin() + N), ref(N);
+    pscr::Plan<double>(p).solve(one.data(), ref.data());
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), one.data(), 0, nullptr, nullptr);
+    pscr::opencl::solve(plan, buf, 1);
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), one.data(), 0, nullptr, nullptr);
+    BOOST_TEST(test::rel_error(one, ref) <= 1e-12);
+    // refusals, each naming its reason
+    auto refused = [&](const std::vector<double>& s, const char* what) {
+      try {
+        pscr::opencl::solve_shifts_async(plan, buf, s);
+        BOOST_ERROR("shifts accepted: " << what);
+      } catch (const pscr::InvalidArgument& e) {
+        BOOST_TEST_MESSAGE(e.what());
+        BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+      }
+    };
+    refused({}, "no shifts");
+    refused({1, 2, 3, 4, 5}, "at most 4");
+    refused({1.0, 0.1}, "shift 1 = 0.1");
+    refused({std::nan(""), 1.0}, "shift 0 = nan");
+    refused({1.0, std::numeric_limits<double>::infinity()}, "shift 1 = inf");
+    BOOST_CHECK_THROW(pscr::opencl::solve_shifts_async(plan, buf, std::vector<double>{c, c, c, c}),
+                      pscr::SizeMismatch);  // the buffer holds three
+    clReleaseMemObject(buf);
+  }
+  // plans that cannot take them
+  {
+    pscr::Plan<double> ref_plan(Problem<double>::make2d(fa, fb, c));
+    BOOST_CHECK_THROW(pscr::opencl::solve_shifts_async(ref_plan, nullptr, std::vector<double>{c}),
+                      pscr::InvalidArgument);
+    pscr::Plan<double> neumann(Problem<double>::make2d(fb, fb, 0.0), o);
+    cl_int st;
+    cl_mem buf = clCreateBuffer(pscr::opencl::context(neumann), CL_MEM_READ_WRITE,
+                                neumann.problem().unknowns() * sizeof(double), nullptr, &st);
+    try {
+      pscr::opencl::solve_shifts_async(neumann, buf, std::vector<double>{1.0});
+      BOOST_ERROR("a pure Neumann plan took shifts");
+    } catch (const pscr::InvalidArgument& e) {
+      BOOST_TEST(std::string(e.what()).find("pure Neumann") != std::string::npos, e.what());
+    }
+    clReleaseMemObject(buf);
+    pscr::Options bad = o;
+    for (int n : {0, 65}) {
+      bad.shifts = n;
+      BOOST_CHECK_THROW(pscr::Plan<double>(Problem<double>::make2d(fa, fb, c), bad), pscr::InvalidArgument);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(async_pure_neumann) {
   const auto fa = pscr::poisson_neumann_factor(pscr::graded_mesh(21, 1.0, 1.03));
   const auto fb = pscr::laplacian_factor(17, 0.5, pscr::Boundary::Neumann, pscr::Boundary::Neumann);

@@ -59,6 +59,19 @@ template <class T> PSCR_API SolveStats solve(const Plan<T>& plan, cl_mem x, std:
 // `x` must stay valid until the event completes.
 template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count = 1);
 
+// Several shifted problems in one solve: problem b is the plan's with c
+// replaced by shifts[b] (A + (shifts[b] − c) M1⊗M2[⊗M3]), its right-hand side
+// interleaved with the others' in `x`: unknown i of problem b at
+// x[i * shifts.size() + b]. They share the plan's eigenpairs and every launch
+// (a solve's launches, not one per problem). Enqueued as solve_async (an
+// event, nothing checked). Needs Options::shifts >= shifts.size() at
+// planning; every shift real and >= the plan's c, and a plan whose
+// tridiagonal systems are eliminated in the excess form (they stay
+// diagonally dominant for every larger shift; PlanInfo::elimination), not
+// pure Neumann. Errors: InvalidArgument naming the shift or the reason,
+// SizeMismatch for a small buffer.
+template <class T> PSCR_API cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts);
+
 // Times `reps` device-resident solves of the right-hand side f (host array of
 // problem.unknowns() entries): f is uploaded once, each solve works on a fresh
 // device copy made outside the timed region, after one untimed warm-up solve.

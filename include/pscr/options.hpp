@@ -80,6 +80,10 @@ struct Options {
   // and a product with A. 0 = none.
   int refine = 0;
   Elimination elimination = Elimination::automatic;
+  // OpenCL: how many shifted problems one device-buffer solve takes together
+  // (opencl::solve_shifts_async): the plan's work buffers hold that many,
+  // and the problems share each launch. 1 ... 64.
+  int shifts = 1;
 };
 
 }  // namespace pscr

@@ -1,4 +1,5 @@
 // pscr/opencl.hpp: device-resident solves.
+#include <algorithm>
 #include <chrono>
 #include <complex>
 
@@ -66,6 +67,13 @@ template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size
   return static_cast<cl_event>(ev);
 }
 
+template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts) {
+  const Executor<T>& e = opencl_executor(plan);
+  e.check_shifts(shifts);
+  check_buffer(e, plan, x, shifts.size());
+  return static_cast<cl_event>(e.solve_shifts_device(x, shifts));
+}
+
 template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps) {
   if (!f) throw InvalidArgument("time_solves: null right-hand side");
   if (reps < 1) throw InvalidArgument("time_solves: reps = " + std::to_string(reps) + " (needs >= 1)");
@@ -98,6 +106,7 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
   template cl_command_queue queue(const Plan<T>&);             \
   template SolveStats solve(const Plan<T>&, cl_mem, std::size_t, bool); \
   template cl_event solve_async(const Plan<T>&, cl_mem, std::size_t); \
+  template cl_event solve_shifts_async(const Plan<T>&, cl_mem, const std::vector<T>&); \
   template std::vector<double> time_solves(const Plan<T>&, const T*, int);
 PSCR_INSTANTIATE(float)
 PSCR_INSTANTIATE(double)

@@ -108,6 +108,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
+    shift_capacity_ = shares ? 1 : o.shifts;
     check_device_memory();
     upload_plan();
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
@@ -257,6 +258,43 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     }
     return incompatible;
   }
+  void check_shifts(const std::vector<T>& shifts) const override {
+    const std::size_t K = shifts.size();
+    const std::string what = "opencl::solve_shifts_async: ";
+    if (K == 0) throw InvalidArgument(what + "no shifts");
+    if (K > std::size_t(shift_capacity_))
+      throw InvalidArgument(what + std::to_string(K) + " shifts, the plan takes at most " +
+                            std::to_string(shift_capacity_) + " (Options::shifts)");
+    if (pd_.pure_neumann)
+      throw InvalidArgument(what + "the plan is pure Neumann: a shift would change the problem's null space");
+    if (!pd_.excess_form)
+      throw InvalidArgument(what + "the plan's tridiagonal systems are not eliminated in the excess form "
+                                   "(PlanInfo::elimination), so larger shifts are not known to keep them regular");
+    const double c = double(std::real(pd_.problem.c()));
+    for (std::size_t b = 0; b < K; ++b) {
+      const double re = double(std::real(shifts[b])), im = double(std::imag(shifts[b]));
+      if (!std::isfinite(re) || im != 0 || re < c) {
+        std::ostringstream os;
+        os << what << "shift " << b << " = " << re;
+        if (im != 0) os << (im > 0 ? "+" : "") << im << "i";
+        os << " (needs a finite real number >= the plan's c = " << c << ")";
+        throw InvalidArgument(os.str());
+      }
+    }
+  }
+  void* solve_shifts_device(void* buffer, const std::vector<T>& shifts) const override {
+    check_shifts(shifts);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t K = shifts.size();
+    if (shifts != uploaded_shifts_) {  // a waiting write, once per new set of shifts
+      rt_->write(shifts_.get(), shifts.data(), K * sizeof(T));
+      uploaded_shifts_ = shifts;
+    }
+    solve_dim(0, static_cast<cl_mem>(buffer), int(K), shifts_.get(), shift_flags_.get());
+    cl_event ev = nullptr;
+    ocl::check(clEnqueueMarkerWithWaitList(rt_->queue(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
+    return ev;
+  }
   void set_profiling(bool on) override {
     std::lock_guard<std::mutex> lock(mutex_);
     rt_->set_profiling(on);
@@ -390,7 +428,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       reduce_[0] = rt.alloc(2 * 65536 * sizeof(T), "null-space sums");
       reduce_[1] = rt.alloc(2 * 1024 * sizeof(T), "null-space sums");
     }
-    int batch = 1;
+    if (shift_capacity_ > 1) {
+      shifts_ = rt.alloc(std::size_t(shift_capacity_) * sizeof(T), "shifts");
+      shift_flags_ = rt.upload(std::vector<int>(std::size_t(shift_capacity_), 0), "flags");
+    }
+    // the top level's batch: the shifted problems one solve takes together
+    int batch = shift_capacity_;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[d];
       DimBufs db;
@@ -772,6 +815,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_, line_coef_;
+  int shift_capacity_ = 1;  // Options::shifts: the top level's batch
+  Mem shifts_, shift_flags_;
+  mutable std::vector<T> uploaded_shifts_;
   mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
   mutable bool unstaged_ = false;       // the staging could not be allocated: direct copies
   mutable ocl::PinnedHost chunks_[2];   // a rank's device: page-locked chunks of its slab copies
