@@ -1,5 +1,6 @@
 #include "device_l1mc.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <type_traits>
@@ -40,11 +41,16 @@ namespace {
 // precision; the partial sums are added on the host in double).
 template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   L1mc host;  // the problems (and parameters) of the two separable solves
-  std::unique_ptr<Plan<T>> plan4, plan2;
+  // Subproblems 2 and 4 have the same factors and differ only in c: one
+  // plan solves both as a shifted pair (opencl::solve_shifts_async), their
+  // right-hand sides interleaved in `pair`, with one set of launches (the
+  // host's cost of a launch bounds small images).
+  std::unique_ptr<Plan<T>> plan;
+  std::vector<T> shifts;  // {subproblem 2's c, subproblem 4's c}
   std::unique_ptr<ocl::Runtime> rt;
   int W, H;
   std::size_t nv, nq;  // vertices; triangle components (4 per cell)
-  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, partial;
+  ocl::Mem f, u, psi, lambda3, p1, p2, p3, lambda1, lambda2, b, v, q, pair, partial;
   ocl::Mem u_kept[2];        // u of iteration k in slot k % 2 (the answer when k's test stops)
   ocl::PinnedHost parts_in;  // two slots of partial sums, read back without waiting
 
@@ -54,14 +60,16 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     Options o;
     o.backend = Backend::opencl;
     o.device = device;
-    plan4 = std::make_unique<Plan<T>>(host.subproblem4_problem().template cast<T>(), o);
-    // the client's kernels and buffers on the first plan's queue; subproblem
-    // 2's plan on a queue of its own: subproblems 2-3 and 4 both depend only
-    // on subproblem 1, so the two solves can run side by side
-    plan2 = std::make_unique<Plan<T>>(host.subproblem2_problem().template cast<T>(), o);
+    o.shifts = 2;
+    const Problem<double>& sub2 = host.subproblem2_problem();
+    const Problem<double>& sub4 = host.subproblem4_problem();
+    const double c2 = sub2.c(), c4 = sub4.c();
+    plan = std::make_unique<Plan<T>>(
+        Problem<double>::make2d(sub4.factor(0), sub4.factor(1), std::min(c2, c4)).template cast<T>(), o);
+    shifts = {T(c2), T(c4)};
     const bool dbl = std::is_same_v<T, double>;
     rt = std::make_unique<ocl::Runtime>(
-        opencl::queue(*plan4), kernels::denoise_cl,
+        opencl::queue(*plan), kernels::denoise_cl,
         dbl ? "-cl-std=CL1.2 -DREAL=double -DREAL_IS_DOUBLE=1" : "-cl-std=CL1.2 -DREAL=float -cl-single-precision-constant",
         false);
     if (dbl && !rt->device().fp64) throw BackendError("device " + rt->device().name + " lacks cl_khr_fp64");
@@ -74,6 +82,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     psi = vertex("psi");
     lambda3 = vertex("lambda3");
     v = vertex("subproblem 2 solution");
+    pair = rt->alloc(2 * nv * sizeof(T), "right-hand sides of subproblems 2 and 4, interleaved");
     for (ocl::Mem& m : u_kept) m = vertex("u of an iteration");
     p1 = triangle("p1");
     p2 = triangle("p2");
@@ -108,7 +117,6 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     work();
     if (stage_timing) {
       rt->finish();
-      ocl::check(clFinish(opencl::queue(*plan2)), "clFinish");
       into += since(t);
     }
   }
@@ -166,26 +174,13 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
                      psi.get(), lambda3.get(), p1.get(), p2.get(), b.get(), q.get(), W, H, invh, area, r1, r2,
                      r3);
         });
-        // Subproblem 4 needs only subproblem 1's p1 (and λ1, f): its solve runs
-        // on this queue while subproblem 2's runs on the other one.
-        cl_event solved2 = nullptr;
+        // Subproblems 2 and 4 need only subproblem 1's results: both
+        // right-hand sides in one kernel, both solves in one, then apart.
         stage(res.mean.sub[1], [&] {
-          rt->launch("gather", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), v.get(), W, H, invh);
-          cl_event ready = nullptr;
-          ocl::check(clEnqueueMarkerWithWaitList(rt->queue(), 0, nullptr, &ready), "clEnqueueMarkerWithWaitList");
-          const cl_int st = clEnqueueBarrierWithWaitList(opencl::queue(*plan2), 1, &ready, nullptr);
-          clReleaseEvent(ready);
-          ocl::check(st, "clEnqueueBarrierWithWaitList");
-          solved2 = opencl::solve_async(*plan2, v.get());
-        });
-        stage(res.mean.sub[3], [&] {
-          rt->launch("subproblem4_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, q.get(), f.get(), u.get(), W, H, invh, h, r1);
-          clReleaseEvent(opencl::solve_async(*plan4, u.get()));
-        });
-        stage(res.mean.sub[1], [&] {
-          const cl_int st = clEnqueueBarrierWithWaitList(rt->queue(), 1, &solved2, nullptr);
-          clReleaseEvent(solved2);
-          ocl::check(st, "clEnqueueBarrierWithWaitList");
+          rt->launch("solve_rhs", 1, {gv, 1, 1}, {kGroup, 1, 1}, b.get(), q.get(), f.get(), pair.get(), W, H, invh,
+                     h, r1);
+          clReleaseEvent(opencl::solve_shifts_async(*plan, pair.get(), shifts));
+          rt->launch("split", 1, {gv, 1, 1}, {kGroup, 1, 1}, pair.get(), v.get(), u.get(), W * H);
         });
         stage(res.mean.sub[2], [&] {
           // with subproblem 2's last step, p3 from the solution (a launch fewer)
@@ -223,6 +218,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
     rt->finish();  // a discarded iteration counts in the time: the answer waits for it
     const double whole = since(start);
     for (double& t : res.mean.sub) t /= res.iterations;
+    res.mean.joint_solves = true;
     res.enqueue /= res.iterations;
     res.mean.misc = stage_timing ? misc / res.iterations : whole / res.iterations;
     std::vector<T> ut(nv);

@@ -43,6 +43,10 @@ struct Parameters {
 struct StageTimes {
   std::array<double, 4> sub{};
   double misc = 0;
+  // The device solves subproblems 2 and 4 as one shifted pair: sub[1] holds
+  // both (their right-hand sides, the solve, p3's update is in sub[2]) and
+  // sub[3] is zero.
+  bool joint_solves = false;
   double whole() const { return sub[0] + sub[1] + sub[2] + sub[3] + misc; }
 };
 

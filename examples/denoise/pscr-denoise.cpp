@@ -145,7 +145,11 @@ int main(int argc, char** argv) {
       const Result r = host ? host->denoise(f[c], u) : gpu->denoise(f[c], u);
       std::printf("%s channel %d: %d iterations%s, objective %.6g -> %.6g\n", kTool, c, r.iterations,
                   r.converged ? "" : " (limit reached)", r.objective.front(), r.objective.back());
-      if (times)
+      if (times && r.mean.joint_solves)
+        std::printf("  seconds per iteration on %s: whole %.5f, sub 1 %.5f, sub 2 and 4 (one solve) %.5f, sub 3 %.5f, "
+                    "misc %.5f\n",
+                    gpu->device_name().c_str(), r.mean.whole(), r.mean.sub[0], r.mean.sub[1], r.mean.sub[2], r.mean.misc);
+      else if (times)
         std::printf("  seconds per iteration on %s: whole %.5f, sub 1 %.5f, sub 2 %.5f, sub 3 %.5f, sub 4 %.5f, misc %.5f\n",
                     host ? "the host" : gpu->device_name().c_str(), r.mean.whole(), r.mean.sub[0], r.mean.sub[1],
                     r.mean.sub[2], r.mean.sub[3], r.mean.misc);

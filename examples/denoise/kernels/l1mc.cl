@@ -250,11 +250,24 @@ __kernel void subproblem1(__global const real* u, __global const real* lambda1, 
   q[i + 1] = area * (r1 * y1 - lambda1[i + 1]);
 }
 
-// v = Gᵀ q (the right-hand side of subproblem 2's separable solve).
-__kernel void gather(__global const real* q, __global real* v, int W, int H, real invh) {
+// The right-hand sides of the two separable solves, interleaved (vertex i's
+// at 2i and 2i + 1): subproblem 2's Gᵀ b, and subproblem 4's
+// (M f + Gᵀ q) / r1 with q = M_Q (r1 p1 − λ1) from subproblem 1.
+__kernel void solve_rhs(__global const real* b, __global const real* q, __global const real* f,
+                        __global real* pair, int W, int H, real invh, real h, real r1) {
   const int i = get_global_id(0);
   if (i >= W * H) return;
-  v[i] = vertex_gather(q, W, H, i % W, i / W, invh);
+  const int x = i % W, y = i / W;
+  pair[2 * (size_t)i] = vertex_gather(b, W, H, x, y, invh);
+  pair[2 * (size_t)i + 1] = (vertex_gather(q, W, H, x, y, invh) + vertex_mass(W, H, x, y, h) * f[i]) / r1;
+}
+
+// The two solutions apart: v (subproblem 2's S⁻¹ Gᵀ b) and u.
+__kernel void split(__global const real* pair, __global real* v, __global real* u, int n) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  v[i] = pair[2 * (size_t)i];
+  u[i] = pair[2 * (size_t)i + 1];
 }
 
 // The new p3 (the Woodbury update of subproblem 2, stored for the cell whose
@@ -280,16 +293,6 @@ __kernel void subproblem3(__global const real* b, __global const real* v, __glob
   const real s = copysign(max(0.0, fabs(xi) - epsilon), xi) / r3;
   psi[i] = s;
   lambda3[i] += r3 * (div - s);
-}
-
-// Subproblem 4's right-hand side (M f + Gᵀ q) / r1 into u, q = M_Q (r1 p1 − λ1)
-// from subproblem 1; the separable solve then overwrites u with the solution.
-__kernel void subproblem4_rhs(__global const real* q, __global const real* f, __global real* u, int W, int H,
-                              real invh, real h, real r1) {
-  const int i = get_global_id(0);
-  if (i >= W * H) return;
-  const int x = i % W, y = i / W;
-  u[i] = (vertex_gather(q, W, H, x, y, invh) + vertex_mass(W, H, x, y, h) * f[i]) / r1;
 }
 
 inline void group_sum(__local real* sh, real v, __global real* out) {
