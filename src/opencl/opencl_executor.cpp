@@ -389,6 +389,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     int group_begin = 0, group_end = 0, survivor_begin = 0, survivor_end = 0;
     double sources = 0, source_modes = 0;  // Σ_g |sources_g|, Σ_g |sources_g|·m_g (cost model)
     Mem groups, mode_group, W, lambda, zero_flag, survivors;
+    // The top dimension of a 3D plan: the child problems' shifts c + λ of
+    // this level, kept per level; with the plan's own c they are the same in
+    // every solve and formed once (a launch fewer per level and solve).
+    Mem child_sigma, child_pinned;
+    mutable bool shifts_of_plan = false;  // they hold those of the plan's c
   };
   struct DimBufs {
     int n = 0;
@@ -489,6 +494,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
         lb.lambda = rt.upload(lambda, "eigenvalues");
         lb.zero_flag = rt.upload(zero, "mode flags");
         lb.survivors = rt.upload(surv, "survivor rows");
+        if (d == 0 && D_ == 3) {
+          lb.child_sigma = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(T), "shift buffer");
+          lb.child_pinned = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(int), "flag buffer");
+        }
         maxmodes = std::max(maxmodes, lb.modes);
         maxgroups = std::max(maxgroups, lb.ngroups);
         db.levels.push_back(std::move(lb));
@@ -748,10 +757,20 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
              lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
              use_boundary);
-    rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
-           db.child_sigma.get(), db.child_pinned.get(), batch, lb.modes);
-    if (leaf) tri_->solve(db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
-    else solve_dim(d + 1, db.Y.get(), lines, db.child_sigma.get(), db.child_pinned.get());
+    cl_mem child_sigma = db.child_sigma.get(), child_pinned = db.child_pinned.get();
+    const bool own = lb.child_sigma.get() != nullptr;  // a level of its own shifts (3D, top dimension)
+    const bool plan_c = own && sigma == sigma0_.get() && pinned == pinned0_.get();
+    if (own) {
+      child_sigma = lb.child_sigma.get();
+      child_pinned = lb.child_pinned.get();
+    }
+    if (!(plan_c && lb.shifts_of_plan)) {
+      rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
+             child_sigma, child_pinned, batch, lb.modes);
+      if (own && !rt.dry()) lb.shifts_of_plan = plan_c;  // in queue order before any later use
+    }
+    if (leaf) tri_->solve(db.Y.get(), lines, child_sigma, child_pinned);
+    else solve_dim(d + 1, db.Y.get(), lines, child_sigma, child_pinned);
   }
 
   // Block products of dimension d: the reduction's update of the survivors

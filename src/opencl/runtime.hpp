@@ -189,6 +189,7 @@ class PSCR_API Runtime {
       cost_.bytes += scalars * scalar_bytes_;
     }
   }
+  bool dry() const { return dry_; }  // inside dry_run: launches are counted, not made
   template <class F> Cost dry_run(F&& solve) const {
     cost_ = {};
     dry_ = true;
