@@ -1,7 +1,8 @@
 // The L1-mean-curvature denoiser of l1mc.hpp on an OpenCL device
 // (kernels/l1mc.cl): every subproblem and update on the device, the two
-// separable solves by libpscr's device-resident plans on the same queue;
-// only the stopping criterion's partial sums come back each iteration.
+// separable solves as one shifted pair of a libpscr device-resident plan
+// (opencl::solve_shifts_async) on the same queue; only the stopping
+// criterion's partial sums come back each iteration.
 #pragma once
 #include <memory>
 #include <string>
