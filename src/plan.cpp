@@ -35,12 +35,16 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
   return kReferenceRadix;
 }
 
-template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
+void check_options(const Options& options) {
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options.refine < 0 || options.refine > 10)
     throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
   if (options.shifts < 1 || options.shifts > 64)
     throw InvalidArgument("shifts = " + std::to_string(options.shifts) + " (needs 1 ... 64 problems per solve)");
+}
+
+template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
+  check_options(options);
   const auto t0 = clock_type::now();
   const int radix = plan_radix(problem, options);
   const auto t1 = clock_type::now();

@@ -26,5 +26,7 @@ template <class T> struct Plan<T>::Impl {
 // that is 0 the automatic choice (the OpenCL parameters' radix on the first
 // device, else kReferenceRadix). InvalidArgument for a negative or unit radix.
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
+// InvalidArgument for options out of range (threads, refine, shifts).
+void check_options(const Options& options);
 
 }  // namespace pscr

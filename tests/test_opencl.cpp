@@ -208,6 +208,46 @@ BOOST_AUTO_TEST_CASE(plan_larger_than_the_device_is_refused) {
   });
 }
 
+// opencl::device_bytes states a plan's device memory before any of it is
+// allocated: the same bytes as the plan's PlanInfo::device_bytes once made,
+// and the same refusals.
+BOOST_AUTO_TEST_CASE(device_memory_is_stated_before_planning) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto p2 = pscr::poisson2d(pscr::graded_mesh(33, 1.0, 1.02), pscr::graded_mesh(20, 1.0, 1.0));
+  const auto p3 = pscr::poisson3d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(12, 1.0, 1.1),
+                                  pscr::graded_mesh(7, 1.0, 1.0));
+  const auto h2 = pscr::helmholtz2d(pscr::graded_mesh(17, 1.0, 1.0), pscr::graded_mesh(23, 1.0, 1.0), 6.0);
+  std::size_t one = 0;
+  for (int shifts : {1, 3}) {
+    o.shifts = shifts;
+    const std::size_t b2 = pscr::opencl::device_bytes(p2, o), b3 = pscr::opencl::device_bytes(p3, o);
+    BOOST_TEST_MESSAGE("device bytes, shifts " << shifts << ": 2D " << b2 << ", 3D " << b3);
+    BOOST_TEST(b2 == pscr::Plan<double>(p2, o).info().device_bytes);
+    BOOST_TEST(b3 == pscr::Plan<double>(p3, o).info().device_bytes);
+    if (shifts == 1) one = b2;
+    else BOOST_TEST(b2 > one);  // the work buffers hold three problems
+  }
+  o.shifts = 1;
+  BOOST_TEST(pscr::opencl::device_bytes(h2, o) == pscr::Plan<std::complex<double>>(h2, o).info().device_bytes);
+  // refusals
+  pscr::Options ref;
+  BOOST_CHECK_THROW(pscr::opencl::device_bytes(p2, ref), pscr::InvalidArgument);  // not the OpenCL backend
+  o.shifts = 0;
+  BOOST_CHECK_THROW(pscr::opencl::device_bytes(p2, o), pscr::InvalidArgument);
+  o.shifts = 1;
+  cl_ulong global = 0;
+  {
+    const pscr::Plan<double> probe(p2, o);
+    cl_device_id dev = nullptr;
+    clGetCommandQueueInfo(pscr::opencl::queue(probe), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr);
+    clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr);
+  }
+  const int n = int(std::sqrt(double(global) / 8.0)) + 64;
+  const auto huge = pscr::poisson2d(pscr::graded_mesh(n + 2, 1.0, 1.0), pscr::graded_mesh(n + 2, 1.0, 1.0));
+  BOOST_CHECK_THROW(pscr::opencl::device_bytes(huge, o), pscr::AllocationTooLarge);
+}
+
 BOOST_AUTO_TEST_CASE(parameters_out_of_range_or_beyond_the_device) {
   const auto p = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(7, 1.0, 1.0));
   pscr::Options o;

@@ -72,6 +72,16 @@ template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, cl_mem x, 
 // SizeMismatch for a small buffer.
 template <class T> PSCR_API cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts);
 
+// The device memory in bytes that a plan of `problem` with `options` (backend
+// opencl) would allocate on its (first) device, before any of it is
+// allocated: the planner runs and the program is built, and the plan's
+// allocations are summed by the pass that checks them against the device
+// (PlanInfo::device_bytes of the plan, once made). With several devices:
+// each of a batch split holds this much; each of a rows split (the whole
+// array, its share of the tables) at most this. Errors as the plan's
+// constructor, AllocationTooLarge (with the largest buffers) included.
+template <class T> PSCR_API std::size_t device_bytes(const Problem<T>& problem, const Options& options);
+
 // Times `reps` device-resident solves of the right-hand side f (host array of
 // problem.unknowns() entries): f is uploaded once, each solve works on a fresh
 // device copy made outside the timed region, after one untimed warm-up solve.

@@ -6,6 +6,7 @@
 #include "../plan_impl.hpp"
 #include "cl_check.hpp"
 #include "device.hpp"
+#include "opencl_executor.hpp"
 #include "runtime.hpp"
 #include "pscr/opencl.hpp"
 
@@ -74,6 +75,16 @@ template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, co
   return static_cast<cl_event>(e.solve_shifts_device(x, shifts));
 }
 
+template <class T> std::size_t device_bytes(const Problem<T>& problem, const Options& options) {
+  if (options.backend != Backend::opencl) throw InvalidArgument("opencl::device_bytes: Options::backend is not opencl");
+  check_options(options);
+  const planner::PlanData<T> data =
+      planner::make_plan_data(problem, plan_radix(problem, options), options.elimination == Elimination::automatic);
+  Options first = options;
+  if (!options.opencl_queue) first.device = opencl_devices(options)[0];
+  return count_device_bytes(data, first);
+}
+
 template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T* f, int reps) {
   if (!f) throw InvalidArgument("time_solves: null right-hand side");
   if (reps < 1) throw InvalidArgument("time_solves: reps = " + std::to_string(reps) + " (needs >= 1)");
@@ -107,6 +118,7 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
   template SolveStats solve(const Plan<T>&, cl_mem, std::size_t, bool); \
   template cl_event solve_async(const Plan<T>&, cl_mem, std::size_t); \
   template cl_event solve_shifts_async(const Plan<T>&, cl_mem, const std::vector<T>&); \
+  template std::size_t device_bytes(const Problem<T>&, const Options&); \
   template std::vector<double> time_solves(const Plan<T>&, const T*, int);
 PSCR_INSTANTIATE(float)
 PSCR_INSTANTIATE(double)

@@ -79,7 +79,9 @@ template <class T> tuning::Resolved resolve_parameters(const ocl::Device& dev, c
 // the modes (distributed/slab_device.hpp), level by level as the rank calls it.
 template <class T> class OpenCLExecutor final : public Executor<T>, public distributed::SlabDevice<T> {
  public:
-  OpenCLExecutor(const PlanData<T>& pd, const Options& o, const std::vector<distributed::LevelShare>* shares = nullptr)
+  // count_only: stops after summing the allocations (device_bytes()).
+  OpenCLExecutor(const PlanData<T>& pd, const Options& o, const std::vector<distributed::LevelShare>* shares = nullptr,
+                 bool count_only = false)
       : pd_(pd), D_(pd.problem.dims()), shares_(shares) {
     cl_command_queue user_queue = static_cast<cl_command_queue>(o.opencl_queue);
     const ocl::Device dev = options_device(o);
@@ -109,7 +111,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     shift_capacity_ = shares ? 1 : o.shifts;
-    check_device_memory();
+    counted_bytes_ = check_device_memory();
+    if (count_only) return;
     upload_plan();
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
@@ -382,6 +385,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   void finish() override { rt_->finish(); }
 
+  std::size_t counted_bytes() const { return counted_bytes_; }
+
  private:
   struct LevelBufs {
     int ngroups = 0, modes = 0, nsurv = 0, max_m = 0;
@@ -522,7 +527,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // What the plan's buffers need of the device, summed before any of them is
   // allocated (a dry pass of upload_plan): AllocationTooLarge naming the total,
   // the device's memory and the largest buffers when it does not fit.
-  void check_device_memory() {
+  // The bytes upload_plan() will allocate; AllocationTooLarge past the device's memory.
+  std::size_t check_device_memory() {
     auto items = rt_->count_allocations([&] { upload_plan(); });
     afac_.clear();  // the dry pass left tables of null buffers
     mfac_.clear();
@@ -535,7 +541,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       total += bytes;
     }
     const ocl::Device& dev = rt_->device();
-    if (total <= dev.global_mem) return;
+    if (total <= dev.global_mem) return total;
     std::vector<std::pair<std::size_t, std::string>> largest;
     for (const auto& [what, bytes] : by_name) largest.push_back({bytes, what});
     std::sort(largest.rbegin(), largest.rend());
@@ -835,6 +841,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, flag_, line_coef_;
   int shift_capacity_ = 1;  // Options::shifts: the top level's batch
+  std::size_t counted_bytes_ = 0;  // what upload_plan() allocates
   Mem shifts_, shift_flags_;
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
@@ -864,6 +871,10 @@ std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::Plan
   return std::make_unique<OpenCLExecutor<T>>(plan, options, &shares);
 }
 
+template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& plan, const Options& options) {
+  return OpenCLExecutor<T>(plan, options, nullptr, true).counted_bytes();
+}
+
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);
@@ -874,6 +885,10 @@ template std::unique_ptr<Executor<std::complex<float>>> make_device_executor(
     const planner::PlanData<std::complex<float>>&, const Options&);
 template std::unique_ptr<Executor<std::complex<double>>> make_device_executor(
     const planner::PlanData<std::complex<double>>&, const Options&);
+template std::size_t count_device_bytes(const planner::PlanData<float>&, const Options&);
+template std::size_t count_device_bytes(const planner::PlanData<double>&, const Options&);
+template std::size_t count_device_bytes(const planner::PlanData<std::complex<float>>&, const Options&);
+template std::size_t count_device_bytes(const planner::PlanData<std::complex<double>>&, const Options&);
 #define PSCR_SLAB_DEVICE(T)                                                                                     \
   template std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::PlanData<T>&, const Options&, \
                                                                         const std::vector<distributed::LevelShare>&);

@@ -34,6 +34,12 @@ template <class T>
 std::unique_ptr<distributed::SlabDevice<T>> make_slab_device(const planner::PlanData<T>& plan, const Options& options,
                                                              const std::vector<distributed::LevelShare>& shares);
 
+// The device memory the plan on the one device options.device (or
+// options.opencl_queue's) would allocate: the program is built and the
+// allocations are summed by the pass that checks them, none is made.
+// AllocationTooLarge as the plan's constructor.
+template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& plan, const Options& options);
+
 // The kernel parameters (with their source, for PlanInfo) that a plan of
 // `problem` gets on the first device of `options`, known before any planning:
 // Options::radix = 0 takes its radix from them.
