@@ -15,7 +15,7 @@ from .builders import (graded_mesh, helmholtz2d, helmholtz3d, helmholtz_factor, 
                        poisson2d, poisson3d, poisson_factor, poisson_neumann_factor, uniform_mesh)
 from .errors import (AllocationTooLarge, BackendError, Error, FileFormatError, InvalidArgument,
                      KernelBuildError, NonFiniteInput, NumericalBreakdown, SingularPencil, SizeMismatch)
-from .plan import DTYPES, Plan, Problem
+from .plan import DTYPES, Plan, Problem, device_bytes
 
 __version__ = _core.version
 
@@ -33,7 +33,7 @@ def kernel_parameters():
 
 
 __all__ = [
-    "Plan", "Problem", "DTYPES", "kernel_parameters", "prepare_device",
+    "Plan", "Problem", "DTYPES", "device_bytes", "kernel_parameters", "prepare_device",
     "poisson_factor", "poisson_neumann_factor", "helmholtz_factor", "laplacian_factor",
     "graded_mesh", "uniform_mesh", "poisson2d", "poisson3d", "helmholtz2d", "helmholtz3d",
     "Error", "SizeMismatch", "InvalidArgument", "NonFiniteInput", "SingularPencil",

@@ -175,6 +175,38 @@ def _right_hand_sides(problem, f, what):
     return f, (f.shape[0] if f.ndim > d else 1)
 
 
+def _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters, program_cache,
+             refine, elimination, profile):
+    """The pscr::Options of a plan, as a dict for the core module."""
+    options = {"backend": backend, "radix": int(radix), "threads": int(threads), "refine": int(refine),
+               "elimination": elimination, "profile": bool(profile)}
+    for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
+        if value is not None:
+            options[key] = str(value)
+    if devices is not None:
+        options["devices"] = [str(d) for d in devices]
+    options["device_split"] = str(device_split)
+    if parameters is not None:
+        options["parameters"] = _kernel_parameters(parameters)
+    return options
+
+
+def device_bytes(problem, *, radix=0, device=None, devices=None, device_split="batches", tuning_file=None,
+                 parameters=None, program_cache=None, elimination="automatic"):
+    """The device memory in bytes that Plan(problem, backend="opencl", ...) with
+    these options would allocate on its (first) device, stated before any is
+    allocated: the planner runs and the program is built, the plan's
+    allocations are summed by the pass that checks them against the device
+    (info["device_bytes"] of the plan, once made). Raises as the plan would,
+    AllocationTooLarge for a plan past the device's memory.
+    problem: a pscr.Problem."""
+    if not isinstance(problem, Problem):
+        raise InvalidArgument("device_bytes needs a pscr.Problem")
+    options = _options("opencl", radix, 0, device, devices, device_split, tuning_file, parameters, program_cache,
+                       0, elimination, False)
+    return int(problem._core.device_bytes(options))
+
+
 class Plan:
     """A plan: the eigenpairs and layout of a problem, built once, that solves
     any number of right-hand sides (FFTW-style plan/execute split).
@@ -211,16 +243,8 @@ class Plan:
         self.problem = problem
         self.dtype = problem.dtype
         self.shape = problem.shape
-        options = {"backend": backend, "radix": int(radix), "threads": int(threads), "refine": int(refine),
-                   "elimination": elimination, "profile": bool(profile)}
-        for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
-            if value is not None:
-                options[key] = str(value)
-        if devices is not None:
-            options["devices"] = [str(d) for d in devices]
-        options["device_split"] = str(device_split)
-        if parameters is not None:
-            options["parameters"] = _kernel_parameters(parameters)
+        options = _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters,
+                           program_cache, refine, elimination, profile)
         self._queue = queue  # the pyopencl queue lives as long as the plan that uses it
         if queue is not None:
             options["queue"] = queue.int_ptr

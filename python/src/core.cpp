@@ -214,6 +214,12 @@ template <class T> void bind_type(py::module_& m) {
            })
       .def("backward_error", [](const P& p, py::array f, py::array u) {
         return p.backward_error(data_of<T>(f, "f", false), data_of<T>(u, "u", false));
+      })
+      // pscr::opencl::device_bytes: a plan's device memory before any is allocated
+      .def("device_bytes", [](const P& p, const py::dict& options) {
+        const pscr::Options o = options_of(options);
+        py::gil_scoped_release release;
+        return pscr::opencl::device_bytes(p, o);
       });
 
   using L = pscr::Plan<T>;

@@ -5,6 +5,7 @@ import time
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import pscr
 from conftest import random_problem, random_rhs
@@ -78,3 +79,19 @@ def test_gil_released_during_solve():
     t.join()
     rate_alone, rate_shared = alone / 0.3, n / elapsed
     assert rate_shared > 0.3 * rate_alone, (rate_shared, rate_alone)
+
+
+def test_device_bytes_are_stated_before_planning():
+    # the plan's device memory, known before the plan allocates it, equals
+    # what the plan reports once made (2D real, 3D, complex)
+    for dims, dtype in (((31, 18), np.float64), ((9, 12, 7), np.float64), ((17, 23), np.complex128)):
+        factors, c = random_problem(dims, dtype)
+        problem = pscr.Problem(factors, c)
+        stated = pscr.device_bytes(problem)
+        assert stated > 0
+        assert stated == pscr.Plan(problem, backend="opencl").info["device_bytes"]
+    # refusals as the plan's
+    with pytest.raises(pscr.InvalidArgument):
+        pscr.device_bytes(factors)  # not a Problem
+    with pytest.raises(pscr.InvalidArgument):
+        pscr.device_bytes(problem, radix=1)
