@@ -32,7 +32,7 @@ template <class T> class Executor {
   // OpenCL backend: the shifted problems (c replaced by each of `shifts`) of
   // right-hand sides interleaved in `buffer` (unknown i of problem b at
   // i * shifts.size() + b), solved together in place; returns a cl_event.
-  // Why not (InvalidArgument), checked first; then the solve.
+  // Why not (InvalidArgument), checked first; then the solve (which assumes it).
   virtual void check_shifts(const std::vector<T>& /*shifts*/) const {
     throw InvalidArgument("opencl::solve_shifts_async: shifted solves need a plan on one OpenCL device");
   }

@@ -105,7 +105,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
   }
 
   // The sums of the partial sums [begin, end) of `part`, in order, in double.
-  static double sum(const std::vector<T>& part, std::size_t begin, std::size_t end) {
+  static double sum(const T* part, std::size_t begin, std::size_t end) {
     double s = 0;
     for (std::size_t i = begin; i < end; ++i) s += double(part[i]);
     return s;
@@ -161,7 +161,7 @@ template <class T> struct DeviceImpl final : DeviceL1mc::Impl {
       clReleaseEvent(e);
       e = nullptr;
       ocl::check(st, "clWaitForEvents");
-      const std::vector<T> part(slots + (k % 2) * nparts, slots + (k % 2 + 1) * nparts);
+      const T* part = slots + (k % 2) * nparts;  // iteration k's slot
       const double l = sum(part, nv_groups, 2 * nv_groups) + double(area) * sum(part, 0, nv_groups);
       return record_iteration(res, l, sum(part, 2 * nv_groups, nparts), start_l, par.tol);
     };

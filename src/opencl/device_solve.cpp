@@ -1,5 +1,4 @@
 // pscr/opencl.hpp: device-resident solves.
-#include <algorithm>
 #include <chrono>
 #include <complex>
 

@@ -285,8 +285,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       }
     }
   }
+  // After check_shifts (opencl::solve_shifts_async checks them first).
   void* solve_shifts_device(void* buffer, const std::vector<T>& shifts) const override {
-    check_shifts(shifts);
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t K = shifts.size();
     if (shifts != uploaded_shifts_) {  // a waiting write, once per new set of shifts
@@ -525,9 +525,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
   // What the plan's buffers need of the device, summed before any of them is
-  // allocated (a dry pass of upload_plan): AllocationTooLarge naming the total,
-  // the device's memory and the largest buffers when it does not fit.
-  // The bytes upload_plan() will allocate; AllocationTooLarge past the device's memory.
+  // allocated (a dry pass of upload_plan): the bytes upload_plan() will
+  // allocate, or AllocationTooLarge naming the total, the device's memory and
+  // the largest buffers when they do not fit.
   std::size_t check_device_memory() {
     auto items = rt_->count_allocations([&] { upload_plan(); });
     afac_.clear();  // the dry pass left tables of null buffers
