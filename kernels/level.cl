@@ -141,7 +141,10 @@ inline void partial_sums(__global const scalar* Y, __global const group_t* group
   for (int l = lane; l < g.m; l += T) {
     const scalar y = Y[y_index(whole_lines, r, g.mode0 + l, b, R, modes, batch)];
     __global const scalar* w = W + (size_t)(g.mode0 + l) * KEPT;
-    for (int t = 0; t < nout; ++t) KAHAN_ADD(acc[t], comp[t], smul(w[pos[t]], y));
+    // a loop of constant length keeps acc, comp and pos in registers
+#pragma unroll
+    for (int t = 0; t < KEPT; ++t)
+      if (t < nout) KAHAN_ADD(acc[t], comp[t], smul(w[pos[t]], y));
   }
 }
 
@@ -152,7 +155,9 @@ inline void store_sums(__global const group_t* groups, __global scalar* V, __glo
   const int r = rg % R, gi = rg / R;
   if (to_sources) {
     const group_t g = groups[gi];
-    for (int t = 0; t < g.nsrc; ++t) X[((size_t)g.src_row[t] * R + r) * batch + b] = acc[t];
+#pragma unroll
+    for (int t = 0; t < NSRC; ++t)
+      if (t < g.nsrc) X[((size_t)g.src_row[t] * R + r) * batch + b] = acc[t];
   } else {
     for (int t = 0; t < 2; ++t) V[(((size_t)gi * 2 + t) * R + r) * batch + b] = acc[t];
   }
@@ -174,7 +179,9 @@ __kernel void accumulate_tree(__global const scalar* Y, __global const group_t* 
   scalar acc[KEPT];
   partial_sums(Y, groups, W, R, batch, modes, ngroups, nout, to_sources, whole_lines, lane, T, acc);
   const int p = (get_local_id(2) * T + lane) * wb + get_local_id(0);
-  for (int t = 0; t < nout; ++t) {
+#pragma unroll
+  for (int t = 0; t < KEPT; ++t) {
+    if (t >= nout) break;
     part[p] = acc[t];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = T / 2; s > 0; s >>= 1) {
@@ -238,15 +245,22 @@ __kernel void child_shifts(__global const scalar* sigma, __global const scalar* 
   child_pinned[mode * batch + b] = pinned[b] && zero_mode_flag[mode];
 }
 
-// Sets *flag when any of the n values of X is NaN or infinite.
-// flag = 1 when X[begin, end) holds a non-finite value.
-__kernel void find_nonfinite(__global const scalar* X, ulong begin, ulong end, __global int* flag) {
-  for (size_t i = begin + get_global_id(0); i < end; i += get_global_size(0)) {
+// flag = 1 when X[begin, end) holds a NaN or an infinity. Four loads per
+// work-item and step are in flight together: one at a time, the pass ran at
+// a fraction of the memory's bandwidth.
 #ifdef SCALAR_COMPLEX
-    const int bad = !isfinite(X[i].x) || !isfinite(X[i].y);
+#define NONFINITE(v) (!isfinite((v).x) || !isfinite((v).y))
 #else
-    const int bad = !isfinite(X[i]);
+#define NONFINITE(v) (!isfinite(v))
 #endif
-    if (bad) *flag = 1;
+__kernel void find_nonfinite(__global const scalar* X, ulong begin, ulong end, __global int* flag) {
+  const size_t G = get_global_size(0);
+  size_t i = begin + get_global_id(0);
+  int bad = 0;
+  for (; i + 3 * G < end; i += 4 * G) {
+    const scalar x0 = X[i], x1 = X[i + G], x2 = X[i + 2 * G], x3 = X[i + 3 * G];
+    bad |= NONFINITE(x0) | NONFINITE(x1) | NONFINITE(x2) | NONFINITE(x3);
   }
+  for (; i < end; i += G) bad |= NONFINITE(X[i]);
+  if (bad) *flag = 1;
 }

@@ -37,9 +37,26 @@
 #define LINE_LOOP
 #endif
 
-// Local position of row r: one pad entry per chunk keeps the work-items,
-// which walk their chunks in step, on distinct banks.
-inline int line_pos(int r, int k) { return r + r / k; }
+// Local position of row r: r + r / k. One pad entry per chunk keeps the
+// work-items, which walk their chunks in step, on distinct banks. Row i of
+// chunk t is at i + t. Along rows r0, r0 + T, r0 + 2T, … (the coalesced loads
+// and stores of a line) the position is stepped without a division per row:
+// an integer division is a long instruction sequence on GPUs, and it was most
+// of the arithmetic of a row. r = q·k + m is carried as r + q and m.
+typedef struct { int pos, m, dpos, dm, k; } line_walk_t;
+inline line_walk_t line_walk(int r0, int T, int k) {
+  const int q = r0 / k, dq = T / k;
+  line_walk_t w = {r0 + q, r0 - q * k, T + dq, T - dq * k, k};
+  return w;
+}
+inline void line_step(line_walk_t* w) {
+  w->pos += w->dpos;
+  w->m += w->dm;
+  if (w->m >= w->k) {
+    w->m -= w->k;
+    ++w->pos;
+  }
+}
 
 
 // The packed entry of row i, the j-th of chunk t. With a uniform factor
@@ -52,7 +69,7 @@ inline coef_t line_entry(__global const coef_t* C, __global const coef_t* CC, in
 }
 
 // Solves the line whose right-hand side is in local memory (`ro`: the
-// reduced system, 3T scalars, then the padded rows at line_pos) in place;
+// reduced system, 3T scalars, then the padded rows at r + r / k) in place;
 // kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors).
 // Every work-item of the group calls it (it holds barriers).
 inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int k, int t, int T, int active, int line,
@@ -79,7 +96,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
     spike = r.lo;
     up = r.up;
     cur_s = r.s;
-    cur_g = g[line_pos(a, k)];
+    cur_g = g[a + t];
   }
   LINE_LOOP
   for (int j = 0; j < LINE_ROWS; ++j) {
@@ -100,7 +117,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
         kp[2 * t * k + j] = spike;
         kp[(2 * t + 1) * k + j] = inv;
       }
-      g[line_pos(i, k)] = cur_g;
+      g[i + t] = cur_g;
       prev_g -= smul(smul(spike, inv), cur_g);
       row_t nx;
       if (alike && i + 1 >= 2 && i + 1 <= n - 2) nx = inner;
@@ -113,7 +130,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
       cur_s = nx.s - tn;
       if (active && sabs(cur_s) < (real)PIVOT_LIMIT * (sabs(nx.s) + sabs(tn))) flags[1] = line + 1;
 #endif
-      cur_g = g[line_pos(i + 1, k)] - smul(w, cur_g);
+      cur_g = g[i + 1 + t] - smul(w, cur_g);
       spike = -smul(w, spike);
       up = nx.up;
     }
@@ -150,7 +167,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
     const scalar xa = t > 0 ? rg[t - 1] : ZERO;  // x_{a−1}
     __local const scalar* kc = kp + 2 * min(t, 1) * k;  // chunk t's pivots if alike
     scalar x = xb;
-    g[line_pos(b, k)] = x;
+    g[b + t] = x;
     LINE_LOOP
     for (int j = LINE_ROWS - 1; j >= 0; --j) {
       const int i = a + j;
@@ -159,8 +176,8 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
         const scalar sp = alike ? kc[j] : keep_spike[j], iv = alike ? kc[k + j] : keep_inv[j];
-        x = smul(g[line_pos(i, k)] - smul(sp, xa) - smul(o, x), iv);
-        g[line_pos(i, k)] = x;
+        x = smul(g[i + t] - smul(sp, xa) - smul(o, x), iv);
+        g[i + t] = x;
       }
     }
   }
@@ -168,7 +185,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
 }
 
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
-// the reduced system (3T), the padded rows (line_pos), and last the 4k
+// the reduced system (3T), the padded rows (r + r / k), and last the 4k
 // pivots of chunks 0 and 1 (kp).
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                          int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
@@ -179,13 +196,17 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
   __local scalar* ro = buf + (size_t)lg * span;
   __local scalar* g = ro + 3 * T;
   __global scalar* y = Y + (size_t)(active ? line : 0) * n;
-  if (active)
-    for (int r = t; r < n; r += T) g[line_pos(r, k)] = y[r];
+  if (active) {
+    line_walk_t w = line_walk(t, T, k);
+    for (int r = t; r < n; r += T, line_step(&w)) g[w.pos] = y[r];
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
                    active ? pinned[line] : 0, flags);
-  if (active)
-    for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
+  if (active) {
+    line_walk_t w = line_walk(t, T, k);
+    for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
+  }
 }
 
 // form_rhs_lines and line_solve in one pass: the right-hand side of each
@@ -216,8 +237,9 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
       scalar ws[NSRC], wl, wr;
       mode_weights(W, &gr, mode, ws, &wl, &wr);
       __local scalar* g = buf + (size_t)u * span + 3 * T;
-      for (int r = r0; r < n; r += T)
-        g[line_pos(r, k)] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
+      line_walk_t w = line_walk(r0, T, k);
+      for (int r = r0; r < n; r += T, line_step(&w))
+        g[w.pos] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -230,7 +252,8 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;
-    for (int r = t; r < n; r += T) y[r] = g[line_pos(r, k)];
+    line_walk_t w = line_walk(t, T, k);
+    for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
   }
 }
 

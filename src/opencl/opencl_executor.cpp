@@ -248,7 +248,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return 0;
     }
     // One pass over the solutions instead of a silent NaN.
-    if (check) rt_->run("find_nonfinite", 256, {std::size_t(65536)}, buf, cl_ulong(0), cl_ulong(count * N), flag_.get());
+    if (check) find_nonfinite(buf, 0, count * N);
     // the flags' read waits for the solve: one wait for the device, not two
     std::array<int, 2> flags{0, 0};
     if (check) flags = read_flags();
@@ -377,8 +377,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const int zero = 0;
     rt_->write(flag_.get(), &zero, sizeof zero);
     const std::size_t R = dims_[0].R;
-    rt_->run("find_nonfinite", 256, {std::size_t(65536)}, x_.get(), cl_ulong(row * R), cl_ulong((row + count) * R),
-             flag_.get());
+    find_nonfinite(x_.get(), row * R, (row + count) * R);
     int bad = 0;
     rt_->read(flag_.get(), &bad, sizeof bad);
     return bad != 0;
@@ -388,6 +387,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes() const { return counted_bytes_; }
 
  private:
+  // Sets flag_ when buf[begin, end) holds a non-finite value: about four
+  // values per work-item, at most 2^20 work-items.
+  void find_nonfinite(cl_mem buf, std::size_t begin, std::size_t end) const {
+    const std::size_t items = std::clamp<std::size_t>(round_up((end - begin + 3) / 4, 256), 256, std::size_t(1) << 20);
+    rt_->run("find_nonfinite", 256, {items}, buf, cl_ulong(begin), cl_ulong(end), flag_.get());
+  }
   struct LevelBufs {
     int ngroups = 0, modes = 0, nsurv = 0, max_m = 0;
     // the groups and survivors computed here: all, or a rank's (LevelShare)
