@@ -68,13 +68,80 @@ inline coef_t line_entry(__global const coef_t* C, __global const coef_t* CC, in
   return uniform ? C[i > 0 && i < n - 1 ? 1 : i] : CC[j * T + t];
 }
 
+// Halved lines (longer than a work-group's local memory holds whole): the
+// local solver eliminates level 1 of the line's cyclic reduction, whose row i
+// is row 2i + 1 of the line (n0 rows) with rows 2i and 2i + 2 eliminated:
+// M = n0 / 2 rows. That reduction is taken while the line is loaded, and the
+// even rows follow from their own equations when it is stored, so the line is
+// still read once and written once (its even rows are read again, mostly
+// from cache). With a uniform factor, level-1 rows 1 … M − 2 are alike (they
+// come from level-0 rows 2 … n0 − 2), as are level-0 rows 2 … n0 − 2.
+inline row_t half_row(__global const coef_t* C, int n0, int i, scalar sg, int pin) {
+  const row_t m = level0_coef(C, n0, 2 * i, sg, pin), c = level0_coef(C, n0, 2 * i + 1, sg, pin);
+  const row_t p = 2 * i + 2 < n0 ? level0_coef(C, n0, 2 * i + 2, sg, pin) : identity_row();
+  return cr_combine(m, c, p);
+}
+
+// A line's interior multipliers and even row, formed once (uniform factor).
+typedef struct {
+  cr_weights_t w;
+  row_t even;
+  scalar even_inv;
+  int alike;
+} half_line_t;
+inline half_line_t half_line(__global const coef_t* C, int n0, scalar sg, int pin, int uniform) {
+  half_line_t h;
+  h.alike = uniform && !pin && n0 >= 6;  // level-0 rows 2, 3, 4 exist
+  h.even = identity_row();
+  h.w.wl = h.w.wr = h.even_inv = ZERO;
+  if (h.alike) {
+    const row_t m = level0_coef(C, n0, 2, sg, 0), c = level0_coef(C, n0, 3, sg, 0), p = level0_coef(C, n0, 4, sg, 0);
+    h.w = cr_weights(m, c, p);
+    h.even = m;
+    h.even_inv = srecip(row_diag(m));
+  }
+  return h;
+}
+
+// The right-hand side of level-1 row i from g_{2i}, g_{2i+1}, g_{2i+2} (zero
+// past the end), as cr_combine forms it.
+inline scalar half_rhs(const half_line_t* h, __global const coef_t* C, int n0, int i, scalar sg, int pin, scalar gm,
+                       scalar gc, scalar gp) {
+  if (h->alike && i >= 1 && 2 * i + 2 <= n0 - 2) return cr_rhs(h->w, gm, gc, gp);
+  const row_t m = level0_coef(C, n0, 2 * i, sg, pin), c = level0_coef(C, n0, 2 * i + 1, sg, pin);
+  const row_t p = 2 * i + 2 < n0 ? level0_coef(C, n0, 2 * i + 2, sg, pin) : identity_row();
+  return cr_rhs(cr_weights(m, c, p), gm, gc, gp);
+}
+
+// Even row r of the line from its right-hand side g and the solutions beside
+// it (xl = x_{r−1}, xr = x_{r+1}; zero past the ends), as back_solve gives it.
+inline scalar half_even(const half_line_t* h, __global const coef_t* C, int n0, int r, scalar sg, int pin, scalar g,
+                        scalar xl, scalar xr) {
+  if (h->alike && r >= 2 && r <= n0 - 2) return smul(g - smul(h->even.lo, xl) - smul(h->even.up, xr), h->even_inv);
+  row_t e = level0_coef(C, n0, r, sg, pin);
+  e.g = g;
+  return back_solve(e, xl, xr);
+}
+
+// Row i of the system the local solver eliminates: level 0 of the line or,
+// halved, level 1 (its pivots watched on the ordinary path, as cr_reduce does).
+inline row_t system_row(__global const coef_t* C, int n0, int i, scalar sg, int pin, int halved, int active,
+                        __global int* flags, int line) {
+  if (!halved) return level0_coef(C, n0, i, sg, pin);
+  const row_t r = half_row(C, n0, i, sg, pin);
+  if (active) watch_pivot(r, flags, line);
+  return r;
+}
+
 // Solves the line whose right-hand side is in local memory (`ro`: the
 // reduced system, 3T scalars, then the padded rows at r + r / k) in place;
 // kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors).
+// The system has n rows: the line's n0 or, halved, level 1 of its cyclic
+// reduction (n = n0 / 2; CC is not read).
 // Every work-item of the group calls it (it holds barriers).
 inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int k, int t, int T, int active, int line,
                              __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
-                             __global int* flags) {
+                             __global int* flags, int n0, int halved) {
   __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
   __local scalar* rg = rs + T;  // its right-hand side, then solution
   __local scalar* g = rg + T;   // the line's right-hand side, then solution
@@ -90,9 +157,11 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
   // row, which takes a quarter of the elimination's arithmetic away.
   const int alike = uniform && !pin;
   row_t inner = identity_row();
-  if (alike) inner = level0_row(C[1], entry_coupling(C[1], sg), C, n, 1, sg, 0);
+  if (alike && (!halved || n0 >= 6))  // halved: level-1 rows 1 … M − 2 need n0 ≥ 6
+    inner = halved ? system_row(C, n0, 1, sg, 0, 1, active, flags, line)
+                   : level0_row(C[1], entry_coupling(C[1], sg), C, n, 1, sg, 0);
   if (live) {
-    const row_t r = level0_coef(C, n, a, sg, pin);
+    const row_t r = system_row(C, n0, a, sg, pin, halved, active, flags, line);
     spike = r.lo;
     up = r.up;
     cur_s = r.s;
@@ -121,6 +190,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
       prev_g -= smul(smul(spike, inv), cur_g);
       row_t nx;
       if (alike && i + 1 >= 2 && i + 1 <= n - 2) nx = inner;
+      else if (halved) nx = system_row(C, n0, i + 1, sg, pin, 1, active, flags, line);
       else nx = level0_row(line_entry(C, CC, uniform, n, i + 1, j + 1, t, T), up, C, n, i + 1, sg, pin);
       const scalar w = smul(up, inv);
 #ifdef EXCESS_FORM
@@ -173,6 +243,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
       const int i = a + j;
       if (i < b) {
         const scalar o = alike && i >= 1 ? inner.up
+                         : halved            ? half_row(C, n0, i, sg, pin).up
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
         const scalar sp = alike ? kc[j] : keep_spike[j], iv = alike ? kc[k + j] : keep_inv[j];
@@ -184,28 +255,50 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// Stores rows 2i and 2i + 1 of a halved line: x_{2i+1} is level-1 row i,
+// at w.pos in local memory (w the walk at row i), x_{2i−1} is row i − 1;
+// g_even is the line's right-hand side at row 2i.
+inline void store_halved_rows(__global scalar* y, __local const scalar* g, line_walk_t w, int i, int M,
+                              const half_line_t* h, __global const coef_t* C, int n0, scalar sg, int pin,
+                              scalar g_even) {
+  const scalar xr = i < M ? g[w.pos] : ZERO;
+  const scalar xl = i > 0 ? g[w.m == 0 ? w.pos - 2 : w.pos - 1] : ZERO;
+  y[2 * i] = half_even(h, C, n0, 2 * i, sg, pin, g_even, xl, xr);
+  if (i < M) y[2 * i + 1] = xr;
+}
+
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
-// the reduced system (3T), the padded rows (r + r / k), and last the 4k
-// pivots of chunks 0 and 1 (kp).
+// the reduced system (3T), the padded rows (r + r / k) of the system (the
+// line's n rows, or n / 2 halved), and last the 4k pivots of chunks 0 and 1
+// (kp).
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                          int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
-                         int span, __local scalar* buf) {
+                         int halved, int span, __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1);
   const int line = get_group_id(1) * get_local_size(1) + lg;
-  const int active = line < L;
+  const int active = line < L, M = halved ? n / 2 : n;
   __local scalar* ro = buf + (size_t)lg * span;
   __local scalar* g = ro + 3 * T;
   __global scalar* y = Y + (size_t)(active ? line : 0) * n;
+  const scalar sg = active ? sigma[line] : ZERO;
+  const int pin = active ? pinned[line] : 0;
+  const half_line_t h = half_line(C, n, sg, pin, uniform && halved);
   if (active) {
     line_walk_t w = line_walk(t, T, k);
-    for (int r = t; r < n; r += T, line_step(&w)) g[w.pos] = y[r];
+    if (halved)
+      for (int i = t; i < M; i += T, line_step(&w))
+        g[w.pos] = half_rhs(&h, C, n, i, sg, pin, y[2 * i], y[2 * i + 1], 2 * i + 2 < n ? y[2 * i + 2] : ZERO);
+    else
+      for (int r = t; r < n; r += T, line_step(&w)) g[w.pos] = y[r];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, active ? sigma[line] : ZERO,
-                   active ? pinned[line] : 0, flags);
+  solve_line_local(ro, ro + span - 4 * k, M, k, t, T, active, line, C, CC, uniform, sg, pin, flags, n, halved);
   if (active) {
     line_walk_t w = line_walk(t, T, k);
-    for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
+    if (halved)
+      for (int i = t; 2 * i < n; i += T, line_step(&w)) store_halved_rows(y, g, w, i, M, &h, C, n, sg, pin, y[2 * i]);
+    else
+      for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
   }
 }
 
@@ -216,30 +309,48 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
 // read with the line index fastest, so that consecutive work-items read
 // consecutive b of X[src][r][b]. Lines are not pinned (pure Neumann problems
 // take center_pinned and line_solve). The shifts are formed here too (one
-// launch fewer per level: child_shifts).
+// launch fewer per level: child_shifts). Halved lines form their even rows
+// again when they are stored.
 inline void form_solve(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
                        __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,
                        int use_boundary, __global scalar* Y, int n, int k, int L, __global const coef_t* C,
                        __global const coef_t* CC, int uniform, __global const scalar* parent_sigma,
-                       __global const scalar* lambda, __global scalar* child_sigma, __global int* flags, int span,
-                       __local scalar* buf) {
+                       __global const scalar* lambda, __global scalar* child_sigma, __global int* flags, int halved,
+                       int span, __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
   const int line0 = get_group_id(1) * G, line = line0 + lg;
-  const int active = line < L;
+  const int active = line < L, M = halved ? n / 2 : n;
   {
     // with batch > 1 work-item (t, lg), the flat-th of the group, loads rows
     // flat / G, flat / G + T, … of line line0 + flat % G
     const int flat = t + lg * T, u = batch > 1 ? flat % G : lg, r0 = batch > 1 ? flat / G : t;
-    const int ul = line0 + u;
-    if (ul < L) {
-      const int mode = ul / batch, b = ul % batch, gi = mode_group[mode];
-      const group_t gr = groups[gi];
-      scalar ws[NSRC], wl, wr;
-      mode_weights(W, &gr, mode, ws, &wl, &wr);
-      __local scalar* g = buf + (size_t)u * span + 3 * T;
-      line_walk_t w = line_walk(r0, T, k);
-      for (int r = r0; r < n; r += T, line_step(&w))
-        g[w.pos] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
+    const int ul = line0 + u, valid = ul < L;
+    const int mode = valid ? ul / batch : 0, b = valid ? ul % batch : 0, gi = mode_group[mode];
+    const group_t gr = groups[gi];
+    scalar ws[NSRC], wl, wr;
+    mode_weights(W, &gr, mode, ws, &wl, &wr);
+    __local scalar* g = buf + (size_t)u * span + 3 * T;
+    line_walk_t w = line_walk(r0, T, k);
+    if (!halved) {
+      if (valid)
+        for (int r = r0; r < n; r += T, line_step(&w))
+          g[w.pos] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
+    } else {
+      // Three rows formed per level-1 row (the even ones twice): staging the
+      // even rows in local memory and holding the reduced rows in registers
+      // until all were read was slower on the H100 (8191^2 double 22.6 ->
+      // 24.2 ms, complex 4095^2 9.8 -> 14.7 ms).
+      if (valid) {
+        const scalar sgu = parent_sigma[b] + lambda[mode];
+        const half_line_t h = half_line(C, n, sgu, 0, uniform);
+        for (int i = r0; i < M; i += T, line_step(&w)) {
+          const scalar gm = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i, n, batch, b, use_boundary);
+          const scalar gc = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i + 1, n, batch, b, use_boundary);
+          const scalar gp =
+              2 * i + 2 < n ? partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i + 2, n, batch, b, use_boundary) : ZERO;
+          g[w.pos] = half_rhs(&h, C, n, i, sgu, 0, gm, gc, gp);
+        }
+      }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -248,35 +359,39 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
   // the host's report of a near-singular line
   const scalar sg = active ? parent_sigma[line % batch] + lambda[line / batch] : ZERO;
   if (active && t == 0) child_sigma[line] = sg;
-  solve_line_local(ro, ro + span - 4 * k, n, k, t, T, active, line, C, CC, uniform, sg, 0, flags);
+  solve_line_local(ro, ro + span - 4 * k, M, k, t, T, active, line, C, CC, uniform, sg, 0, flags, n, halved);
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;
     line_walk_t w = line_walk(t, T, k);
-    for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
+    if (halved) {
+      const int mode = line / batch, b = line % batch, gi = mode_group[mode];
+      const group_t gr = groups[gi];
+      scalar ws[NSRC], wl, wr;
+      mode_weights(W, &gr, mode, ws, &wl, &wr);
+      const half_line_t h = half_line(C, n, sg, 0, uniform);
+      for (int i = t; 2 * i < n; i += T, line_step(&w))
+        store_halved_rows(y, g, w, i, M, &h, C, n, sg, 0,
+                          partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i, n, batch, b, use_boundary));
+    } else {
+      for (int r = t; r < n; r += T, line_step(&w)) y[r] = g[w.pos];
+    }
   }
 }
 
-__kernel void form_solve_lines(__global const scalar* X, __global const group_t* groups,
-                               __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
-                               __global const scalar* BR, int batch, int use_boundary, __global scalar* Y, int n,
-                               int k, int L, __global const coef_t* C, __global const coef_t* CC,
-                               __global const scalar* parent_sigma, __global const scalar* lambda,
-                               __global scalar* child_sigma, __global int* flags, int span, __local scalar* buf) {
-  form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, 0, parent_sigma, lambda,
-             child_sigma, flags, span, buf);
-}
-
-// The same for a uniform factor: `uniform` a constant, so the compiler drops
-// the per-work-item pivot arrays.
-__kernel void form_solve_lines_uniform(__global const scalar* X, __global const group_t* groups,
-                                       __global const int* mode_group, __global const scalar* W,
-                                       __global const scalar* BL, __global const scalar* BR, int batch,
-                                       int use_boundary, __global scalar* Y, int n, int k, int L,
-                                       __global const coef_t* C, __global const coef_t* CC,
-                                       __global const scalar* parent_sigma, __global const scalar* lambda,
-                                       __global scalar* child_sigma, __global int* flags, int span,
-                                       __local scalar* buf) {
-  form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, 1, parent_sigma, lambda,
-             child_sigma, flags, span, buf);
-}
+// The kernels of form_solve: any factor (the pivots kept per work-item, or
+// halved lines' rows generated per row), a uniform one (`uniform` a
+// constant, so the compiler drops the per-work-item pivot arrays), and a
+// uniform one with halved lines. The same arguments for all three.
+#define FORM_SOLVE_KERNEL(name, UNIFORM, HALVED)                                                                      \
+  __kernel void name(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,       \
+                     __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,       \
+                     int use_boundary, __global scalar* Y, int n, int k, int L, __global const coef_t* C,            \
+                     __global const coef_t* CC, __global const scalar* parent_sigma, __global const scalar* lambda, \
+                     __global scalar* child_sigma, __global int* flags, int halved, int span, __local scalar* buf) { \
+    form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, UNIFORM, parent_sigma,     \
+               lambda, child_sigma, flags, HALVED, span, buf);                                                       \
+  }
+FORM_SOLVE_KERNEL(form_solve_lines, 0, halved)
+FORM_SOLVE_KERNEL(form_solve_lines_uniform, 1, 0)
+FORM_SOLVE_KERNEL(form_solve_halved_uniform, 1, 1)

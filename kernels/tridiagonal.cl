@@ -96,10 +96,12 @@ inline row_t level0_coef(__global const coef_t* C, int n0, int i, scalar sg, int
   return level0_row(C[i], i > 0 ? level0_coupling(C, i - 1, sg) : ZERO, C, n0, i, sg, pin);
 }
 
-// The middle of three consecutive rows (m, c, p) with its neighbours
-// eliminated: one CR (or PCR) reduction of one row. An absent p is the
-// identity row with a zero right-hand side.
-inline row_t cr_combine(row_t m, row_t c, row_t p) {
+// The multipliers of one CR (or PCR) reduction of row c by its neighbours m
+// and p: row c − wl·row m − wr·row p.
+typedef struct {
+  scalar wl, wr;
+} cr_weights_t;
+inline cr_weights_t cr_weights(row_t m, row_t c, row_t p) {
 #if defined(SCALAR_DOUBLE) && !defined(SCALAR_COMPLEX)
   // one division for both reciprocals (the product of two diagonals stays in range for
   // diagonals between 1e-150 and 1e150)
@@ -108,11 +110,22 @@ inline row_t cr_combine(row_t m, row_t c, row_t p) {
 #else
   const scalar rm = srecip(row_diag(m)), rp = srecip(row_diag(p));
 #endif
-  const scalar wl = smul(c.lo, rm), wr = smul(c.up, rp);
+  cr_weights_t w = {smul(c.lo, rm), smul(c.up, rp)};
+  return w;
+}
+// The right-hand side of the reduced row.
+inline scalar cr_rhs(cr_weights_t w, scalar gm, scalar gc, scalar gp) { return gc - smul(w.wl, gm) - smul(w.wr, gp); }
+
+// The middle of three consecutive rows (m, c, p) with its neighbours
+// eliminated: one CR (or PCR) reduction of one row. An absent p is the
+// identity row with a zero right-hand side.
+inline row_t cr_combine(row_t m, row_t c, row_t p) {
+  const cr_weights_t w = cr_weights(m, c, p);
+  const scalar wl = w.wl, wr = w.wr;
   row_t o;
   o.lo = -smul(wl, m.lo);
   o.up = -smul(wr, p.up);
-  o.g = c.g - smul(wl, m.g) - smul(wr, p.g);
+  o.g = cr_rhs(w, m.g, c.g, p.g);
 #ifdef EXCESS_FORM
   o.s = c.s + fabs(wl) * m.s + fabs(wr) * p.s;
 #else

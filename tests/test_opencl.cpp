@@ -110,9 +110,10 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
 // CR kernel, PCR depths 0..3, one and
 // many lines per local group, tree sums of single terms, Newton–Raphson; whole
 // lines on chip with one row per work-item (no elimination in registers) and
-// several lines per work-group, uneven chunks with empty ones at the end.
+// several lines per work-group, uneven chunks with empty ones at the end;
+// halved lines (non-uniform factors: rows generated one by one).
 BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
-  std::vector<pscr::KernelParameters> sets(6);
+  std::vector<pscr::KernelParameters> sets(8);
   for (int s = 0; s < 4; ++s) sets[s].line_rows = 0;  // global CR
   sets[0].local_size = 4;
   sets[0].pcr_steps = 0;
@@ -134,6 +135,12 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[5].line_rows = 3;
   sets[5].line_group = 32;
   sets[5].newton_raphson = 1;
+  // halved lines, with the programs of sets 4 and 5 (halve_lines is not a
+  // build option)
+  sets[6] = sets[4];
+  sets[6].halve_lines = 2;
+  sets[7] = sets[5];
+  sets[7].halve_lines = 2;
   std::uint64_t seed = 40;
   for (const auto& kp : sets) {
     for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}, {9, 2}}) {
@@ -149,6 +156,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
       pscr::Plan<T> ocl(p, o);
       BOOST_TEST(ocl.info().parameters == kp);
       BOOST_TEST(ocl.info().parameters_source == "options");
+      BOOST_TEST(ocl.info().line_solver == (kp.line_rows == 0                         ? "global CR"
+                                            : kp.halve_lines == 2 && n.back() >= 4 ? "halved lines"
+                                                                                   : "whole lines"));
       const auto f = test::random_vector<T>(p.unknowns(), ++seed);
       std::vector<T> u(f.size()), v(f.size());
       ref.solve(f.data(), u.data());
@@ -169,18 +179,65 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   const auto f = test::random_vector<double>(p.unknowns(), 99);
   std::vector<double> u(f.size());
   ref.solve(f.data(), u.data());
-  for (int line_rows : {0, 3, 2}) {
+  // Halved lines: level 1 of a line of 40 rows with the pinned cut (rows 38
+  // and 39) inside its last level-1 row.
+  for (auto [line_rows, halve] : std::vector<std::pair<int, int>>{{0, 1}, {3, 1}, {2, 1}, {3, 2}, {16, 2}}) {
     pscr::KernelParameters kp;
     kp.local_size = 4;
     kp.line_rows = line_rows;
+    kp.halve_lines = halve;
     o.backend = pscr::Backend::opencl;
     o.parameters = kp;
     pscr::Plan<double> ocl(p, o);
-    BOOST_TEST(ocl.info().line_solver == (line_rows ? "whole lines" : "global CR"));
+    BOOST_TEST(ocl.info().line_solver == (!line_rows ? "global CR" : halve == 2 ? "halved lines" : "whole lines"));
     std::vector<double> v(f.size());
     ocl.solve(f.data(), v.data());
-    BOOST_TEST_CONTEXT("line_rows=" << line_rows) { BOOST_TEST(test::rel_error(v, u) <= 1e-12); }
+    BOOST_TEST_CONTEXT("line_rows=" << line_rows << " halve_lines=" << halve) {
+      BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+    }
   }
+}
+
+// Halved lines on uniform meshes (their interior rows formed once per line:
+// form_solve_halved_uniform), odd and even lengths down to the shortest
+// halved line (4 rows), every scalar type, both eliminations of real
+// problems, 2D and 3D, against the reference backend.
+template <class T>
+void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, const std::string& what,
+                  std::uint64_t seed) {
+  pscr::KernelParameters kp;
+  kp.halve_lines = 2;
+  pscr::Options o;
+  pscr::Plan<T> ref(p, o);
+  o.backend = pscr::Backend::opencl;
+  o.parameters = kp;
+  o.elimination = e;
+  pscr::Plan<T> ocl(p, o);
+  const auto f = test::random_vector<T>(p.unknowns(), seed);
+  std::vector<T> u(f.size()), v(f.size());
+  ref.solve(f.data(), u.data());
+  ocl.solve(f.data(), v.data());
+  BOOST_TEST_CONTEXT(what << " " << ocl.info().elimination) {
+    BOOST_TEST(ocl.info().line_solver == "halved lines");
+    BOOST_TEST(test::rel_error(v, u) <= tol);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
+  std::uint64_t seed = 700;
+  const auto check = [&](const auto& p, pscr::Elimination e, double tol, const std::string& what) {
+    check_halved(p, e, tol, what, ++seed);
+  };
+  const auto mesh = [](int n) { return pscr::graded_mesh(n + 2, 1.0, 1.0); };
+  for (int n : {4, 5, 6, 7, 37, 40, 64}) {
+    const auto what = "n=" + std::to_string(n);
+    const auto p = pscr::poisson2d(mesh(11), mesh(n));
+    check(p, pscr::Elimination::automatic, 1e-12, "poisson2d " + what);
+    check(p, pscr::Elimination::ordinary, 1e-12, "poisson2d " + what);
+    check(p.cast<float>(), pscr::Elimination::automatic, 1e-4, "poisson2d float " + what);
+    check(pscr::helmholtz2d(mesh(9), mesh(n), 3.0), pscr::Elimination::automatic, 1e-12, "helmholtz2d " + what);
+  }
+  check(pscr::poisson3d(mesh(7), mesh(6), mesh(33)), pscr::Elimination::automatic, 1e-12, "poisson3d");
 }
 
 // A plan larger than the device is refused before anything is allocated,

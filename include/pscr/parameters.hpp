@@ -40,6 +40,12 @@ struct KernelParameters {
   // reduced system fit the local memory of one work-group is read and written
   // once instead of going through the global CR stages. 0: global CR always.
   int line_rows = 16;
+  // Lines longer than local memory holds whole: 1: halved, one CR step taken
+  // while a line is loaded so that level 1 of its reduction (half the rows)
+  // is solved on chip, the even rows recovered when it is stored
+  // (kernels/line_solve.cl), before falling back to global CR; 0: global CR;
+  // 2: every line halved (for tests on devices with large local memory).
+  int halve_lines = 1;
   // Work-items per work-group of the whole-line solver: short lines share a
   // work-group (lines of up to line_rows · line_group rows).
   int line_group = 256;

@@ -37,8 +37,10 @@ struct PlanInfo {
   std::string parameters_source;  // "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
   // How the tridiagonal systems of the last dimension are solved: "thomas"
   // (reference), "whole lines" (OpenCL: each line read and written once in
-  // one work-group, kernels/line_solve.cl) or "global CR" (OpenCL: lines
-  // longer than local memory holds, or KernelParameters::line_rows = 0).
+  // one work-group, kernels/line_solve.cl), "halved lines" (the same after one
+  // CR step taken while a line is loaded: lines up to twice as long;
+  // KernelParameters::halve_lines) or "global CR" (OpenCL: lines longer than
+  // that, or KernelParameters::line_rows = 0).
   std::string line_solver;
   // OpenCL backend: estimated floating-point operations and device-memory
   // traffic (bytes) of one solve, from a per-kernel cost model summed over the

@@ -319,7 +319,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.device_bytes = rt_->bytes();
     info.parameters = p_;
     info.parameters_source = source_;
-    info.line_solver = tri_ && tri_->whole_lines() ? "whole lines" : "global CR";
+    info.line_solver = !tri_ || !tri_->whole_lines() ? "global CR" : tri_->halved_lines() ? "halved lines" : "whole lines";
     info.build_seconds = rt_->build_seconds();
     info.program_cache = rt_->program_cache();
     info.flops = cost_.flops;

@@ -47,16 +47,24 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
   const std::string why = limits(rt.device(), p, n, scalar_bytes, rt.max_group("cr_local"));
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   if (p.line_rows > 0) {
-    // T work-items per line (a power of two for the PCR of the reduced
-    // system), k ≤ line_rows rows each, spread evenly.
-    int T = 1;
-    while (T * p.line_rows < n) T *= 2;
-    const int k = (n + T - 1) / T;
     std::size_t group_cap = rt.device().max_work_group;
-    for (const char* kernel : {"line_solve", "form_solve_lines", "form_solve_lines_uniform"})
+    for (const char* kernel : {"line_solve", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
       group_cap = std::min(group_cap, rt.max_group(kernel));
-    const std::size_t line_bytes = line_span(n, k, T) * scalar_bytes;
-    if (std::size_t(T) <= group_cap && line_bytes <= rt.device().local_mem) {
+    // T work-items per line (a power of two for the PCR of the reduced
+    // system), k ≤ line_rows rows each, spread evenly, for a system of m rows.
+    auto fits = [&](int m, int& T, int& k) {
+      T = 1;
+      while (T * p.line_rows < m) T *= 2;
+      k = (m + T - 1) / T;
+      return std::size_t(T) <= group_cap && line_span(m, k, T) * scalar_bytes <= rt.device().local_mem;
+    };
+    // Whole lines, or halved ones (kernels/line_solve.cl: one CR step while
+    // a line is loaded) where a whole line does not fit or halve_lines = 2.
+    int T = 0, k = 0;
+    bool whole = !(p.halve_lines == 2 && n >= 4) && fits(n, T, k);
+    if (!whole && p.halve_lines > 0 && n >= 4) whole = halved_ = fits(n / 2, T, k);
+    if (whole) {
+      const std::size_t line_bytes = line_span(halved_ ? n / 2 : n, k, T) * scalar_bytes;
       std::size_t lines = std::max(1, p.line_group / T);
       while (lines > 1 && (lines * T > group_cap || lines * line_bytes > rt.device().local_mem)) lines /= 2;
       line_threads_ = T;
@@ -66,7 +74,7 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
       const auto* from = static_cast<const unsigned char*>(packed);
       uniform_ = 1;
       for (int i = 2; i + 1 < n && uniform_; ++i) uniform_ = std::memcmp(from + entry, from + i * entry, entry) == 0;
-      if (uniform_) return;
+      if (uniform_ || halved_) return;  // halved lines generate their rows from C
       // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
       std::vector<unsigned char> chunked(std::size_t(k) * T * entry, 0);
       for (int t = 0; t < T; ++t)
@@ -151,19 +159,23 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   const int n0 = rows_[0];
   int steps = 0;
   while ((1 << steps) < line_threads_) ++steps;
-  rt_.count(double(L) * (31.0 * n0 + 15.0 * steps * T), (src ? 1.0 : 2.0) * double(L) * n0);
-  const std::size_t span = line_span(n0, line_rows_, line_threads_);
-  cl_mem CC = uniform_ ? C_ : chunked_.get();
+  // Halved lines: one CR step more per row (~15) and their even rows read
+  // again (or formed again).
+  rt_.count(double(L) * ((halved_ ? 46.0 : 31.0) * n0 + 15.0 * steps * T),
+            ((src ? 1.0 : 2.0) + (halved_ ? 0.5 : 0.0)) * double(L) * n0);
+  const std::size_t span = line_span(halved_ ? n0 / 2 : n0, line_rows_, line_threads_);
+  cl_mem CC = uniform_ || halved_ ? C_ : chunked_.get();
+  const int halved = halved_ ? 1 : 0;
   const std::array<std::size_t, 3> global{T, round_up(L, G), 1}, local{T, G, 1};
   const LocalBytes lines_local{G * span * scalar_bytes_};
   if (src)
-    rt_.launch(uniform_ ? "form_solve_lines_uniform" : "form_solve_lines", 2, global, local, src->X, src->groups,
-               src->mode_group, src->W, src->BL, src->BR, src->batch, src->use_boundary, Y, n0, line_rows_, lines, C_,
-               CC, src->parent_sigma,
-               src->lambda, sigma, flags_, int(span), lines_local);
+    rt_.launch(!uniform_ ? "form_solve_lines" : halved_ ? "form_solve_halved_uniform" : "form_solve_lines_uniform", 2,
+               global, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR, src->batch,
+               src->use_boundary, Y, n0, line_rows_, lines, C_, CC, src->parent_sigma, src->lambda, sigma, flags_,
+               halved, int(span), lines_local);
   else
     rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
-               int(span), lines_local);
+               halved, int(span), lines_local);
 }
 
 }  // namespace pscr::ocl

@@ -1,7 +1,7 @@
 // The level-3 tridiagonal solver on the device (internal): lines of
-// (A + σ M) y = g. Lines that fit one work-group's local memory are stored
-// whole, Y[line][row], and solved with one read and one write each
-// (kernels/line_solve.cl); longer lines are stored [row][line] and solved by
+// (A + σ M) y = g. Lines that fit one work-group's local memory, whole or
+// after one CR step (halved), are stored whole, Y[line][row], and solved with
+// one read and one write each (kernels/line_solve.cl); longer lines are stored [row][line] and solved by
 // global CR steps, then PCR and Thomas in local memory, then global CR back
 // substitution (kernels/tridiagonal.cl).
 #pragma once
@@ -32,6 +32,8 @@ class TridiagonalSolver {
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
   // Whether lines are solved whole on chip, stored Y[line][row].
   bool whole_lines() const { return line_threads_ > 0; }
+  // Whether those lines are halved first (one CR step while loaded).
+  bool halved_lines() const { return halved_; }
   // Whether form_and_solve can be used: whole lines, none pinned.
   bool forms_rhs() const { return whole_lines() && !may_pin_; }
   // The inputs of partial_rhs (kernels/level.cl) for form_and_solve.
@@ -56,6 +58,7 @@ class TridiagonalSolver {
   cl_mem C_;
   // whole lines: work-items per line (0: global CR), rows per work-item, lines per work-group
   int line_threads_ = 0, line_rows_ = 0, group_lines_ = 0;
+  bool halved_ = false;  // whole lines through level 1 of their cyclic reduction (kernels/line_solve.cl)
   int uniform_ = 0;  // rows 1 … n − 2 of the packed factor alike (kernels/line_solve.cl, line_entry)
   cl_mem flags_;  // flags[1] = line + 1 of a near-singular elimination (ordinary path)
   bool may_pin_;

@@ -19,6 +19,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"pcr_steps", &P::pcr_steps, 0, 8, false, "PCR steps before Thomas in local memory"},
       {"newton_raphson", &P::newton_raphson, 0, 1, false, "Newton-Raphson reciprocal instead of division"},
       {"line_rows", &P::line_rows, 0, 32, false, "rows per work-item, whole lines on chip (0: global CR)"},
+      {"halve_lines", &P::halve_lines, 0, 2, false, "lines past local memory: 1 halved on chip, 0 global CR, 2 always"},
       {"line_group", &P::line_group, 32, 1024, true, "work-items per group, whole lines on chip"},
       {"radix", &P::radix, 2, 16, false, "radix q of the reduction when Options::radix is 0"},
   };
