@@ -93,6 +93,67 @@ __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global co
     Y[y_index(0, r, mode, b, R, modes, batch)] = partial_rhs(X, &g, gi, ws, wl, wr, BL, BR, r, R, batch, b, use_boundary);
 }
 
+// The same for a batch of problems (batch >= 32, 3D: the nested 2D
+// problems), as a small matrix product per group: each work-item forms
+// RHS_TILE_ROWS rows of RHS_MODES consecutive modes of one lane b. A
+// wavefront's work-items are consecutive lanes and share no loads, so a
+// mode per work-item costs q − 1 source loads per output; here a source value
+// loaded once serves the tile's modes of its group and an eigenvector entry
+// (the same for the whole wavefront) the tile's rows. The sums are those of
+// partial_rhs, in the same order. Global size
+// (batch, ceil(modes / RHS_MODES), ceil(R / RHS_TILE_ROWS)).
+__kernel void form_rhs_tiles(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
+                             __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
+                             __global const scalar* BR, int R, int batch, int modes, int use_boundary) {
+  const int b = get_global_id(0), m0 = get_global_id(1) * RHS_MODES, r0 = get_global_id(2) * RHS_TILE_ROWS;
+  if (b >= batch || m0 >= modes || r0 >= R) return;
+  const int m1 = min(m0 + RHS_MODES, modes), nr = min(RHS_TILE_ROWS, R - r0);
+  for (int ma = m0; ma < m1;) {  // the tile's runs of modes of one group
+    const int gi = mode_group[ma];
+    const group_t g = groups[gi];
+    const int nm = min(m1, g.mode0 + g.m) - ma;
+    __global const scalar* w = W + (size_t)ma * KEPT;
+    scalar acc[RHS_TILE_ROWS][RHS_MODES];
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i) acc[j][i] = ZERO;
+    for (int p = 0; p < g.nsrc; ++p) {
+      scalar wp[RHS_MODES], x[RHS_TILE_ROWS];
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i) wp[i] = i < nm ? w[i * KEPT + g.src_pos[p]] : ZERO;
+      __global const scalar* xs = X + ((size_t)g.src_row[p] * R + r0) * batch + b;
+#pragma unroll
+      for (int j = 0; j < RHS_TILE_ROWS; ++j) x[j] = j < nr ? xs[(size_t)j * batch] : ZERO;
+#pragma unroll
+      for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] += smul(wp[i], x[j]);
+    }
+    if (use_boundary) {
+      scalar wl[RHS_MODES], wr[RHS_MODES];
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i) {
+        wl[i] = i < nm ? w[i * KEPT + g.start_pos] : ZERO;
+        wr[i] = i < nm ? w[i * KEPT + g.end_pos] : ZERO;
+      }
+#pragma unroll
+      for (int j = 0; j < nr; ++j) {
+        const size_t o = ((size_t)gi * R + r0 + j) * batch + b;
+        const scalar xl = BL[o], xr = BR[o];
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] -= smul(wl[i], xl) + smul(wr[i], xr);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i)
+        if (j < nr && i < nm) Y[y_index(0, r0 + j, ma + i, b, R, modes, batch)] = acc[j][i];
+    ma += nm;
+  }
+}
+
 // The same into whole lines, [mode][b][r]: work-item r0 forms rows r0,
 // r0 + G, r0 + 2G, … (G = the global size in rows), so consecutive work-items
 // write consecutive rows and the look-ups are shared. Global size

@@ -130,6 +130,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[3].local_size = 128;
   sets[3].local_lines = 1;
   sets[3].newton_raphson = 1;
+  // right-hand sides of a batch (3D, n1 = 40: 35 and 40 nested problems)
+  // formed a mode per work-item, and by tiles that cut groups of 7 modes
+  sets[0].rhs_modes = 1;
+  sets[1].rhs_modes = 4;
+  sets[2].rhs_modes = 16;
   sets[4].line_rows = 1;
   sets[4].line_group = 1024;
   sets[5].line_rows = 3;
@@ -143,7 +148,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[7].halve_lines = 2;
   std::uint64_t seed = 40;
   for (const auto& kp : sets) {
-    for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}, {9, 2}}) {
+    for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}, {40, 7, 6}, {9, 2}}) {
       std::vector<pscr::Factor<T>> fs;
       for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
       T c = T(0.25);

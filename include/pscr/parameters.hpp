@@ -49,6 +49,12 @@ struct KernelParameters {
   // Work-items per work-group of the whole-line solver: short lines share a
   // work-group (lines of up to line_rows · line_group rows).
   int line_group = 256;
+  // Modes per work-item forming the right-hand sides of the partial
+  // solutions in a batch of 32 or more problems (3D: the nested 2D problems)
+  // on the global CR path, so that the modes of one group load their q − 1
+  // sources once, not once each (kernels/level.cl, form_rhs_tiles); 1: a
+  // mode per work-item (form_rhs).
+  int rhs_modes = 4;
   // Radix q of the reduction, used when Options::radix is 0 (automatic).
   // A larger q means fewer levels (k = ⌊log_q n⌋ + 1) and so fewer
   // tridiagonal solves, (2k − 1)·n per dimension, at the price of up to

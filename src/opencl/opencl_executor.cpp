@@ -32,6 +32,7 @@ using planner::PlanData;
 using ocl::pow2_fit;
 using ocl::round_up;
 constexpr std::size_t kRhsRows = 16;  // rows per work-item of form_rhs (-DRHS_ROWS, kernels/level.cl)
+constexpr std::size_t kRhsTileRows = 4;  // rows per work-item of form_rhs_tiles (-DRHS_TILE_ROWS)
 
 // Waits for the queue when it goes out of scope (unless the queue is null):
 // host memory that pending copies read or write outlives them on every path.
@@ -98,7 +99,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     std::ostringstream opts;
-    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DRHS_ROWS=" << kRhsRows;
+    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DRHS_ROWS=" << kRhsRows
+         << " -DRHS_MODES=" << p_.rhs_modes << " -DRHS_TILE_ROWS=" << kRhsTileRows;
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
     if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
@@ -764,10 +766,20 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (whole)
       rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
              lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
-    else
-      rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
-             lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
-             use_boundary);
+    else {
+      // tiles of modes and rows where a wavefront's work-items are lanes of
+      // the batch (they share no loads); else a mode per work-item, so that
+      // the work-items of a small batch still cover the modes
+      if (batch >= 32 && p_.rhs_modes > 1)
+        rt.run("form_rhs_tiles", wg,
+               {B, std::size_t((lb.modes + p_.rhs_modes - 1) / p_.rhs_modes), (RR + kRhsTileRows - 1) / kRhsTileRows},
+               X, db.Y.get(), lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch,
+               lb.modes, use_boundary);
+      else
+        rt.run("form_rhs", wg, {B, std::size_t(lb.modes), (RR + kRhsRows - 1) / kRhsRows}, X, db.Y.get(),
+               lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
+               use_boundary);
+    }
     cl_mem child_sigma = db.child_sigma.get(), child_pinned = db.child_pinned.get();
     const bool own = lb.child_sigma.get() != nullptr;  // a level of its own shifts (3D, top dimension)
     const bool plan_c = own && sigma == sigma0_.get() && pinned == pinned0_.get();

@@ -21,6 +21,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"line_rows", &P::line_rows, 0, 32, false, "rows per work-item, whole lines on chip (0: global CR)"},
       {"halve_lines", &P::halve_lines, 0, 2, false, "lines past local memory: 1 halved on chip, 0 global CR, 2 always"},
       {"line_group", &P::line_group, 32, 1024, true, "work-items per group, whole lines on chip"},
+      {"rhs_modes", &P::rhs_modes, 1, 16, true, "modes per work-item forming right-hand sides in a batch"},
       {"radix", &P::radix, 2, 16, false, "radix q of the reduction when Options::radix is 0"},
   };
   return table;
