@@ -307,20 +307,98 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
 // level.cl), so Y is written once instead of written, read and written.
 // Line = mode·batch + b. With batch > 1 (3D) the G lines of a work-group are
 // read with the line index fastest, so that consecutive work-items read
-// consecutive b of X[src][r][b]. Lines are not pinned (pure Neumann problems
-// take center_pinned and line_solve). The shifts are formed here too (one
-// launch fewer per level: child_shifts). Halved lines form their even rows
-// again when they are stored.
+// consecutive b of X[src][r][b]; with tile_modes = tm > 0 (a batch of 32 or
+// more) a work-group's lines are tm modes by G / tm lanes, and each
+// work-item forms a row of all tm modes (RHS_TILE_ROWS rows at a time, as
+// form_rhs_tiles): a source value loaded once serves the modes of its group.
+// Lines are not pinned (pure Neumann problems take center_pinned and
+// line_solve). The shifts are formed here too (one launch fewer per level:
+// child_shifts). Halved lines form their even rows again when they are
+// stored.
+
+// The line in slot u of tiled work-group wg (G slots), or −1 past the end.
+inline int tile_line(int u, int wg, int G, int tm, int batch, int L) {
+  const int bt = G / tm, nbt = (batch + bt - 1) / bt;
+  const int mode = wg / nbt * tm + u / bt, b = wg % nbt * bt + u % bt;
+  return mode < L / batch && b < batch ? mode * batch + b : -1;
+}
+
+// The tiled load phase: work-item `flat` forms rows r0, r0 + S, … (S = tm·T)
+// of lane b for the tile's modes, into slots (mode − m0)·bt + ub.
+inline void form_tile(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
+                      __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,
+                      int use_boundary, int n, int k, int L, int T, int G, int tm, int span, __local scalar* buf) {
+  const int bt = G / tm, nbt = (batch + bt - 1) / bt, wg = get_group_id(1), S = tm * T;
+  const int flat = get_local_id(0) + get_local_id(1) * T, ub = flat % bt, r0 = flat / bt;
+  const int b = wg % nbt * bt + ub, m0 = wg / nbt * tm, m1 = min(m0 + tm, L / batch);
+  if (b >= batch) return;
+  for (int ma = m0; ma < m1;) {  // the tile's runs of modes of one group
+    const int gi = mode_group[ma];
+    const group_t gr = groups[gi];
+    const int nm = min(m1, gr.mode0 + gr.m) - ma;
+    __global const scalar* w = W + (size_t)ma * KEPT;
+    __local scalar* g0 = buf + (size_t)((ma - m0) * bt + ub) * span + 3 * T;
+    line_walk_t lw = line_walk(r0, S, k);
+    for (int rb = r0; rb < n; rb += RHS_TILE_ROWS * S) {
+      scalar acc[RHS_TILE_ROWS][RHS_MODES];
+#pragma unroll
+      for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] = ZERO;
+      for (int p = 0; p < gr.nsrc; ++p) {
+        scalar wp[RHS_MODES], x[RHS_TILE_ROWS];
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) wp[i] = i < nm ? w[i * KEPT + gr.src_pos[p]] : ZERO;
+        __global const scalar* xs = X + ((size_t)gr.src_row[p] * n + rb) * batch + b;
+#pragma unroll
+        for (int j = 0; j < RHS_TILE_ROWS; ++j) x[j] = rb + j * S < n ? xs[(size_t)j * S * batch] : ZERO;
+#pragma unroll
+        for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+          for (int i = 0; i < RHS_MODES; ++i) acc[j][i] += smul(wp[i], x[j]);
+      }
+      if (use_boundary) {
+        scalar wl[RHS_MODES], wr[RHS_MODES];
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) {
+          wl[i] = i < nm ? w[i * KEPT + gr.start_pos] : ZERO;
+          wr[i] = i < nm ? w[i * KEPT + gr.end_pos] : ZERO;
+        }
+#pragma unroll
+        for (int j = 0; j < RHS_TILE_ROWS; ++j)
+          if (rb + j * S < n) {
+            const size_t o = ((size_t)gi * n + rb + j * S) * batch + b;
+            const scalar xl = BL[o], xr = BR[o];
+#pragma unroll
+            for (int i = 0; i < RHS_MODES; ++i) acc[j][i] -= smul(wl[i], xl) + smul(wr[i], xr);
+          }
+      }
+#pragma unroll
+      for (int j = 0; j < RHS_TILE_ROWS; ++j)
+        if (rb + j * S < n) {
+#pragma unroll
+          for (int i = 0; i < RHS_MODES; ++i)
+            if (i < nm) g0[(size_t)i * bt * span + lw.pos] = acc[j][i];
+          line_step(&lw);
+        }
+    }
+    ma += nm;
+  }
+}
+
 inline void form_solve(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,
                        __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,
                        int use_boundary, __global scalar* Y, int n, int k, int L, __global const coef_t* C,
                        __global const coef_t* CC, int uniform, __global const scalar* parent_sigma,
                        __global const scalar* lambda, __global scalar* child_sigma, __global int* flags, int halved,
-                       int span, __local scalar* buf) {
+                       int tm, int span, __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
-  const int line0 = get_group_id(1) * G, line = line0 + lg;
-  const int active = line < L, M = halved ? n / 2 : n;
-  {
+  const int line0 = get_group_id(1) * G;
+  const int line = tm > 0 ? tile_line(lg, get_group_id(1), G, tm, batch, L) : line0 + lg;
+  const int active = tm > 0 ? line >= 0 : line < L, M = halved ? n / 2 : n;
+  if (tm > 0) {
+    form_tile(X, groups, mode_group, W, BL, BR, batch, use_boundary, n, k, L, T, G, tm, span, buf);
+  } else {
     // with batch > 1 work-item (t, lg), the flat-th of the group, loads rows
     // flat / G, flat / G + T, … of line line0 + flat % G
     const int flat = t + lg * T, u = batch > 1 ? flat % G : lg, r0 = batch > 1 ? flat / G : t;
@@ -381,17 +459,23 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
 
 // The kernels of form_solve: any factor (the pivots kept per work-item, or
 // halved lines' rows generated per row), a uniform one (`uniform` a
-// constant, so the compiler drops the per-work-item pivot arrays), and a
-// uniform one with halved lines. The same arguments for all three.
-#define FORM_SOLVE_KERNEL(name, UNIFORM, HALVED)                                                                      \
+// constant, so the compiler drops the per-work-item pivot arrays), a
+// uniform one with halved lines, and both factors with tiles of modes. The
+// tiled load phase is a kernel of its own: its registers would otherwise
+// count against every kernel's occupancy (H100 3D 255^3 8.7 -> 9.6 ms
+// untiled). The same arguments for all five.
+#define FORM_SOLVE_KERNEL(name, UNIFORM, HALVED, TILED)                                                               \
   __kernel void name(__global const scalar* X, __global const group_t* groups, __global const int* mode_group,       \
                      __global const scalar* W, __global const scalar* BL, __global const scalar* BR, int batch,       \
                      int use_boundary, __global scalar* Y, int n, int k, int L, __global const coef_t* C,            \
                      __global const coef_t* CC, __global const scalar* parent_sigma, __global const scalar* lambda, \
-                     __global scalar* child_sigma, __global int* flags, int halved, int span, __local scalar* buf) { \
+                     __global scalar* child_sigma, __global int* flags, int halved, int tile_modes, int span,       \
+                     __local scalar* buf) {                                                                           \
     form_solve(X, groups, mode_group, W, BL, BR, batch, use_boundary, Y, n, k, L, C, CC, UNIFORM, parent_sigma,     \
-               lambda, child_sigma, flags, HALVED, span, buf);                                                       \
+               lambda, child_sigma, flags, HALVED, TILED ? tile_modes : 0, span, buf);                               \
   }
-FORM_SOLVE_KERNEL(form_solve_lines, 0, halved)
-FORM_SOLVE_KERNEL(form_solve_lines_uniform, 1, 0)
-FORM_SOLVE_KERNEL(form_solve_halved_uniform, 1, 1)
+FORM_SOLVE_KERNEL(form_solve_lines, 0, halved, 0)
+FORM_SOLVE_KERNEL(form_solve_lines_uniform, 1, 0, 0)
+FORM_SOLVE_KERNEL(form_solve_halved_uniform, 1, 1, 0)
+FORM_SOLVE_KERNEL(form_solve_tiles, 0, 0, 1)
+FORM_SOLVE_KERNEL(form_solve_tiles_uniform, 1, 0, 1)

@@ -245,6 +245,39 @@ BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
   check(pscr::poisson3d(mesh(7), mesh(6), mesh(33)), pscr::Elimination::automatic, 1e-12, "poisson3d");
 }
 
+// Right-hand sides of 3D's nested problems by tiles of modes (batches of 32
+// or more: form_rhs_tiles on global CR, form_solve_tiles_uniform on whole
+// lines) on uniform meshes (groups of 7 modes at radix 8 are cut, the last
+// tile of lanes is partly empty), double, float and complex double, against
+// the reference backend.
+template <class T> void check_tiles(const pscr::Problem<T>& p, double tol, const std::string& what) {
+  pscr::Options o;
+  pscr::Plan<T> ref(p, o);
+  const auto f = test::random_vector<T>(p.unknowns(), 7);
+  std::vector<T> u(f.size()), v(f.size());
+  ref.solve(f.data(), u.data());
+  o.backend = pscr::Backend::opencl;
+  // the defaults (whole lines, tiles of 4 modes) and global CR with tiles of
+  // 16 (parameter_variants covers other tiles on non-uniform factors)
+  for (int line_rows : {16, 0}) {
+    pscr::KernelParameters kp;
+    kp.line_rows = line_rows;
+    kp.rhs_modes = line_rows == 0 ? 16 : 4;
+    o.parameters = kp;
+    pscr::Plan<T> ocl(p, o);
+    ocl.solve(f.data(), v.data());
+    BOOST_TEST_CONTEXT(what << " " << pscr::to_string(kp)) { BOOST_TEST(test::rel_error(v, u) <= tol); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tiled_right_hand_sides_in_3d) {
+  const auto mesh = [](int n) { return pscr::graded_mesh(n + 2, 1.0, 1.0); };
+  const auto p = pscr::poisson3d(mesh(45), mesh(9), mesh(13));
+  check_tiles(p, 1e-12, "poisson3d");
+  check_tiles(p.cast<float>(), 1e-4, "poisson3d float");
+  check_tiles(pscr::helmholtz3d(mesh(38), mesh(7), mesh(10), 2.0), 1e-12, "helmholtz3d");
+}
+
 // A plan larger than the device is refused before anything is allocated,
 // naming the buffer, its size and the device's limit; the device itself is
 // asked for its limits here.

@@ -166,16 +166,34 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   const std::size_t span = line_span(halved_ ? n0 / 2 : n0, line_rows_, line_threads_);
   cl_mem CC = uniform_ || halved_ ? C_ : chunked_.get();
   const int halved = halved_ ? 1 : 0;
-  const std::array<std::size_t, 3> global{T, round_up(L, G), 1}, local{T, G, 1};
+  const std::array<std::size_t, 3> local{T, G, 1};
   const LocalBytes lines_local{G * span * scalar_bytes_};
-  if (src)
-    rt_.launch(!uniform_ ? "form_solve_lines" : halved_ ? "form_solve_halved_uniform" : "form_solve_lines_uniform", 2,
-               global, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR, src->batch,
+  if (src) {
+    // a batch of 32 or more: a work-group's lines are tm modes by G / tm
+    // lanes, so that the modes of a group share their sources' loads
+    // (kernels/line_solve.cl, form_tile), where that kernel's work-group
+    // limit (its registers) allows the shape of the others
+    const char* tiled = uniform_ ? "form_solve_tiles_uniform" : "form_solve_tiles";
+    const int tm = src->batch >= 32 && !halved_ && p_.rhs_modes > 1 && G > 1 && T * G <= rt_.max_group(tiled)
+                       ? std::min(p_.rhs_modes, int(G))
+                       : 0;
+    std::size_t groups = (L + G - 1) / G;
+    if (tm > 0) {
+      const std::size_t bt = G / std::size_t(tm), modes = L / std::size_t(src->batch);
+      groups = (modes + tm - 1) / tm * ((std::size_t(src->batch) + bt - 1) / bt);
+    }
+    const char* kernel = tm > 0       ? tiled
+                         : !uniform_ ? "form_solve_lines"
+                         : halved_   ? "form_solve_halved_uniform"
+                                     : "form_solve_lines_uniform";
+    rt_.launch(kernel, 2,
+               {T, groups * G, 1}, local, src->X, src->groups, src->mode_group, src->W, src->BL, src->BR, src->batch,
                src->use_boundary, Y, n0, line_rows_, lines, C_, CC, src->parent_sigma, src->lambda, sigma, flags_,
-               halved, int(span), lines_local);
-  else
-    rt_.launch("line_solve", 2, global, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned, flags_,
-               halved, int(span), lines_local);
+               halved, tm, int(span), lines_local);
+    return;
+  }
+  rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned,
+             flags_, halved, int(span), lines_local);
 }
 
 }  // namespace pscr::ocl

@@ -64,7 +64,7 @@ class TridiagonalSolver {
   bool may_pin_;
   Mem levels_;   // planes o | s | g of every stored reduced level
   Mem chunked_;  // whole lines, not uniform: the packed factor chunk by chunk (kernels/line_solve.cl)
-  // Launches line_solve or form_solve_lines (src non-null).
+  // Launches line_solve or one of the form_solve kernels (src non-null).
   void launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
 };
 
