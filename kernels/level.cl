@@ -93,6 +93,46 @@ __kernel void form_rhs(__global const scalar* X, __global scalar* Y, __global co
     Y[y_index(0, r, mode, b, R, modes, batch)] = partial_rhs(X, &g, gi, ws, wl, wr, BL, BR, r, R, batch, b, use_boundary);
 }
 
+// One tile of form_rhs_tiles and form_tile (line_solve.cl): acc[j][i], the
+// right-hand side of mode ma + i (i < nm, modes of group gi; w = W at row ma)
+// at row rb + j·S (< R) of lane b.
+inline void tile_rhs(__global const scalar* X, const group_t* g, int gi, __global const scalar* w, int nm,
+                     __global const scalar* BL, __global const scalar* BR, int R, int batch, int b, int rb, int S,
+                     int use_boundary, scalar acc[RHS_TILE_ROWS][RHS_MODES]) {
+#pragma unroll
+  for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+    for (int i = 0; i < RHS_MODES; ++i) acc[j][i] = ZERO;
+  for (int p = 0; p < g->nsrc; ++p) {
+    scalar wp[RHS_MODES], x[RHS_TILE_ROWS];
+#pragma unroll
+    for (int i = 0; i < RHS_MODES; ++i) wp[i] = i < nm ? w[i * KEPT + g->src_pos[p]] : ZERO;
+    __global const scalar* xs = X + ((size_t)g->src_row[p] * R + rb) * batch + b;
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j) x[j] = rb + j * S < R ? xs[(size_t)j * S * batch] : ZERO;
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i) acc[j][i] += smul(wp[i], x[j]);
+  }
+  if (use_boundary) {
+    scalar wl[RHS_MODES], wr[RHS_MODES];
+#pragma unroll
+    for (int i = 0; i < RHS_MODES; ++i) {
+      wl[i] = i < nm ? w[i * KEPT + g->start_pos] : ZERO;
+      wr[i] = i < nm ? w[i * KEPT + g->end_pos] : ZERO;
+    }
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j)
+      if (rb + j * S < R) {
+        const size_t o = ((size_t)gi * R + rb + j * S) * batch + b;
+        const scalar xl = BL[o], xr = BR[o];
+#pragma unroll
+        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] -= smul(wl[i], xl) + smul(wr[i], xr);
+      }
+  }
+}
+
 // The same for a batch of problems (batch >= 32, 3D: the nested 2D
 // problems), as a small matrix product per group: each work-item forms
 // RHS_TILE_ROWS rows of RHS_MODES consecutive modes of one lane b. A
@@ -107,49 +147,18 @@ __kernel void form_rhs_tiles(__global const scalar* X, __global scalar* Y, __glo
                              __global const scalar* BR, int R, int batch, int modes, int use_boundary) {
   const int b = get_global_id(0), m0 = get_global_id(1) * RHS_MODES, r0 = get_global_id(2) * RHS_TILE_ROWS;
   if (b >= batch || m0 >= modes || r0 >= R) return;
-  const int m1 = min(m0 + RHS_MODES, modes), nr = min(RHS_TILE_ROWS, R - r0);
+  const int m1 = min(m0 + RHS_MODES, modes);
   for (int ma = m0; ma < m1;) {  // the tile's runs of modes of one group
     const int gi = mode_group[ma];
     const group_t g = groups[gi];
     const int nm = min(m1, g.mode0 + g.m) - ma;
-    __global const scalar* w = W + (size_t)ma * KEPT;
     scalar acc[RHS_TILE_ROWS][RHS_MODES];
-#pragma unroll
-    for (int j = 0; j < RHS_TILE_ROWS; ++j)
-#pragma unroll
-      for (int i = 0; i < RHS_MODES; ++i) acc[j][i] = ZERO;
-    for (int p = 0; p < g.nsrc; ++p) {
-      scalar wp[RHS_MODES], x[RHS_TILE_ROWS];
-#pragma unroll
-      for (int i = 0; i < RHS_MODES; ++i) wp[i] = i < nm ? w[i * KEPT + g.src_pos[p]] : ZERO;
-      __global const scalar* xs = X + ((size_t)g.src_row[p] * R + r0) * batch + b;
-#pragma unroll
-      for (int j = 0; j < RHS_TILE_ROWS; ++j) x[j] = j < nr ? xs[(size_t)j * batch] : ZERO;
-#pragma unroll
-      for (int j = 0; j < RHS_TILE_ROWS; ++j)
-#pragma unroll
-        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] += smul(wp[i], x[j]);
-    }
-    if (use_boundary) {
-      scalar wl[RHS_MODES], wr[RHS_MODES];
-#pragma unroll
-      for (int i = 0; i < RHS_MODES; ++i) {
-        wl[i] = i < nm ? w[i * KEPT + g.start_pos] : ZERO;
-        wr[i] = i < nm ? w[i * KEPT + g.end_pos] : ZERO;
-      }
-#pragma unroll
-      for (int j = 0; j < nr; ++j) {
-        const size_t o = ((size_t)gi * R + r0 + j) * batch + b;
-        const scalar xl = BL[o], xr = BR[o];
-#pragma unroll
-        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] -= smul(wl[i], xl) + smul(wr[i], xr);
-      }
-    }
+    tile_rhs(X, &g, gi, W + (size_t)ma * KEPT, nm, BL, BR, R, batch, b, r0, 1, use_boundary, acc);
 #pragma unroll
     for (int j = 0; j < RHS_TILE_ROWS; ++j)
 #pragma unroll
       for (int i = 0; i < RHS_MODES; ++i)
-        if (j < nr && i < nm) Y[y_index(0, r0 + j, ma + i, b, R, modes, batch)] = acc[j][i];
+        if (r0 + j < R && i < nm) Y[y_index(0, r0 + j, ma + i, b, R, modes, batch)] = acc[j][i];
     ma += nm;
   }
 }

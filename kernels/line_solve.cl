@@ -341,38 +341,7 @@ inline void form_tile(__global const scalar* X, __global const group_t* groups, 
     line_walk_t lw = line_walk(r0, S, k);
     for (int rb = r0; rb < n; rb += RHS_TILE_ROWS * S) {
       scalar acc[RHS_TILE_ROWS][RHS_MODES];
-#pragma unroll
-      for (int j = 0; j < RHS_TILE_ROWS; ++j)
-#pragma unroll
-        for (int i = 0; i < RHS_MODES; ++i) acc[j][i] = ZERO;
-      for (int p = 0; p < gr.nsrc; ++p) {
-        scalar wp[RHS_MODES], x[RHS_TILE_ROWS];
-#pragma unroll
-        for (int i = 0; i < RHS_MODES; ++i) wp[i] = i < nm ? w[i * KEPT + gr.src_pos[p]] : ZERO;
-        __global const scalar* xs = X + ((size_t)gr.src_row[p] * n + rb) * batch + b;
-#pragma unroll
-        for (int j = 0; j < RHS_TILE_ROWS; ++j) x[j] = rb + j * S < n ? xs[(size_t)j * S * batch] : ZERO;
-#pragma unroll
-        for (int j = 0; j < RHS_TILE_ROWS; ++j)
-#pragma unroll
-          for (int i = 0; i < RHS_MODES; ++i) acc[j][i] += smul(wp[i], x[j]);
-      }
-      if (use_boundary) {
-        scalar wl[RHS_MODES], wr[RHS_MODES];
-#pragma unroll
-        for (int i = 0; i < RHS_MODES; ++i) {
-          wl[i] = i < nm ? w[i * KEPT + gr.start_pos] : ZERO;
-          wr[i] = i < nm ? w[i * KEPT + gr.end_pos] : ZERO;
-        }
-#pragma unroll
-        for (int j = 0; j < RHS_TILE_ROWS; ++j)
-          if (rb + j * S < n) {
-            const size_t o = ((size_t)gi * n + rb + j * S) * batch + b;
-            const scalar xl = BL[o], xr = BR[o];
-#pragma unroll
-            for (int i = 0; i < RHS_MODES; ++i) acc[j][i] -= smul(wl[i], xl) + smul(wr[i], xr);
-          }
-      }
+      tile_rhs(X, &gr, gi, w, nm, BL, BR, n, batch, b, rb, S, use_boundary, acc);
 #pragma unroll
       for (int j = 0; j < RHS_TILE_ROWS; ++j)
         if (rb + j * S < n) {
