@@ -383,10 +383,34 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
         for (int r = r0; r < n; r += T, line_step(&w))
           g[w.pos] = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, r, n, batch, b, use_boundary);
     } else {
-      // Three rows formed per level-1 row (the even ones twice): staging the
-      // even rows in local memory and holding the reduced rows in registers
-      // until all were read was slower on the H100 (8191^2 double 22.6 ->
-      // 24.2 ms, complex 4095^2 9.8 -> 14.7 ms).
+#ifdef HALVED_ROWS_ONCE
+      // Level-1 row i needs g_{2i}, g_{2i+1}, g_{2i+2}: a work-item forms
+      // rows 2i + 1 and 2i + 2 and takes g_{2i} from the work-item before it
+      // through a stage in the reduced system's room (free until the solve),
+      // one barrier per pass over T rows.
+      const scalar sgu = valid ? parent_sigma[b] + lambda[mode] : ZERO;
+      const half_line_t h = half_line(C, n, sgu, 0, uniform);
+      __local scalar* stage = buf + (size_t)u * span;
+      scalar gm = valid && r0 == 0 ? partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 0, n, batch, b, use_boundary) : ZERO;
+      for (int s = 0, i = r0; s * T < M; ++s, i += T, line_step(&w)) {
+        const int on = valid && i < M;
+        scalar gc = ZERO, gp = ZERO;
+        if (on) {
+          gc = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i + 1, n, batch, b, use_boundary);
+          if (2 * i + 2 < n) gp = partial_rhs(X, &gr, gi, ws, wl, wr, BL, BR, 2 * i + 2, n, batch, b, use_boundary);
+        }
+        __local scalar* st = stage + (s & 1) * T;  // two stages: the next pass writes the other
+        st[r0] = gp;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (r0 > 0) gm = st[r0 - 1];
+        if (on) g[w.pos] = half_rhs(&h, C, n, i, sgu, 0, gm, gc, gp);
+        if (r0 == 0) gm = st[T - 1];  // g_{2i'} of this work-item's next row i' = i + T
+      }
+#else
+      // Three rows formed per level-1 row, the even ones twice: no barrier.
+      // Staging every even row in local memory and holding the reduced rows
+      // in registers until all were read was slower on the H100 (8191^2
+      // double 22.6 -> 24.2 ms, complex 4095^2 9.8 -> 14.7 ms).
       if (valid) {
         const scalar sgu = parent_sigma[b] + lambda[mode];
         const half_line_t h = half_line(C, n, sgu, 0, uniform);
@@ -398,6 +422,7 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
           g[w.pos] = half_rhs(&h, C, n, i, sgu, 0, gm, gc, gp);
         }
       }
+#endif
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

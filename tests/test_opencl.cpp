@@ -140,10 +140,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[5].line_rows = 3;
   sets[5].line_group = 32;
   sets[5].newton_raphson = 1;
-  // halved lines, with the programs of sets 4 and 5 (halve_lines is not a
-  // build option)
+  // halved lines, set 7 with the program of set 5 (halve_lines is not a
+  // build option), set 6 forming each row once
   sets[6] = sets[4];
   sets[6].halve_lines = 2;
+  sets[6].halved_rows_once = 1;
   sets[7] = sets[5];
   sets[7].halve_lines = 2;
   std::uint64_t seed = 40;
@@ -209,9 +210,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
 // problems, 2D and 3D, against the reference backend.
 template <class T>
 void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, const std::string& what,
-                  std::uint64_t seed) {
+                  std::uint64_t seed, int rows_once) {
   pscr::KernelParameters kp;
   kp.halve_lines = 2;
+  kp.halved_rows_once = rows_once;
   pscr::Options o;
   pscr::Plan<T> ref(p, o);
   o.backend = pscr::Backend::opencl;
@@ -222,7 +224,7 @@ void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, co
   std::vector<T> u(f.size()), v(f.size());
   ref.solve(f.data(), u.data());
   ocl.solve(f.data(), v.data());
-  BOOST_TEST_CONTEXT(what << " " << ocl.info().elimination) {
+  BOOST_TEST_CONTEXT(what << " " << ocl.info().elimination << " halved_rows_once=" << rows_once) {
     BOOST_TEST(ocl.info().line_solver == "halved lines");
     BOOST_TEST(test::rel_error(v, u) <= tol);
   }
@@ -230,11 +232,15 @@ void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, co
 
 BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
   std::uint64_t seed = 700;
+  // rows formed once (a stage between work-items) at n = 6, 7 and in 3D,
+  // three per level-1 row elsewhere
+  int rows_once = 0;
   const auto check = [&](const auto& p, pscr::Elimination e, double tol, const std::string& what) {
-    check_halved(p, e, tol, what, ++seed);
+    check_halved(p, e, tol, what, ++seed, rows_once);
   };
   const auto mesh = [](int n) { return pscr::graded_mesh(n + 2, 1.0, 1.0); };
   for (int n : {4, 5, 6, 7, 37, 40, 64}) {
+    rows_once = n == 6 || n == 7;
     const auto what = "n=" + std::to_string(n);
     const auto p = pscr::poisson2d(mesh(11), mesh(n));
     check(p, pscr::Elimination::automatic, 1e-12, "poisson2d " + what);
@@ -242,6 +248,7 @@ BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
     check(p.cast<float>(), pscr::Elimination::automatic, 1e-4, "poisson2d float " + what);
     check(pscr::helmholtz2d(mesh(9), mesh(n), 3.0), pscr::Elimination::automatic, 1e-12, "helmholtz2d " + what);
   }
+  rows_once = 1;
   check(pscr::poisson3d(mesh(7), mesh(6), mesh(33)), pscr::Elimination::automatic, 1e-12, "poisson3d");
 }
 

@@ -62,6 +62,18 @@ struct KernelParameters {
   // mode. On the H100, 8 beats 4 at every 2D size (4095² double 6.5 →
   // 5.5 ms) and 16 wins for large 3D problems (docs/results/h100-radix.txt).
   int radix = 8;
+  // Halved lines: 1: each row's right-hand side formed once while a line is
+  // loaded (a level-1 row takes its first even row from the work-item before
+  // it, through local memory, one barrier per pass over the work-group);
+  // 0: three rows formed per level-1 row, the even ones twice, no barrier.
+  // Either way the even rows are formed again when the line is stored.
+  int halved_rows_once = 0;
+  // Registers per work-item the device compiler may use (0: its own choice).
+  // Fewer registers let more work-groups share a multiprocessor; the whole-
+  // line kernels are bound by that (H100 2D 8191² double 19.6 → 17.3 ms at
+  // 80). Applied where the device takes cl_nv_compiler_options
+  // (-cl-nv-maxrregcount), ignored elsewhere.
+  int register_cap = 0;
 };
 
 struct ParameterInfo {

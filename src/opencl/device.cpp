@@ -96,7 +96,9 @@ Device describe_device(cl_device_id id) {
   d.gpu = (device_value<cl_device_type>(id, CL_DEVICE_TYPE, "CL_DEVICE_TYPE") & CL_DEVICE_TYPE_GPU) != 0;
   check(clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d.max_items, d.max_items, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
-  d.fp64 = device_text(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+  const std::string extensions = device_text(id, CL_DEVICE_EXTENSIONS);
+  d.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+  d.nv_compiler_options = extensions.find("cl_nv_compiler_options") != std::string::npos;
   d.max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   d.global_mem = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
   d.base_align_bytes = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "CL_DEVICE_MEM_BASE_ADDR_ALIGN") / 8;

@@ -13,6 +13,7 @@ struct Device {
   std::string device_name;  // CL_DEVICE_NAME, the key of tuning entries
   bool fp64 = false;
   bool gpu = false;  // CL_DEVICE_TYPE_GPU
+  bool nv_compiler_options = false;  // cl_nv_compiler_options: -cl-nv-maxrregcount
   std::size_t max_work_group = 1;
   std::size_t max_items[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES (NVIDIA: 1024, 1024, 64)
   cl_ulong local_mem = 0;  // usable per work-group: CL_DEVICE_LOCAL_MEM_SIZE less 1 KiB (device.cpp)

@@ -109,6 +109,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // unrolled; a CPU compiler (PoCL) gains nothing from that and takes
     // seconds longer per work-group shape.
     if (p_.line_rows > 0) opts << " -DLINE_ROWS=" << p_.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
+    if (p_.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
+    if (p_.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p_.register_cap;
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);

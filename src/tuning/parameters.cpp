@@ -23,6 +23,8 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"line_group", &P::line_group, 32, 1024, true, "work-items per group, whole lines on chip"},
       {"rhs_modes", &P::rhs_modes, 1, 16, true, "modes per work-item forming right-hand sides in a batch"},
       {"radix", &P::radix, 2, 16, false, "radix q of the reduction when Options::radix is 0"},
+      {"halved_rows_once", &P::halved_rows_once, 0, 1, false, "1: halved lines form each row once (a barrier per pass)"},
+      {"register_cap", &P::register_cap, 0, 255, false, "registers per work-item, NVIDIA compilers (0: theirs)"},
   };
   return table;
 }
