@@ -77,7 +77,12 @@ std::vector<std::vector<int>> search_space(const std::vector<std::pair<std::stri
       continue;
     }
     const int hi = std::min(e.max, 1024);
-    if (e.power_of_two)
+    if (e.member == &pscr::KernelParameters::register_cap) {
+      // the compiler's own choice, or caps in steps of 8 from 32 (fewer
+      // registers than that spill everything that matters)
+      v.push_back(0);
+      for (int x = 32; x <= e.max; x += 8) v.push_back(x);
+    } else if (e.power_of_two)
       for (long x = 1; x <= hi; x *= 2) {
         if (x >= e.min) v.push_back(int(x));
       }
@@ -138,13 +143,29 @@ template <class T> pscr::Problem<T> make_problem(const Config& c) {
   }
 }
 
-template <class T> int tune(const Config& c) {
+// Whether the plan's device takes register caps (cl_nv_compiler_options);
+// elsewhere register_cap is ignored and the search holds it at 0.
+template <class T> bool takes_register_caps(const pscr::Plan<T>& plan) {
+  cl_device_id dev = nullptr;
+  std::size_t size = 0;
+  if (clGetCommandQueueInfo(pscr::opencl::queue(plan), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, nullptr, &size) != CL_SUCCESS)
+    return false;
+  std::string ext(size, '\0');
+  if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, ext.data(), nullptr) != CL_SUCCESS) return false;
+  return ext.find("cl_nv_compiler_options") != std::string::npos;
+}
+
+template <class T> int tune(Config c) {
   const auto problem = make_problem<T>(c);
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
   o.device = c.device;
   o.parameters = pscr::KernelParameters{};
   pscr::Plan<T> plan(problem, o);
+  if (!takes_register_caps(plan) &&
+      std::none_of(c.fix.begin(), c.fix.end(), [](const auto& f) { return f.first == "register_cap"; }))
+    c.fix.emplace_back("register_cap", 0);
   // the starting point and anchor: the defaults, or what plans resolve now
   // (the tuning file, else the shipped database)
   pscr::KernelParameters start;
