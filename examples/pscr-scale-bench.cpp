@@ -5,12 +5,14 @@
 //     the copies of the slabs in and out timed apart; the plain one-device
 //     plan beside it (host arrays and device-resident);
 //   - a batch of --batch right-hand sides of --batch-n² split over the devices
-//     (Options::devices, batches), per right-hand side.
+//     (Options::devices, batches), per right-hand side, from host arrays and
+//     already on the devices (a share each, opencl::solve_async per device).
 // Every split solution is compared with the one-device plan's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,6 +56,57 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
     s = std::max(s, std::abs(b[i]));
   }
   return d / s;
+}
+
+// Median seconds per right-hand side of solving `count` right-hand sides F
+// held on the plan's devices, a share each (as solve_batch splits them),
+// all devices at once; the solutions are read back into U.
+double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>& F, std::size_t count, int reps,
+                      std::vector<double>& U) {
+  namespace ocl = pscr::opencl;
+  const std::size_t D = ocl::device_count(plan), N = plan.problem().unknowns();
+  struct Share {
+    std::size_t first, count;
+    cl_mem rhs, work;
+  };
+  std::vector<Share> shares;
+  for (std::size_t i = 0, first = 0; i < D; ++i) {
+    const std::size_t c = count / D + (i < count % D ? 1 : 0);
+    cl_int err = CL_SUCCESS;
+    Share s{first, c, nullptr, nullptr};
+    if (c > 0) {
+      s.rhs = clCreateBuffer(ocl::context(plan, i), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c * N * sizeof(double),
+                             const_cast<double*>(F.data() + first * N), &err);
+      if (err == CL_SUCCESS) s.work = clCreateBuffer(ocl::context(plan, i), CL_MEM_READ_WRITE, c * N * sizeof(double), nullptr, &err);
+    }
+    shares.push_back(s);
+    if (err != CL_SUCCESS) throw std::runtime_error("clCreateBuffer failed (" + std::to_string(err) + ")");
+    first += c;
+  }
+  std::vector<double> t;
+  for (int rep = 0; rep < reps + 1; ++rep) {
+    for (std::size_t i = 0; i < D; ++i)
+      if (shares[i].count) {
+        clEnqueueCopyBuffer(ocl::queue(plan, i), shares[i].rhs, shares[i].work, 0, 0, shares[i].count * N * sizeof(double),
+                            0, nullptr, nullptr);
+        clFinish(ocl::queue(plan, i));
+      }
+    const auto t1 = clk::now();
+    std::vector<cl_event> done;
+    for (std::size_t i = 0; i < D; ++i)
+      if (shares[i].count) done.push_back(ocl::solve_async(plan, i, shares[i].work, shares[i].count));
+    clWaitForEvents(cl_uint(done.size()), done.data());
+    if (rep > 0) t.push_back(since(t1) / double(count));
+    for (cl_event e : done) clReleaseEvent(e);
+  }
+  for (const auto& s : shares)
+    if (s.count) {
+      clEnqueueReadBuffer(ocl::queue(plan, std::size_t(&s - shares.data())), s.work, CL_TRUE, 0,
+                          s.count * N * sizeof(double), U.data() + s.first * N, 0, nullptr, nullptr);
+      clReleaseMemObject(s.rhs);
+      clReleaseMemObject(s.work);
+    }
+  return median(t);
 }
 
 }  // namespace
@@ -143,7 +196,7 @@ int main(int argc, char** argv) {
       const std::size_t Nb = pb.unknowns();
       const auto F = rhs(Nb, std::size_t(batch));
       std::vector<double> U(F.size()), U1(F.size());
-      double first = 0;
+      double first = 0, first_resident = 0;
       for (std::size_t P = 1; P <= devices.size(); ++P) {
         pscr::Options o = one;
         o.devices.assign(devices.begin(), devices.begin() + long(P));
@@ -161,6 +214,13 @@ int main(int argc, char** argv) {
         std::printf("  batch of %d right-hand sides of %d^2 on %zu device(s): %.2f ms per right-hand side "
                     "(%.2fx one device)%s\n",
                     batch, batch_n, P, 1e3 * m, first / m, diff);
+        // the same batch already on the devices (a share each, solved side by
+        // side: opencl::solve_async with a device), fresh copies between solves
+        const double r = resident_batch(plan, F, std::size_t(batch), reps, U);
+        if (P == 1) first_resident = r;
+        std::printf("  the same batch resident on the device(s): %.2f ms per right-hand side (%.2fx one device), "
+                    "against one device's %.1e\n",
+                    1e3 * r, first_resident / r, max_rel_diff(U, U1));
       }
     }
   } catch (const std::exception& e) {

@@ -43,6 +43,9 @@ template <class T> class Executor {
   virtual void set_profiling(bool /*on*/) {}
   // OpenCL devices the plan runs on (several: batches are split across them).
   virtual std::size_t device_count() const { return 1; }
+  // The executor of device i of a plan whose batches are split over devices
+  // (each holds the whole plan); this one for i = 0 on one device, else null.
+  virtual const Executor* device_part(std::size_t i) const { return i == 0 ? this : nullptr; }
   // Why kernel parameters cannot run this plan (range, device limits); empty
   // when they can.
   virtual std::string check_parameters(const KernelParameters&) const {

@@ -887,7 +887,58 @@ BOOST_AUTO_TEST_CASE(several_devices_share_batches) {
     for (std::size_t c = 0; c < count; ++c)
       BOOST_TEST(p.backward_error(f.data() + c * p.unknowns(), b.data() + c * p.unknowns()) < 1e-13);
   }
-  // device buffers go to the first device; set_parameters keeps both devices
+  // a batch already on the devices: a share per device, each solved on its
+  // own queue, the solves in flight together; the same bits as one device
+  namespace ocl = pscr::opencl;
+  BOOST_TEST(ocl::device_count(multi) == 2u);
+  BOOST_TEST(ocl::device_count(single) == 1u);
+  BOOST_TEST(ocl::queue(multi, 0) == ocl::queue(multi));
+  BOOST_TEST(ocl::queue(multi, 1) != ocl::queue(multi, 0));
+  {
+    const std::size_t count = 5, shares[2] = {3, 2}, N = p.unknowns();
+    const auto f = test::random_vector<Z>(N * count, 21);
+    std::vector<Z> a(f.size()), b(f.size());
+    single.solve_batch(f.data(), a.data(), count);
+    cl_mem buf[2];
+    cl_event done[2];
+    for (std::size_t i = 0, first = 0; i < 2; first += shares[i], ++i) {
+      cl_int err;
+      buf[i] = clCreateBuffer(ocl::context(multi, i), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, shares[i] * N * sizeof(Z),
+                              const_cast<Z*>(f.data() + first * N), &err);
+      BOOST_REQUIRE(err == CL_SUCCESS);
+      done[i] = ocl::solve_async(multi, i, buf[i], shares[i]);
+    }
+    BOOST_REQUIRE(clWaitForEvents(2, done) == CL_SUCCESS);
+    for (std::size_t i = 0; i < 2; ++i) {  // each share went to its device's queue
+      cl_command_queue q = nullptr;
+      BOOST_REQUIRE(clGetEventInfo(done[i], CL_EVENT_COMMAND_QUEUE, sizeof q, &q, nullptr) == CL_SUCCESS);
+      BOOST_TEST(q == ocl::queue(multi, i));
+    }
+    for (std::size_t i = 0, first = 0; i < 2; first += shares[i], ++i) {
+      BOOST_REQUIRE(clEnqueueReadBuffer(ocl::queue(multi, i), buf[i], CL_TRUE, 0, shares[i] * N * sizeof(Z),
+                                        b.data() + first * N, 0, nullptr, nullptr) == CL_SUCCESS);
+      clReleaseEvent(done[i]);
+    }
+    BOOST_TEST((a == b));
+    // the blocking form checks the solutions, as solve() on one device
+    std::vector<Z> c(N);
+    BOOST_REQUIRE(clEnqueueWriteBuffer(ocl::queue(multi, 1), buf[1], CL_TRUE, 0, N * sizeof(Z), f.data(), 0, nullptr,
+                                       nullptr) == CL_SUCCESS);
+    BOOST_TEST(ocl::solve(multi, 1, buf[1]).seconds > 0);
+    BOOST_REQUIRE(clEnqueueReadBuffer(ocl::queue(multi, 1), buf[1], CL_TRUE, 0, N * sizeof(Z), c.data(), 0, nullptr,
+                                      nullptr) == CL_SUCCESS);
+    BOOST_TEST((std::vector<Z>(a.begin(), a.begin() + N) == c));
+    // a device past the plan's, and too short a buffer, are named
+    const auto names = [](const std::string& what) {
+      return [what](const pscr::Error& e) { return std::string(e.what()).find(what) != std::string::npos; };
+    };
+    BOOST_CHECK_EXCEPTION(ocl::context(multi, 2), pscr::InvalidArgument, names("device 2 of a plan on 2 devices"));
+    BOOST_CHECK_EXCEPTION(ocl::solve_async(single, 1, buf[0]), pscr::InvalidArgument,
+                          names("device 1 of a plan on 1 device"));
+    BOOST_CHECK_EXCEPTION(ocl::solve(multi, 1, buf[1], 3), pscr::SizeMismatch, names("3 right-hand sides"));
+    for (cl_mem m : buf) clReleaseMemObject(m);
+  }
+  // device buffers without a device go to the first; set_parameters keeps both devices
   BOOST_TEST(pscr::opencl::context(multi) != nullptr);
   pscr::Plan<Z> tuned(p, two);
   pscr::KernelParameters k = tuned.info().parameters;

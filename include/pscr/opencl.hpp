@@ -72,6 +72,23 @@ template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, cl_mem x, 
 // SizeMismatch for a small buffer.
 template <class T> PSCR_API cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts);
 
+// A batch that already lives on several devices. A plan made with several
+// Options::devices (device_split batches) holds the whole plan on each;
+// device i (0 … device_count − 1, in the order of Options::devices) has its
+// own context and in-order queue, and solves the buffers of its context side
+// by side with the others: create each device's share of the right-hand
+// sides in context(plan, i), enqueue solve_async(plan, i, x_i, count_i) for
+// every i, then wait for the events. The calls without a device use device
+// 0. device_count is 1 for a plan on one device. Errors as above, and
+// InvalidArgument for a device index past the plan's devices or a plan split
+// by rows.
+template <class T> PSCR_API std::size_t device_count(const Plan<T>& plan);
+template <class T> PSCR_API cl_context context(const Plan<T>& plan, std::size_t device);
+template <class T> PSCR_API cl_command_queue queue(const Plan<T>& plan, std::size_t device);
+template <class T>
+PSCR_API SolveStats solve(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count = 1, bool check = true);
+template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count = 1);
+
 // The device memory in bytes that a plan of `problem` with `options` (backend
 // opencl) would allocate on its (first) device, before any of it is
 // allocated: the planner runs and the program is built, and the plan's

@@ -21,6 +21,16 @@ template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
   return e;
 }
 
+// Device `device` of the plan: its own executor (several devices, batches split).
+template <class T> const Executor<T>& device_executor(const Plan<T>& plan, std::size_t device) {
+  const Executor<T>& e = opencl_executor(plan);
+  const Executor<T>* part = e.device_part(device);
+  if (!part)
+    throw InvalidArgument("device " + std::to_string(device) + " of a plan on " + std::to_string(e.device_count()) +
+                          (e.device_count() == 1 ? " device" : " devices"));
+  return *part;
+}
+
 }  // namespace
 
 void prepare_device(const std::string& device) { ocl::shared_context(ocl::select_device(device)); }
@@ -30,6 +40,13 @@ template <class T> cl_context context(const Plan<T>& plan) {
 }
 template <class T> cl_command_queue queue(const Plan<T>& plan) {
   return static_cast<cl_command_queue>(opencl_executor(plan).opencl_queue());
+}
+template <class T> std::size_t device_count(const Plan<T>& plan) { return opencl_executor(plan).device_count(); }
+template <class T> cl_context context(const Plan<T>& plan, std::size_t device) {
+  return static_cast<cl_context>(device_executor(plan, device).opencl_context());
+}
+template <class T> cl_command_queue queue(const Plan<T>& plan, std::size_t device) {
+  return static_cast<cl_command_queue>(device_executor(plan, device).opencl_queue());
 }
 
 namespace {
@@ -49,9 +66,10 @@ template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, 
 
 }  // namespace
 
-template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+namespace {
+
+template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Executor<T>& e = opencl_executor(plan);
   check_buffer(e, plan, x, count);
   SolveStats st;
   st.incompatible_part = e.solve_device(x, count, check, nullptr);
@@ -59,12 +77,26 @@ template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t c
   return st;
 }
 
-template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count) {
-  const Executor<T>& e = opencl_executor(plan);
+template <class T> cl_event solve_async_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
   check_buffer(e, plan, x, count);
   void* ev = nullptr;
   e.solve_device(x, count, false, &ev);
   return static_cast<cl_event>(ev);
+}
+
+}  // namespace
+
+template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  return solve_on(opencl_executor(plan), plan, x, count, check);
+}
+template <class T> SolveStats solve(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count, bool check) {
+  return solve_on(device_executor(plan, device), plan, x, count, check);
+}
+template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count) {
+  return solve_async_on(opencl_executor(plan), plan, x, count);
+}
+template <class T> cl_event solve_async(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count) {
+  return solve_async_on(device_executor(plan, device), plan, x, count);
 }
 
 template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts) {
@@ -114,6 +146,11 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
 #define PSCR_INSTANTIATE(T)                                    \
   template cl_context context(const Plan<T>&);                 \
   template cl_command_queue queue(const Plan<T>&);             \
+  template std::size_t device_count(const Plan<T>&);           \
+  template cl_context context(const Plan<T>&, std::size_t);    \
+  template cl_command_queue queue(const Plan<T>&, std::size_t); \
+  template SolveStats solve(const Plan<T>&, std::size_t, cl_mem, std::size_t, bool); \
+  template cl_event solve_async(const Plan<T>&, std::size_t, cl_mem, std::size_t); \
   template SolveStats solve(const Plan<T>&, cl_mem, std::size_t, bool); \
   template cl_event solve_async(const Plan<T>&, cl_mem, std::size_t); \
   template cl_event solve_shifts_async(const Plan<T>&, cl_mem, const std::vector<T>&); \

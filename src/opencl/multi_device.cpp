@@ -1,8 +1,8 @@
 // One plan on several OpenCL devices: each device holds the whole plan (its
 // eigen data are shared on the host) and a batch of right-hand sides is split
 // into one contiguous share per device, solved side by side from one host
-// thread per device. Single right-hand sides and device-buffer solves run on
-// the first device.
+// thread per device. Single right-hand sides run on the first device, and so
+// do device-buffer solves unless they name a device (pscr/opencl.hpp).
 #include <cstdlib>
 #include <exception>
 #include <map>
@@ -143,6 +143,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
     return {};
   }
   std::size_t device_count() const override { return parts_.size(); }
+  const Executor<T>* device_part(std::size_t i) const override { return i < parts_.size() ? parts_[i].get() : nullptr; }
   void describe(PlanInfo& info) const override {
     parts_[0]->describe(info);
     for (std::size_t i = 1; i < parts_.size(); ++i) {
