@@ -8,6 +8,9 @@ typedef struct {
   int src_pos[NSRC];
   int start_pos, end_pos;
 } group_t;
+// the host packs the same record (src/opencl/level_tables.hpp): a build of
+// another layout fails here
+typedef char group_t_matches_the_host_record[sizeof(group_t) == GROUP_RECORD_INTS * sizeof(int) ? 1 : -1];
 
 // Factor pencils of the rest dimensions: diag/off of A and M for dimension
 // d+1 (and d+2 when REST_DIMS == 2), packed as A.diag | A.off | M.diag | M.off.

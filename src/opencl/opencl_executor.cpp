@@ -11,10 +11,10 @@
 #include <sstream>
 #include <vector>
 
-#include <omp.h>
-
 #include "../neumann_weights.hpp"
 #include "../tuning/database.hpp"
+#include "host_staging.hpp"
+#include "level_tables.hpp"
 #include "line_coefficients.hpp"
 #include "runtime.hpp"
 #include "tridiagonal_solver.hpp"
@@ -33,28 +33,6 @@ using ocl::pow2_fit;
 using ocl::round_up;
 constexpr std::size_t kRhsRows = 16;  // rows per work-item of form_rhs (-DRHS_ROWS, kernels/level.cl)
 constexpr std::size_t kRhsTileRows = 4;  // rows per work-item of form_rhs_tiles (-DRHS_TILE_ROWS)
-
-// Waits for the queue when it goes out of scope (unless the queue is null):
-// host memory that pending copies read or write outlives them on every path.
-struct FinishOnExit {
-  cl_command_queue queue;
-  ~FinishOnExit() {
-    if (queue) clFinish(queue);
-  }
-};
-
-// A copy of many megabytes by several host threads: one thread's memcpy
-// moves a few GB/s, less than a device's link.
-void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t kPiece = std::size_t(4) << 20;
-  const long pieces = long((bytes + kPiece - 1) / kPiece);
-  const int threads = int(std::min<long>(std::min(8, omp_get_max_threads()), pieces));
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-  for (long k = 0; k < pieces; ++k) {
-    const std::size_t at = std::size_t(k) * kPiece;
-    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kPiece, bytes - at));
-  }
-}
 
 // The device of options.opencl_queue, else the one options.device selects.
 ocl::Device options_device(const Options& o) {
@@ -99,7 +77,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     std::ostringstream opts;
-    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DRHS_ROWS=" << kRhsRows
+    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << ocl::group_record_ints(q)
+         << " -DRHS_ROWS=" << kRhsRows
          << " -DRHS_MODES=" << p_.rhs_modes << " -DRHS_TILE_ROWS=" << kRhsTileRows;
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
     if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
@@ -136,22 +115,22 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     double host_copies = 0;
     auto copy = [&](void* dst, const void* src) {
       const auto t0 = clk::now();
-      parallel_copy(dst, src, bytes);
+      ocl::parallel_copy(dst, src, bytes);
       host_copies += std::chrono::duration<double>(clk::now() - t0).count();
     };
     // A single large right-hand side goes in and out through the two
     // page-locked chunks, the host's copies overlapping the device's (two-H200
     // host, 8191² double: about 33 ms in and out, against 120 ms through
     // whole-array staging).
-    if (count == 1 && bytes >= kStagedBytes) {
+    if (count == 1 && bytes >= ocl::HostStaging::kChunkedBytes) {
       clear_flags();
       const auto t0 = clk::now();
-      if (staged_copy(0, bytes, x, true)) {  // returns when the copies are done
+      if (staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, true)) {  // returns when the copies are done
         host_copies = std::chrono::duration<double>(clk::now() - t0).count();
         solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
         rt_->finish();
         const auto t1 = clk::now();
-        staged_copy(0, bytes, x, false);
+        staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, false);
         host_copies += std::chrono::duration<double>(clk::now() - t1).count();
         check_flags(false);
         return host_copies;
@@ -162,21 +141,13 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // use it: a staged copy by several threads beats the driver's own.
     const bool want_staging = count > 1 || host_solves_ > 0;
     ++host_solves_;
-    if (want_staging && !unstaged_ && !staging_[0].data()) {
-      try {
-        for (auto& st : staging_) st = ocl::PinnedHost(rt_->context(), rt_->queue(), bytes, "host staging");
-      } catch (const Error&) {  // no page-locked memory this large
-        for (auto& st : staging_) st = ocl::PinnedHost();
-        unstaged_ = true;
-      }
-    }
-    const bool staged = want_staging && !unstaged_;
+    const bool staged = want_staging && staging_.whole(0, *rt_, bytes) != nullptr;
     clear_flags();
     std::vector<ocl::Event> read_done(count);
-    const FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
+    const ocl::FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
     for (std::size_t c = 0; c <= count; ++c) {
       if (c < count) {
-        void* slot = staged ? staging_[c % 2].data() : static_cast<void*>(x + c * N);
+        void* slot = staged ? staging_.whole(int(c % 2), *rt_, bytes) : static_cast<void*>(x + c * N);
         if (staged) copy(slot, x + c * N);
         ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
                    "clEnqueueWriteBuffer (right-hand side)");
@@ -190,7 +161,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       if (c >= 1) {
         cl_event ev = read_done[c - 1].get();
         ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
-        if (staged) copy(x + (c - 1) * N, staging_[(c - 1) % 2].data());
+        if (staged) copy(x + (c - 1) * N, staging_.whole(int((c - 1) % 2), *rt_, bytes));
       }
     }
     rt_->finish();
@@ -206,7 +177,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // pure Neumann, waiting solves: (Σ f_i, Σ |f_i|²) of each right-hand side
     std::vector<T> s(neumann && report ? 2 * count : 0);
     // Reads into s may be pending when an error unwinds: wait for them before s goes away.
-    const FinishOnExit finish_on_exit{report ? rt_->queue() : nullptr};
+    const ocl::FinishOnExit finish_on_exit{report ? rt_->queue() : nullptr};
     if (check) clear_flags();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
@@ -340,13 +311,17 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // dimension 1 as the rank calls them.
   void write_rows(std::size_t row, std::size_t count, const T* src) override {
     const std::size_t rb = dims_[0].R * sizeof(T);
-    if (count * rb >= kStagedBytes && staged_copy(row * rb, count * rb, const_cast<T*>(src), true)) return;
+    if (count * rb >= ocl::HostStaging::kChunkedBytes &&
+        staging_.chunked_copy(*rt_, x_.get(), row * rb, count * rb, const_cast<T*>(src), true))
+      return;
     ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_TRUE, row * rb, count * rb, src, 0, nullptr, nullptr),
                "clEnqueueWriteBuffer (rows of a slab)");
   }
   void read_rows(std::size_t row, std::size_t count, T* dst) const override {
     const std::size_t rb = dims_[0].R * sizeof(T);
-    if (count * rb >= kStagedBytes && staged_copy(row * rb, count * rb, dst, false)) return;
+    if (count * rb >= ocl::HostStaging::kChunkedBytes &&
+        staging_.chunked_copy(*rt_, x_.get(), row * rb, count * rb, dst, false))
+      return;
     rt_->read_at(x_.get(), row * rb, dst, count * rb);
   }
   void write_sum(int g, int slot, const T* src) override {
@@ -463,35 +438,13 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       int maxmodes = 0, maxgroups = 0;
       for (std::size_t i = 0; i < dp.layout.levels.size(); ++i) {
         const auto& lv = dp.layout.levels[i];
-        LevelBufs lb;
-        std::vector<int> groups, mode_group, zero, surv(lv.survivors);
-        std::vector<T> W, lambda;
         const distributed::LevelShare* share = d == 0 && shares_ ? &(*shares_)[i] : nullptr;
-        for (std::size_t g = 0; g < lv.groups.size(); ++g) {
-          const auto& G = lv.groups[g];
-          const auto& ref = dp.groups[i][g];
-          const auto& ge = dp.eigen[ref.eigen];
-          // the modes computed here: all, or the rank's share
-          const int l0 = share ? share->modes[g].first : 0, l1 = share ? share->modes[g].second : ge.m;
-          groups.insert(groups.end(), {G.start, G.end, int(G.sources.size()), lb.modes, l1 - l0});
-          for (int p = 0; p < q - 1; ++p) groups.push_back(p < int(G.sources.size()) ? G.sources[p] : 0);
-          for (int p = 0; p < q - 1; ++p) groups.push_back(p < int(G.sources.size()) ? ref.source_pos[p] : 0);
-          groups.insert(groups.end(), {ref.start_pos, ref.end_pos});
-          const bool top = i + 1 == dp.layout.levels.size();
-          for (int l = l0; l < l1; ++l) {
-            mode_group.push_back(int(g));
-            lambda.push_back(ge.lambda[l]);
-            zero.push_back(top && l == dp.zero_mode ? 1 : 0);
-            for (int t = 0; t < q + 1; ++t)
-              W.push_back(t < int(ge.rows.size()) ? ge.coeff[std::size_t(t) * ge.m + l] : T(0));
-          }
-          lb.modes += l1 - l0;
-          if (l1 > l0) {
-            lb.sources += double(G.sources.size());
-            lb.source_modes += double(G.sources.size()) * (l1 - l0);
-          }
-          lb.max_m = std::max(lb.max_m, l1 - l0);
-        }
+        const auto tables = ocl::level_tables(dp, i, q, share);
+        LevelBufs lb;
+        lb.modes = tables.modes;
+        lb.max_m = tables.max_m;
+        lb.sources = tables.sources;
+        lb.source_modes = tables.source_modes;
         lb.ngroups = int(lv.groups.size());
         lb.nsurv = int(lv.survivors.size());
         lb.group_end = lb.ngroups;
@@ -502,12 +455,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           lb.survivor_begin = share->survivor_begin;
           lb.survivor_end = share->survivor_end;
         }
-        lb.groups = rt.upload(groups, "group table");
-        lb.mode_group = rt.upload(mode_group, "mode table");
-        lb.W = rt.upload(W, "eigenvector rows");
-        lb.lambda = rt.upload(lambda, "eigenvalues");
-        lb.zero_flag = rt.upload(zero, "mode flags");
-        lb.survivors = rt.upload(surv, "survivor rows");
+        lb.groups = rt.upload(tables.groups, "group table");
+        lb.mode_group = rt.upload(tables.mode_group, "mode table");
+        lb.W = rt.upload(tables.W, "eigenvector rows");
+        lb.lambda = rt.upload(tables.lambda, "eigenvalues");
+        lb.zero_flag = rt.upload(tables.zero, "mode flags");
+        lb.survivors = rt.upload(tables.survivors, "survivor rows");
         if (d == 0 && D_ == 3) {
           lb.child_sigma = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(T), "shift buffer");
           lb.child_pinned = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(int), "flag buffer");
@@ -586,65 +539,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
     if (flags[1] > 0) throw NumericalBreakdown(near_singular());
   }
-  // A slab's copy between host memory and X at `offset` through two
-  // page-locked chunks, the host's copy of one (over several threads)
-  // overlapping the device's of the other: copies from pageable memory ran at
-  // about 7 GB/s on the two-H200 host. False when the chunks cannot be had.
-  static constexpr std::size_t kStagedBytes = std::size_t(8) << 20, kChunkBytes = std::size_t(32) << 20;
-  bool staged_copy(std::size_t offset, std::size_t bytes, T* host, bool to_device) const {
-    if (unstaged_) return false;
-    if (!chunks_[0].data()) {
-      try {
-        for (auto& c : chunks_) c = ocl::PinnedHost(rt_->context(), rt_->queue(), kChunkBytes, "slab staging");
-      } catch (const Error&) {
-        for (auto& c : chunks_) c = ocl::PinnedHost();
-        unstaged_ = true;
-        return false;
-      }
-    }
-    char* h = reinterpret_cast<char*>(host);
-    const std::size_t pieces = (bytes + kChunkBytes - 1) / kChunkBytes;
-    auto len = [&](std::size_t k) { return std::min(kChunkBytes, bytes - k * kChunkBytes); };
-    ocl::Event done[2];
-    auto wait = [&](std::size_t slot) {
-      if (!done[slot].get()) return;
-      cl_event ev = done[slot].get();
-      ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (slab staging)");
-      done[slot].reset(nullptr);
-    };
-    auto enqueue = [&](std::size_t k) {
-      cl_event ev = nullptr;
-      void* slot = chunks_[k % 2].data();
-      const std::size_t at = offset + k * kChunkBytes;
-      if (to_device)
-        ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
-                   "clEnqueueWriteBuffer (slab staging)");
-      else
-        ocl::check(clEnqueueReadBuffer(rt_->queue(), x_.get(), CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
-                   "clEnqueueReadBuffer (slab staging)");
-      done[k % 2].reset(ev);
-      ocl::check(clFlush(rt_->queue()), "clFlush");
-    };
-    const FinishOnExit finish_on_exit{rt_->queue()};  // no copy outlives this call, error or not
-    if (to_device) {
-      for (std::size_t k = 0; k < pieces; ++k) {
-        wait(k % 2);  // the chunk's previous copy has left it
-        parallel_copy(chunks_[k % 2].data(), h + k * kChunkBytes, len(k));
-        enqueue(k);
-      }
-    } else {
-      for (std::size_t k = 0; k < std::min<std::size_t>(2, pieces); ++k) enqueue(k);
-      for (std::size_t k = 0; k < pieces; ++k) {
-        wait(k % 2);
-        parallel_copy(h + k * kChunkBytes, chunks_[k % 2].data(), len(k));
-        if (k + 2 < pieces) enqueue(k + 2);
-      }
-    }
-    wait(0);
-    wait(1);
-    return true;
-  }
-
   // What the tridiagonal kernels recorded of a near-singular elimination
   // (empty: none).
   std::string near_singular() const {
@@ -863,9 +757,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes_ = 0;  // what upload_plan() allocates
   Mem shifts_, shift_flags_;
   mutable std::vector<T> uploaded_shifts_;
-  mutable ocl::PinnedHost staging_[2];  // host solves: page-locked copies of a right-hand side, made by the first
-  mutable bool unstaged_ = false;       // the staging could not be allocated: direct copies
-  mutable ocl::PinnedHost chunks_[2];   // a rank's device: page-locked chunks of its slab copies
+  mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
   mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far
   Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
   double neumann_weight_sum_ = 0;
