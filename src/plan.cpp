@@ -60,7 +60,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
-  impl_->info.radix = radix;
+  impl_->info.radix = impl_->data.dims.empty() ? radix : impl_->data.dims[0].layout.radix;
+  impl_->info.shift_amplification = impl_->data.shift_amplification;
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;

@@ -10,9 +10,10 @@
 namespace pscr {
 
 template <class T> struct Plan<T>::Impl {
-  // radix: the plan's q (plan_radix), which Options::radix leaves open when 0
+  // radix: the plan's q (plan_radix), which Options::radix leaves open when
+  // 0; the planner may then take another (planner::make_plan_data)
   Impl(const Problem<T>& p, const Options& o, int radix)
-      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic)) {}
+      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, o.radix == 0)) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;

@@ -146,3 +146,84 @@ BOOST_AUTO_TEST_CASE(near_singular_eliminations_are_reported) {
     near_singular_case<std::complex<double>>(backend);
   }
 }
+
+// An indefinite operator that is well away from singular, whose partial
+// solutions of radix 16 (and 4 and 2: groups of 15 rows at n1 = 40) meet an
+// exactly singular shifted system: c = -(μ + ν1), μ the smallest eigenvalue
+// of a 15-row Dirichlet group, ν1 the smallest of the last pencil. A fixed
+// radix is refused with the reason; the automatic radix takes one whose
+// groups avoid it and solves to the band solve's answer. c moved by δ gives
+// a plan that reports its amplification (about the operator's gap over δ)
+// with an error within its square; the automatic radix moves from it where
+// it exceeds eps^(-1/4) (float) and stays where it does not (double); a
+// smaller δ, past 1/sqrt(eps), is refused. A mutation that reports 1
+// regardless fails here.
+template <class T> void shifted_systems_case(pscr::Backend backend) {
+  const int n1 = 40, n2 = 4;
+  const auto f1 = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const auto f2 = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const double pi = 3.14159265358979323846;
+  auto lam = [&](int k, int n) { const double s = std::sin(pi * k / (2.0 * (n + 1))); return 4 * s * s; };
+  const double c = -(lam(1, 15) + lam(1, n2));
+  // the operator's eigenvalue nearest to 0: λ_i(40) + ν_j + c
+  double gap = 1e300;
+  for (int i = 1; i <= n1; ++i)
+    for (int j = 1; j <= n2; ++j) gap = std::min(gap, std::abs(lam(i, n1) + lam(j, n2) + c));
+  BOOST_REQUIRE(gap > 1e-2);  // regular, well away from singular
+  const bool single = std::is_same_v<pscr::real_t<T>, float>;
+  const double eps = std::numeric_limits<pscr::real_t<T>>::epsilon();
+  const auto p = pscr::Problem<double>::make2d(f1, f2, c).template cast<T>();
+  const auto f = test::random_vector<T>(p.unknowns(), 11);
+  std::vector<T> u(f.size());
+  pscr::Options o;
+  o.backend = backend;
+  // the automatic radix of a definite problem of the same shape: the tuned one
+  const int tuned = pscr::Plan<T>(pscr::Problem<double>::make2d(f1, f2, 1.0).template cast<T>(), o).info().radix;
+  for (int q : {16, 4, 2}) {
+    o.radix = q;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<T>(p, o), pscr::NumericalBreakdown, [q](auto& e) {
+      return mentions(e, "near-singular shifted systems") && mentions(e, ("radix " + std::to_string(q)).c_str()) &&
+             mentions(e, "the operator itself is regular");
+    });
+  }
+  o.radix = 0;
+  pscr::Plan<T> plan(p, o);
+  BOOST_TEST(plan.info().radix != 16);
+  BOOST_TEST(plan.info().shift_amplification <= 10);
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(test::rel_error(u, test::band_solve(p, f)) <= 1e3 * eps / gap);
+  // c moved by δ: at radix 16 the amplification is about gap / (|c| δ)
+  const double delta = 1e-4, expected = gap / (std::abs(c) * delta);
+  const auto pd = pscr::Problem<double>::make2d(f1, f2, c * (1 + delta)).template cast<T>();
+  o.radix = 16;
+  pscr::Plan<T> near(pd, o);
+  const double amp = near.info().shift_amplification;
+  BOOST_TEST(amp >= 0.5 * expected);
+  BOOST_TEST(amp <= 2 * expected);
+  if (!single) {  // (in float the solve's near-singular watch may refuse it)
+    near.solve(f.data(), u.data());
+    BOOST_TEST(test::rel_error(u, test::band_solve(pd, f)) <= 1e3 * eps / gap * amp * amp);
+  }
+  o.radix = 0;
+  pscr::Plan<T> automatic(pd, o);
+  if (single) {
+    // 337 > eps^(-1/4) = 54: it moves
+    BOOST_TEST(automatic.info().radix != 16);
+    BOOST_TEST(automatic.info().shift_amplification <= 10);
+  } else {
+    BOOST_TEST(automatic.info().radix == tuned);  // 337 < 8192: no reason to move
+  }
+  // past 1/sqrt(eps): refused
+  o.radix = 16;
+  const auto pr = pscr::Problem<double>::make2d(f1, f2, c * (1 + (single ? 1e-5 : 1e-10))).template cast<T>();
+  BOOST_CHECK_EXCEPTION(pscr::Plan<T>(pr, o), pscr::NumericalBreakdown,
+                        [](auto& e) { return mentions(e, "no digit would be correct"); });
+}
+
+BOOST_AUTO_TEST_CASE(near_singular_shifted_systems_are_avoided_or_refused) {
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
+    shifted_systems_case<double>(backend);
+    shifted_systems_case<float>(backend);
+    shifted_systems_case<std::complex<double>>(backend);
+  }
+}

@@ -156,6 +156,9 @@ void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::Plan
   std::printf(", batch %zu, radix %d, backend %s\n", batch, info.radix, info.backend.c_str());
   std::printf("init time: %.6f s\nsolve time: %.6f s\ntransfer time: %.6f s\nrelative residual: %.3e\n",
               info.init_seconds, st.seconds, st.transfer_seconds, residual);
+  // how much nearer to singular the partial solutions' shifted systems come
+  // than the operator (1: definite; errors grow by its square, docs/accuracy.md)
+  std::printf("shift amplification: %.3g\n", info.shift_amplification);
   if (info.pure_neumann)
     std::printf("pure Neumann: removed incompatible part %.3e (relative); solution has zero weighted mean\n",
                 st.incompatible_part);

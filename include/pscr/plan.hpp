@@ -31,6 +31,16 @@ struct PlanInfo {
   // "newton", "aberth", "mrrr", "crawford" or "dense" (docs/eigen.md).
   std::string elimination;
   std::vector<std::string> eigen_methods;
+  // How many times nearer to singular the shifted tridiagonal systems of the
+  // partial solutions come than the operator itself: its smallest |eigenvalue|
+  // over theirs (1 for definite problems, where the shifts only move away).
+  // Errors of indefinite problems grow by about its square beyond the
+  // operator's condition. Above eps^(-1/4) (54 in single, 8192 in double
+  // precision: more than half the digits lost) the automatic radix moves to
+  // the candidate that at least halves it, if one does; plans at or above
+  // 1/sqrt(eps) (2896, 6.7e7: no correct digit) are refused
+  // (NumericalBreakdown). Computed for the plan's c (not for solve_shifts).
+  double shift_amplification = 1;
   std::string backend;          // "reference" or "opencl: <platform> / <device>"
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use

@@ -178,6 +178,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["pure_neumann"] = i.pure_neumann;
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
+  d["shift_amplification"] = i.shift_amplification;
   d["line_solver"] = i.line_solver;
   // the kernel parameters and the cost model belong to the OpenCL backend: None elsewhere
   d["parameters"] = opencl ? py::object(parameters_dict(i.parameters)) : py::none();

@@ -90,6 +90,24 @@ def test_singular(backend):
         pscr.Plan([(a, m), good(4)], backend=backend)
 
 
+def test_near_singular_shifted_systems(backend):
+    # a regular indefinite operator whose 15-row groups (radix 16 at n1 = 40)
+    # meet a singular shifted system: refused at that radix, avoided by the
+    # automatic one (docs/accuracy.md, section 8)
+    n1, n2 = 40, 4
+    lam = lambda k, n: 4 * math.sin(math.pi * k / (2 * (n + 1))) ** 2
+    c = -(lam(1, 15) + lam(1, n2))
+    factors = [pscr.laplacian_factor(n1, 1.0), pscr.laplacian_factor(n2, 1.0)]
+    with pytest.raises(pscr.NumericalBreakdown, match="near-singular shifted systems in the partial solutions of radix 16"):
+        pscr.Plan(factors, c=c, radix=16, backend=backend)
+    plan = pscr.Plan(factors, c=c, backend=backend)
+    assert plan.info["radix"] != 16 and plan.info["shift_amplification"] <= 10
+    f = np.random.default_rng(3).uniform(-1, 1, (n1, n2))
+    u = plan.solve(f)
+    r = pscr.Problem(factors, c=c).apply(u) - f
+    assert np.linalg.norm(r) <= 1e-10 * np.linalg.norm(f)
+
+
 def test_invalid_options():
     f = [good(), good()]
     with pytest.raises(pscr.InvalidArgument, match="radix"):

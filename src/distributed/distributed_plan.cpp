@@ -75,9 +75,10 @@ namespace distributed {
 
 // What a rank holds and does (internal, not exported: DistributedPlan's Impl derives from it).
 template <class T> struct SlabExecutor {
-  SlabExecutor(std::shared_ptr<Communicator> c, const Problem<T>& p, const Options& o)
+  // o.radix: the plan's q; radix_free: chosen automatically (the planner may take another)
+  SlabExecutor(std::shared_ptr<Communicator> c, const Problem<T>& p, const Options& o, bool radix_free)
       : comm(std::move(c)),
-        data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic)),
+        data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic, radix_free)),
         solver(data, o.threads),
         slabs(p.size(0), comm->size()),
         R(p.unknowns() / p.size(0)) {}
@@ -507,8 +508,9 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
 
   const auto t0 = clock_type::now();
   // planning is deterministic: a bad problem throws the same error on every rank
-  impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked);
+  impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked, options.radix == 0);
   Impl& m = *impl_;
+  ranked.radix = m.dim().layout.radix;  // the automatic radix may have moved (planner::make_plan_data)
   DistributedInfo& info = m.info;
   info.plan.eigen_seconds = seconds_since(t0);
   info.ranks = m.comm->size();
@@ -567,6 +569,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   pi.elimination = m.data.excess_form ? "excess" : "ordinary";
   for (auto& dp : m.data.dims) pi.eigen_methods.push_back(dp.eigen_method);
   pi.radix = ranked.radix;
+  pi.shift_amplification = m.data.shift_amplification;
   if (m.device) {
     m.device->describe(pi);
     pi.backend += " (distributed over " + std::to_string(info.ranks) + " ranks)";

@@ -110,7 +110,8 @@ template <class T> std::size_t device_bytes(const Problem<T>& problem, const Opt
   if (options.backend != Backend::opencl) throw InvalidArgument("opencl::device_bytes: Options::backend is not opencl");
   check_options(options);
   const planner::PlanData<T> data =
-      planner::make_plan_data(problem, plan_radix(problem, options), options.elimination == Elimination::automatic);
+      planner::make_plan_data(problem, plan_radix(problem, options), options.elimination == Elimination::automatic,
+                              options.radix == 0);
   Options first = options;
   if (!options.opencl_queue) first.device = opencl_devices(options)[0];
   return count_device_bytes(data, first);

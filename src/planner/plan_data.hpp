@@ -47,13 +47,24 @@ template <class T> struct PlanData {
   // or by the ordinary formulas (indefinite or complex systems).
   bool excess_form = false;
   ExcessRows<T> excess;
+  // How much nearer to singular the shifted systems of the partial solutions
+  // come than the operator (PlanInfo::shift_amplification): 1 for definite problems.
+  double shift_amplification = 1;
   std::size_t bytes() const;
 };
 
 // Builds the layout and eigenpairs. Throws SingularPencil for a singular
-// operator other than the pure-Neumann case, InvalidArgument for a bad radix.
-// allow_excess = false: the ordinary eliminations even where the excess form applies.
-template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true);
+// operator other than the pure-Neumann case, InvalidArgument for a bad radix,
+// NumericalBreakdown when the shifted systems of the partial solutions come
+// 1/sqrt(eps) times nearer to singular than the operator (or are singular).
+// allow_excess = false: the ordinary eliminations even where the excess form
+// applies. radix_free (the automatic radix): when the shifted systems of
+// `radix` come more than eps^(-1/4) times nearer, the plan of the candidate
+// radix (kRadixCandidates) whose systems stay farthest, if that at least
+// halves it (docs/accuracy.md).
+template <class T>
+PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false);
+inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 
 // Pure Neumann: c = 0, real entries, every A_d has zero row sums (constants
 // are the null space) and every M_d is positive on the diagonal.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "pencil_eigen.hpp"
@@ -137,57 +138,158 @@ template <class C> double re(const C& a) {
   else return a;
 }
 
+// An eigenvalue of a PSCR dimension's group, flagged: the top level's
+// (the whole pencil's) and, pure Neumann, its zero mode.
+template <class C> struct ShiftValue {
+  C value;
+  bool zero, top;
+};
+
+// The distinct eigenvalues of a planned dimension's groups.
+template <class T> std::vector<ShiftValue<W<T>>> shift_values(const DimensionPlan<T>& dp) {
+  std::vector<ShiftValue<W<T>>> vals;
+  const int top = dp.groups.back()[0].eigen;
+  for (std::size_t e = 0; e < dp.eigen.size(); ++e)
+    for (int l = 0; l < dp.eigen[e].m; ++l)
+      vals.push_back({W<T>(dp.eigen[e].lambda[l]), int(e) == top && l == dp.zero_mode, int(e) == top});
+  return vals;
+}
+
+// The same for the layout of another radix, from eigenvalues alone (no
+// vectors): what a candidate radix would meet, at a fraction of its plan's
+// cost. `whole`: the top level's, known already.
+template <class C>
+std::vector<ShiftValue<C>> layout_shift_values(const Factor<C>& f, int radix, const std::vector<C>& whole) {
+  const Layout layout = make_layout(static_cast<int>(f.size()), radix);
+  std::vector<ShiftValue<C>> vals;
+  for (auto& v : whole) vals.push_back({v, false, true});
+  std::unordered_map<std::string, bool> seen;
+  for (std::size_t i = 0; i + 1 < layout.levels.size(); ++i)
+    for (auto& g : layout.levels[i].groups) {
+      const Tridiagonal<C> A = sub_pencil(f.A, g.start, g.end), M = sub_pencil(f.M, g.start, g.end);
+      std::string key;
+      for (auto* t : {&A, &M}) {
+        append_bytes(key, t->diag);
+        append_bytes(key, t->off);
+      }
+      if (!seen.emplace(std::move(key), true).second) continue;
+      for (auto& v : pencil_eigenvalues(A, M)) vals.push_back({v, false, false});
+    }
+  return vals;
+}
+
 // Every tridiagonal system the method solves is (A_D + σ M_D) with σ = c + Σ λ_d
-// over group eigenvalues of the PSCR dimensions; it (and A itself) is singular
-// exactly when -σ is an eigenvalue ν of the last pencil. Refuse such plans,
-// except the null space of the pure-Neumann case (all λ = 0 and ν = 0).
+// over group eigenvalues of the PSCR dimensions; it is singular exactly when
+// -σ is an eigenvalue ν of the last pencil. With top-level eigenvalues only,
+// the sums are the eigenvalues of the operator: A itself is singular when one
+// cancels a ν, and such plans are refused except for the null space of the
+// pure-Neumann case (all λ = 0 and ν = 0). The sums of smaller groups belong
+// to the shifted systems of the partial solutions: returns how much nearer
+// they come to singular than the operator (its smallest |σ + ν| over
+// theirs; 1 when none comes nearer, infinite when one is singular).
 // `nu`: the eigenvalues of the last pencil.
-template <class T> void check_regular(const PlanData<T>& pd, std::vector<W<T>> nu, W<T> c) {
-  using C = W<T>;
+template <class C>
+double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::vector<C> nu, C c, bool pure_neumann) {
+  using Sum = ShiftValue<C>;
   std::sort(nu.begin(), nu.end(), less_re<C>);
-  // Distinct eigenvalue sums of the PSCR dimensions, with a flag "all top-level zero modes".
-  std::vector<std::pair<C, bool>> sums{{c, true}};
+  // Distinct eigenvalue sums of the PSCR dimensions, with the flags "all
+  // top-level zero modes" and "all top-level modes".
+  std::vector<Sum> sums{{c, true, true}};
   double scale = std::abs(c) + abs_max(nu);
-  for (auto& dp : pd.dims) {
-    std::vector<std::pair<C, bool>> vals;
-    const int top = dp.groups.back()[0].eigen;
-    for (std::size_t e = 0; e < dp.eigen.size(); ++e)
-      for (int l = 0; l < dp.eigen[e].m; ++l)
-        vals.push_back({C(dp.eigen[e].lambda[l]), int(e) == top && l == dp.zero_mode});
+  for (auto& vals : dims) {
     double big = 0;
-    for (auto& v : vals) big = std::max(big, double(std::abs(v.first)));
+    for (auto& v : vals) big = std::max(big, double(std::abs(v.value)));
     scale += big;
-    std::sort(vals.begin(), vals.end(), [](auto& a, auto& b) {
-      if (re(a.first) != re(b.first)) return re(a.first) < re(b.first);
-      return a.second < b.second;
-    });
-    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
-    std::vector<std::pair<C, bool>> next;
+    auto key = [](const Sum& v) { return std::make_tuple(re(v.value), std::imag(v.value), v.zero, v.top); };
+    std::sort(vals.begin(), vals.end(), [&](const Sum& a, const Sum& b) { return key(a) < key(b); });
+    vals.erase(std::unique(vals.begin(), vals.end(), [&](const Sum& a, const Sum& b) { return key(a) == key(b); }),
+               vals.end());
+    std::vector<Sum> next;
     next.reserve(sums.size() * vals.size());
     for (auto& s : sums)
-      for (auto& v : vals) next.push_back({s.first + v.first, s.second && v.second});
+      for (auto& v : vals) next.push_back({s.value + v.value, s.zero && v.zero, s.top && v.top});
     sums.swap(next);
   }
   const double tol = 1e-12 * scale;
+  const double inf = std::numeric_limits<double>::infinity();
+  double operator_gap = inf, shifted_gap = inf;
   for (auto& s : sums) {
-    const C target = -s.first;
-    auto it = std::lower_bound(nu.begin(), nu.end(), target, less_re<C>);
-    auto check = [&](const C& v) {
-      if (std::abs(v - target) > tol) return;
-      if (pd.pure_neumann && s.second && std::abs(v) <= tol) return;  // the documented null space
-      std::ostringstream os;
-      os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
-         << "plus c cancels the eigenvalue " << v << " of the last pencil (A" << pd.dims.size() + 1 << ", M"
-         << pd.dims.size() + 1 << "); only the pure-Neumann case (c = 0, constant null space) is supported";
-      throw SingularPencil(os.str());
+    const C target = -s.value;
+    // the ν nearest to -σ: outward from its place in real order, until the
+    // real parts alone are farther than the nearest so far
+    double nearest = inf;
+    C at{};
+    auto consider = [&](const C& v) {
+      if (pure_neumann && s.zero && std::abs(v) <= tol) return;  // the documented null space
+      const double d = std::abs(v - target);
+      if (d < nearest) {
+        nearest = d;
+        at = v;
+      }
     };
-    for (auto j = it; j != nu.end() && re(*j) - re(target) <= tol; ++j) check(*j);
+    const auto it = std::lower_bound(nu.begin(), nu.end(), target, less_re<C>);
+    for (auto j = it; j != nu.end() && re(*j) - re(target) < nearest; ++j) consider(*j);
     for (auto j = it; j != nu.begin();) {
       --j;
-      if (re(target) - re(*j) > tol) break;
-      check(*j);
+      if (re(target) - re(*j) >= nearest) break;
+      consider(*j);
     }
+    if (s.top && nearest <= tol) {
+      std::ostringstream os;
+      os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
+         << "plus c cancels the eigenvalue " << at << " of the last pencil (A" << dims.size() + 1 << ", M"
+         << dims.size() + 1 << "); only the pure-Neumann case (c = 0, constant null space) is supported";
+      throw SingularPencil(os.str());
+    }
+    double& gap = s.top ? operator_gap : shifted_gap;
+    gap = std::min(gap, nearest);
   }
+  if (shifted_gap <= tol) return inf;
+  if (operator_gap == inf || shifted_gap >= operator_gap) return 1.0;
+  return operator_gap / shifted_gap;
+}
+
+// What the planner knows of the spectra beyond a plan: each PSCR dimension's
+// whole-pencil eigenvalues and the last pencil's (ν).
+template <class C> struct Spectra {
+  std::vector<std::vector<C>> whole;
+  std::vector<C> nu;
+};
+
+// The layout and eigenpairs for one radix.
+template <class T>
+PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra) {
+  PlanData<T> pd(problem);
+  pd.pure_neumann = is_pure_neumann(problem);
+  const int D = problem.dims();
+  const Factor<W<T>> wide_last = problem.factor(D - 1).template cast<W<T>>();
+  std::vector<W<T>> nu;  // eigenvalues of the last pencil: those of an identical factor's top level if there is one
+  spectra.whole.assign(std::size_t(D - 1), {});
+  for (int d = 0; d + 1 < D; ++d) {
+    const Factor<W<T>> f = problem.factor(d).template cast<W<T>>();
+    std::vector<W<T>>& whole = spectra.whole[std::size_t(d)];
+    pd.dims.push_back(plan_dimension<T>(f, radix, pd.pure_neumann, pd.eigen_problems, whole));
+    if (nu.empty() && f.A.diag == wide_last.A.diag && f.A.off == wide_last.A.off && f.M.diag == wide_last.M.diag &&
+        f.M.off == wide_last.M.off)
+      nu = whole;
+  }
+  if (nu.empty()) nu = pencil_eigenvalues(wide_last.A, wide_last.M);
+  spectra.nu = nu;
+  std::vector<std::vector<ShiftValue<W<T>>>> values;
+  for (auto& dp : pd.dims) values.push_back(shift_values(dp));
+  pd.shift_amplification = shift_amplification(std::move(values), std::move(nu), W<T>(problem.c()), pd.pure_neumann);
+  // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
+  double sigma_min = std::real(problem.c());
+  for (auto& dp : pd.dims) {
+    double lo = std::numeric_limits<double>::infinity();
+    for (auto& ge : dp.eigen)
+      for (auto& l : ge.lambda) lo = std::min(lo, double(std::real(l)));
+    sigma_min += lo;
+  }
+  const auto& last = problem.factor(D - 1);
+  pd.excess_form = allow_excess && excess_form_applies(last, sigma_min);
+  if (pd.excess_form) pd.excess = excess_rows(last);
+  return pd;
 }
 
 }  // namespace
@@ -213,34 +315,46 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
   return true;
 }
 
-template <class T> PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess) {
+template <class T>
+PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
-  PlanData<T> pd(problem);
-  pd.pure_neumann = is_pure_neumann(problem);
-  const int D = problem.dims();
-  const Factor<W<T>> wide_last = problem.factor(D - 1).template cast<W<T>>();
-  std::vector<W<T>> nu;  // eigenvalues of the last pencil: those of an identical factor's top level if there is one
-  for (int d = 0; d + 1 < D; ++d) {
-    const Factor<W<T>> f = problem.factor(d).template cast<W<T>>();
-    std::vector<W<T>> whole;
-    pd.dims.push_back(plan_dimension<T>(f, radix, pd.pure_neumann, pd.eigen_problems, whole));
-    if (nu.empty() && f.A.diag == wide_last.A.diag && f.A.off == wide_last.A.off && f.M.diag == wide_last.M.diag &&
-        f.M.off == wide_last.M.off)
-      nu = std::move(whole);
+  Spectra<W<T>> spectra;
+  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra);
+  // The partial solutions grow by the amplification and cancel in the back
+  // substitution: errors grow by about its square (docs/accuracy.md).
+  const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
+  if (radix_free && !pd.pure_neumann && pd.shift_amplification > std::pow(eps, -0.25)) {
+    // More than half the digits lost: another grouping moves the shifts.
+    // Candidates are judged by their group eigenvalues alone; the best is
+    // planned when it at least halves the amplification.
+    int best = radix;
+    double best_amplification = pd.shift_amplification;
+    for (int q : kRadixCandidates) {
+      if (q == radix) continue;
+      std::vector<std::vector<ShiftValue<W<T>>>> values;
+      for (int d = 0; d + 1 < problem.dims(); ++d)
+        values.push_back(layout_shift_values(problem.factor(d).template cast<W<T>>(), q, spectra.whole[std::size_t(d)]));
+      const double a = shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
+      if (a < best_amplification) {
+        best = q;
+        best_amplification = a;
+      }
+    }
+    if (best != radix && 2 * best_amplification <= pd.shift_amplification)
+      pd = plan_for_radix(problem, best, allow_excess, spectra);
   }
-  if (nu.empty()) nu = pencil_eigenvalues(wide_last.A, wide_last.M);
-  check_regular(pd, std::move(nu), W<T>(problem.c()));
-  // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
-  double sigma_min = std::real(problem.c());
-  for (auto& dp : pd.dims) {
-    double lo = std::numeric_limits<double>::infinity();
-    for (auto& ge : dp.eigen)
-      for (auto& l : ge.lambda) lo = std::min(lo, double(std::real(l)));
-    sigma_min += lo;
+  const double limit = 1 / std::sqrt(eps);
+  if (pd.shift_amplification >= limit) {
+    std::ostringstream os;
+    os << "near-singular shifted systems in the partial solutions of radix " << pd.dims[0].layout.radix
+       << ": a group's eigenvalue sum plus c comes " << pd.shift_amplification
+       << " times nearer to an eigenvalue of the last pencil than any eigenvalue of the operator does (limit "
+       << "1/sqrt(eps) = " << limit << ": errors grow by its square, no digit would be correct); the operator "
+       << "itself is regular: "
+       << (radix_free ? "no radix of 2 ... 8 or 16 avoids it; solve in higher precision or change c"
+                      : "another radix (Options::radix = 0 tries several) or higher precision avoids it");
+    throw NumericalBreakdown(os.str());
   }
-  const auto& last = problem.factor(D - 1);
-  pd.excess_form = allow_excess && excess_form_applies(last, sigma_min);
-  if (pd.excess_form) pd.excess = excess_rows(last);
   return pd;
 }
 
@@ -252,7 +366,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 }
 
 #define PSCR_INSTANTIATE(T)                                              \
-  template PlanData<T> make_plan_data(const Problem<T>&, int, bool);     \
+  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool); \
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)
