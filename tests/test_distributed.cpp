@@ -62,6 +62,10 @@ void against_serial(const std::string& name, const pscr::Problem<T>& p, pscr::Op
   pscr::Plan<T> plan(p, o);
   const auto serial_stats = plan.solve_batch(f.data(), serial.data(), count);
   auto dist = pscr::mpi_plan(MPI_COMM_WORLD, p, o);
+  // the same plan: the radix (the automatic one may move) and what it expects of the shifts
+  check(dist.info().plan.radix == plan.info().radix, name + ": the radix of the serial plan");
+  check(dist.info().plan.shift_amplification == plan.info().shift_amplification,
+        name + ": the shift amplification of the serial plan");
   const pscr::RowRange rows = dist.rows();
   const std::size_t R = N / p.size(0), L = dist.local_unknowns();
   check(L == rows.size() * R, name + ": local_unknowns");
@@ -223,6 +227,18 @@ int main(int argc, char** argv) {
     }
     against_serial("2D Helmholtz 48 x 33",
                    pscr::helmholtz2d(pscr::graded_mesh(48, 1.0, 1.02), pscr::graded_mesh(33, 1.0, 1.0), 12.0), o);
+    {
+      // indefinite, with an exactly singular shifted system at radix 16
+      // (docs/accuracy.md section 8): the automatic radix moves on every rank alike
+      const double l15 = 2 - 2 * std::cos(M_PI / 16), l4 = 2 - 2 * std::cos(M_PI / 5);
+      const auto shifted = pscr::Problem<double>::make2d(
+          pscr::laplacian_factor(40, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
+          pscr::laplacian_factor(4, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet), -(l15 + l4));
+      against_serial("2D indefinite 40 x 4, radix moved", shifted, o);
+      pscr::Options on_device;
+      on_device.backend = pscr::Backend::opencl;
+      against_serial("OpenCL 2D indefinite 40 x 4, radix moved", shifted, on_device);
+    }
     const auto neumann = pscr::poisson_neumann_factor(pscr::graded_mesh(45, 1.0, 1.01));
     against_serial("2D pure Neumann 45 x 45", pscr::Problem<double>::make2d(neumann, neumann, 0.0), o, 2);
     against_serial("3D pure Neumann 13^3",
