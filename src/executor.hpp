@@ -9,6 +9,14 @@
 
 namespace pscr {
 
+// The near-singular watch of the ordinary eliminations: a pivot below
+// sqrt(eps). Backends throw it after the solve has written its (inaccurate)
+// solution, so that iterative refinement (Options::refine) can try to
+// recover; callers see a NumericalBreakdown.
+struct NearSingularElimination : NumericalBreakdown {
+  using NumericalBreakdown::NumericalBreakdown;
+};
+
 // A backend executes a plan: solves in place on host arrays.
 template <class T> class Executor {
  public:

@@ -537,7 +537,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (scanned && flags[0])
       throw NumericalBreakdown(
           "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
-    if (flags[1] > 0) throw NumericalBreakdown(near_singular());
+    if (flags[1] > 0) throw NearSingularElimination(near_singular());
   }
   // What the tridiagonal kernels recorded of a near-singular elimination
   // (empty: none).

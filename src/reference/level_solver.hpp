@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../executor.hpp"
 #include "../kron.hpp"
 #include "../planner/plan_data.hpp"
 #include "partial_solution_batch.hpp"
@@ -74,7 +75,7 @@ template <class T> class LevelSolver {
        << ": a pivot of relative size " << smallest << " (below sqrt(eps) = " << kPivotLimit<T>
        << "; the elimination does not pivot), so more than half the digits are lost; c is close to a sum of "
           "eigenvalues of the factor pencils (the operator is nearly singular), or the system is indefinite";
-    throw NumericalBreakdown(os.str());
+    throw NearSingularElimination(os.str());
   }
 
   const Factor<T>& factor(int d) const { return pd_.problem.factor(d); }
