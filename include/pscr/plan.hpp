@@ -39,7 +39,8 @@ struct PlanInfo {
   // precision: more than half the digits lost) the automatic radix moves to
   // the candidate that at least halves it, if one does; plans at or above
   // 1/sqrt(eps) (2896, 6.7e7: no correct digit) are refused
-  // (NumericalBreakdown). Computed for the plan's c (not for solve_shifts).
+  // (NumericalBreakdown). (opencl::solve_shifts_async takes shifts >= c of
+  // excess-form plans only, definite problems where it stays 1.)
   double shift_amplification = 1;
   std::string backend;          // "reference" or "opencl: <platform> / <device>"
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
