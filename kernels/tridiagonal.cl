@@ -60,6 +60,9 @@ inline scalar row_diag(row_t r) { return r.s; }
 typedef struct {
   scalar ao, mo, ad, md;
 } coef_t;
+// the host packs the same rows (src/opencl/line_coefficients.hpp): a build of
+// another layout fails here
+typedef char coef_t_matches_the_host_rows[sizeof(coef_t) == COEF_SCALARS * sizeof(scalar) ? 1 : -1];
 
 // The coupling of a row to the next at shift sg, from its packed entry.
 inline scalar entry_coupling(coef_t c, scalar sg) { return c.ao + smul(sg, c.mo); }

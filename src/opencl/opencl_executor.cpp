@@ -78,6 +78,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     std::ostringstream opts;
     opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << ocl::group_record_ints(q)
+         << " -DCOEF_SCALARS=" << ocl::kCoefScalars
          << " -DRHS_ROWS=" << kRhsRows
          << " -DRHS_MODES=" << p_.rhs_modes << " -DRHS_TILE_ROWS=" << kRhsTileRows;
     if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
