@@ -9,11 +9,18 @@
 
 namespace pscr {
 
+// Whether the plan's radix is chosen for the caller (neither Options::radix
+// nor, on OpenCL, Options::parameters names it): the planner may then move it
+// (planner::make_plan_data); the tuner's candidates must stay as given.
+inline bool radix_free(const Options& options) {
+  return options.radix == 0 && !(options.backend == Backend::opencl && options.parameters);
+}
+
 template <class T> struct Plan<T>::Impl {
   // radix: the plan's q (plan_radix), which Options::radix leaves open when
   // 0; the planner may then take another (planner::make_plan_data)
   Impl(const Problem<T>& p, const Options& o, int radix)
-      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, o.radix == 0)) {}
+      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o))) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;

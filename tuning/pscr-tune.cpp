@@ -199,9 +199,12 @@ template <class T> int tune(Config c) {
     if (it != timed.end()) return it->second;
     try {
       plan.set_parameters(decode(space, g));
-    } catch (const pscr::InvalidArgument&) {
+    } catch (const pscr::Error& e) {
       // a program built with other options can have a smaller work-group
-      // limit than check_parameters saw: refused before any timing
+      // limit than check_parameters saw, and an indefinite problem's shifted
+      // systems can be hopeless at another radix (docs/accuracy.md section
+      // 8): refused before any timing
+      if (!dynamic_cast<const pscr::InvalidArgument*>(&e) && !dynamic_cast<const pscr::NumericalBreakdown*>(&e)) throw;
       refused.insert(g);
       ++rejected;
       return std::numeric_limits<double>::infinity();

@@ -36,7 +36,8 @@ struct PlanInfo {
   // over theirs (1 for definite problems, where the shifts only move away).
   // Errors of indefinite problems grow by about its square beyond the
   // operator's condition. Above eps^(-1/4) (54 in single, 8192 in double
-  // precision: more than half the digits lost) the automatic radix moves to
+  // precision: more than half the digits lost) the automatic radix (neither
+  // Options::radix nor, on OpenCL, Options::parameters given) moves to
   // the candidate that at least halves it, if one does; plans at or above
   // 1/sqrt(eps) (2896, 6.7e7: no correct digit) are refused
   // (NumericalBreakdown). (opencl::solve_shifts_async takes shifts >= c of

@@ -508,7 +508,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
 
   const auto t0 = clock_type::now();
   // planning is deterministic: a bad problem throws the same error on every rank
-  impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked, options.radix == 0);
+  impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked, radix_free(options));
   Impl& m = *impl_;
   ranked.radix = m.dim().layout.radix;  // the automatic radix may have moved (planner::make_plan_data)
   DistributedInfo& info = m.info;

@@ -111,7 +111,7 @@ template <class T> std::size_t device_bytes(const Problem<T>& problem, const Opt
   check_options(options);
   const planner::PlanData<T> data =
       planner::make_plan_data(problem, plan_radix(problem, options), options.elimination == Elimination::automatic,
-                              options.radix == 0);
+                              radix_free(options));
   Options first = options;
   if (!options.opencl_queue) first.device = opencl_devices(options)[0];
   return count_device_bytes(data, first);
