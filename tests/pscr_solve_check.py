@@ -63,6 +63,37 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{name} error {err:.1e}", err <= tol, r.stdout)
         check(f"{name} prints times and residual", "init time" in r.stdout and "relative residual" in r.stdout)
 
+    # Random indefinite systems (c amid the eigenvalue sums; docs/accuracy.md
+    # section 8): solved with an error within the growth the plan reports,
+    # eps * cond * R^2 (R its shift amplification, printed), or refused with
+    # the reason named; never a silent loss beyond that.
+    eps_of = {np.float64: 2.2e-16, np.complex128: 2.2e-16, np.float32: 1.2e-7, np.complex64: 1.2e-7}
+    for k in range(14):
+        D = 3 if k % 3 == 0 else 2
+        ns = [int(rng.integers(2, 9 if D == 3 else 31)) for _ in range(D)]
+        dtype = [np.float64, np.float32, np.complex128, np.complex64][k % 4]
+        cplx = np.issubdtype(dtype, np.complexfloating)
+        fs, f, args = write_system(P, rng, ns, dtype, 1)
+        c = float(rng.uniform(-2.5, -1.0)) * D
+        radix = ["0", "2", "3", "5", "6", "8", "16"][k % 7]
+        backend = "opencl" if k < 4 else "reference"
+        args += ["--rhs", P("f.npy"), "--out", P("u.npy"), "--radix", radix, "--backend", backend,
+                 "--c", f"({c},0)" if cplx else str(c)]
+        name = f"indefinite {D}d {np.dtype(dtype).name} {'x'.join(map(str, ns))} c={c:.2f} radix {radix} {backend}"
+        r = run(args)
+        if r.returncode != 0:
+            check(f"{name}: refused with the reason named", r.returncode == 2 and "near-singular" in r.stderr, r.stderr)
+            continue
+        wide = np.complex128 if cplx else np.float64
+        A = assemble([(a.astype(wide), m.astype(wide)) for a, m in fs], c)
+        ref = spla.spsolve(A, f.reshape(-1).astype(wide))
+        u = np.load(P("u.npy")).reshape(-1).astype(wide)
+        err = np.linalg.norm(u - ref) / np.linalg.norm(ref)
+        amp = float(r.stdout.split("shift amplification: ")[1].split()[0])
+        cond = np.linalg.cond(A.toarray())
+        bound = 1e2 * eps_of[dtype] * cond * amp * amp * max(1.0, np.log2(A.shape[0]))
+        check(f"{name}: error {err:.1e} within eps*cond*R^2 (cond {cond:.0f}, R {amp:.3g})", err <= bound, r.stdout)
+
     # Bad input: each must exit with status 2 and a message naming the problem.
     a, m = factor(rng, 6, np.float64, False)
     np.save(P("A.npy"), a)
