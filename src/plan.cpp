@@ -27,6 +27,13 @@ template <class T> void check_finite(const T* x, std::size_t n, const char* what
   if (i < n) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
 }
 
+// A solution's non-finite value, named (after a solve, or after refinement).
+template <class T> void check_solution(const T* u, std::size_t n) {
+  if (const std::size_t i = first_nonfinite(u, n); i < n)
+    throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
+                             " (zero pivot in a tridiagonal solve or overflow)");
+}
+
 }  // namespace
 
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options) {
@@ -163,9 +170,7 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
       throw NumericalBreakdown(os.str());
     }
   }
-  if (const std::size_t i = first_nonfinite(u, N * count); i < N * count)
-    throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
-                             " (zero pivot in a tridiagonal solve or overflow)");
+  check_solution(u, N * count);
   st.seconds = seconds_since(t0);
   return st;
 }
@@ -203,9 +208,7 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
       for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
     }
   }
-  if (const std::size_t i = first_nonfinite(u, N * count); i < N * count)
-    throw NumericalBreakdown("solve produced a non-finite value at index " + std::to_string(i) +
-                             " (zero pivot in a tridiagonal solve or overflow)");
+  check_solution(u, N * count);
   st.seconds = seconds_since(t0);
   return st;
 }

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>

@@ -327,13 +327,14 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     // More than half the digits lost: another grouping moves the shifts.
     // Candidates are judged by their group eigenvalues alone; the best is
     // planned when it at least halves the amplification.
+    std::vector<Factor<W<T>>> wide;  // the PSCR dimensions' factors
+    for (int d = 0; d + 1 < problem.dims(); ++d) wide.push_back(problem.factor(d).template cast<W<T>>());
     int best = radix;
     double best_amplification = pd.shift_amplification;
     for (int q : kRadixCandidates) {
       if (q == radix) continue;
       std::vector<std::vector<ShiftValue<W<T>>>> values;
-      for (int d = 0; d + 1 < problem.dims(); ++d)
-        values.push_back(layout_shift_values(problem.factor(d).template cast<W<T>>(), q, spectra.whole[std::size_t(d)]));
+      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], q, spectra.whole[d]));
       const double a = shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
       if (a < best_amplification) {
         best = q;
