@@ -10,12 +10,13 @@
 #include <sstream>
 #include <vector>
 
-#include "../neumann_weights.hpp"
-#include "../tuning/database.hpp"
 #include "host_staging.hpp"
 #include "level_tables.hpp"
 #include "line_coefficients.hpp"
+#include "null_space_projection.hpp"
+#include "program_options.hpp"
 #include "runtime.hpp"
+#include "solve_flags.hpp"
 #include "tridiagonal_solver.hpp"
 
 namespace pscr {
@@ -28,29 +29,10 @@ using ocl::LocalBytes;
 using ocl::Mem;
 using planner::PlanData;
 
+using ocl::kRhsRows;
+using ocl::kRhsTileRows;
 using ocl::pow2_fit;
 using ocl::round_up;
-constexpr std::size_t kRhsRows = 16;  // rows per work-item of form_rhs (-DRHS_ROWS, kernels/level.cl)
-constexpr std::size_t kRhsTileRows = 4;  // rows per work-item of form_rhs_tiles (-DRHS_TILE_ROWS)
-
-// The device of options.opencl_queue, else the one options.device selects.
-ocl::Device options_device(const Options& o) {
-  if (!o.opencl_queue) return ocl::select_device(o.device);
-  cl_device_id device = nullptr;
-  ocl::check(clGetCommandQueueInfo(static_cast<cl_command_queue>(o.opencl_queue), CL_QUEUE_DEVICE, sizeof device,
-                                   &device, nullptr),
-             "clGetCommandQueueInfo(CL_QUEUE_DEVICE) of Options::opencl_queue");
-  return ocl::describe_device(device);
-}
-
-// Options::parameters, else the tuning entry for the device, the problem's
-// class and its largest dimension, else the defaults.
-template <class T> tuning::Resolved resolve_parameters(const ocl::Device& dev, const Problem<T>& problem, const Options& o) {
-  std::size_t nmax = 0;
-  for (int d = 0; d < problem.dims(); ++d) nmax = std::max(nmax, problem.size(d));
-  return tuning::resolve(o, dev.device_name,
-                         problem_class(problem.dims(), is_complex_v<T>, std::is_same_v<real_t<T>, double>), nmax);
-}
 
 // One plan on one device. As a rank's device of a distributed plan (shares
 // given) it computes, at each level of dimension 1, only the rank's share of
@@ -62,10 +44,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                  bool count_only = false)
       : pd_(pd), D_(pd.problem.dims()), shares_(shares) {
     cl_command_queue user_queue = static_cast<cl_command_queue>(o.opencl_queue);
-    const ocl::Device dev = options_device(o);
+    const ocl::Device dev = ocl::options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
-    const auto resolved = resolve_parameters(dev, pd.problem, o);
+    const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
@@ -75,23 +57,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
-    std::ostringstream opts;
-    opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << ocl::group_record_ints(q)
-         << " -DCOEF_SCALARS=" << ocl::kCoefScalars
-         << " -DRHS_ROWS=" << kRhsRows
-         << " -DRHS_MODES=" << p_.rhs_modes << " -DRHS_TILE_ROWS=" << kRhsTileRows;
-    if (std::is_same_v<real_t<T>, double>) opts << " -DSCALAR_DOUBLE";
-    if (is_complex_v<T>) opts << " -DSCALAR_COMPLEX";
-    if (p_.newton_raphson) opts << " -DNEWTON_RAPHSON";
-    if (pd.excess_form) opts << " -DEXCESS_FORM";
-    // GPUs keep a chunk's pivots in registers only when its loops are
-    // unrolled; a CPU compiler (PoCL) gains nothing from that and takes
-    // seconds longer per work-group shape.
-    if (p_.line_rows > 0) opts << " -DLINE_ROWS=" << p_.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
-    if (p_.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
-    if (p_.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p_.register_cap;
-    rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts.str(), o.profile, o.program_cache)
-                     : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts.str(), o.profile, o.program_cache);
+    const std::string opts = ocl::program_options(
+        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form});
+    rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
+                     : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
     shift_capacity_ = shares ? 1 : o.shifts;
     counted_bytes_ = check_device_memory();
@@ -123,7 +92,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // host, 8191² double: about 33 ms in and out, against 120 ms through
     // whole-array staging).
     if (count == 1 && bytes >= ocl::HostStaging::kChunkedBytes) {
-      clear_flags();
+      flags_.clear();
       const auto t0 = clk::now();
       if (staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, true)) {  // returns when the copies are done
         host_copies = std::chrono::duration<double>(clk::now() - t0).count();
@@ -132,7 +101,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
         const auto t1 = clk::now();
         staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, false);
         host_copies += std::chrono::duration<double>(clk::now() - t1).count();
-        check_flags(false);
+        check_flags();
         return host_copies;
       }
     }
@@ -142,7 +111,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const bool want_staging = count > 1 || host_solves_ > 0;
     ++host_solves_;
     const bool staged = want_staging && staging_.whole(0, *rt_, bytes) != nullptr;
-    clear_flags();
+    flags_.clear();
     std::vector<ocl::Event> read_done(count);
     const ocl::FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
     for (std::size_t c = 0; c <= count; ++c) {
@@ -165,7 +134,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       }
     }
     rt_->finish();
-    check_flags(false);
+    check_flags();
     return host_copies;
   }
 
@@ -178,7 +147,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::vector<T> s(neumann && report ? 2 * count : 0);
     // Reads into s may be pending when an error unwinds: wait for them before s goes away.
     const ocl::FinishOnExit finish_on_exit{report ? rt_->queue() : nullptr};
-    if (check) clear_flags();
+    if (check) flags_.clear();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
       // offset meets the device's base-address alignment, else a copy in the
@@ -200,18 +169,15 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       }
       if (neumann) {
         // solve the compatible part f - mean(f) (orthogonal projection onto range(A))
-        cl_mem t = null_space_sums(x, 0);
+        cl_mem t = null_space_.project_rhs(x);
         // read in queue order, before the sums after the solve reuse the scratch
         if (report)
           ocl::check(clEnqueueReadBuffer(rt_->queue(), t, CL_FALSE, 0, 2 * sizeof(T), s.data() + 2 * c, 0, nullptr,
                                          nullptr),
                      "clEnqueueReadBuffer (null-space sums)");
-        rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), t, real_t<T>(1.0 / double(N)));
       }
       solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
-      if (neumann)  // zero weighted mean, as Plan::solve returns
-        rt_->run("subtract_mean", 256, {std::min<std::size_t>(N, 65536)}, x, cl_ulong(N), null_space_sums(x, 1),
-                 real_t<T>(1.0 / neumann_weight_sum_));
+      if (neumann) null_space_.remove_weighted_mean(x);  // as Plan::solve returns
       if (staged)
         ocl::check(clEnqueueCopyBuffer(rt_->queue(), x_.get(), buf, 0, offset, bytes, 0, nullptr, nullptr),
                    "clEnqueueCopyBuffer (solution of a batch)");
@@ -223,12 +189,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return 0;
     }
     // One pass over the solutions instead of a silent NaN.
-    if (check) find_nonfinite(buf, 0, count * N);
+    if (check) flags_.scan(buf, 0, count * N);
     // the flags' read waits for the solve: one wait for the device, not two
     std::array<int, 2> flags{0, 0};
-    if (check) flags = read_flags();
+    if (check) flags = flags_.read();
     rt_->finish();
-    if (check) raise_flags(flags, true);
+    if (check) flags_.raise(flags, true, line_shifts());
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -347,31 +313,20 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   std::string breakdown() override {
     rt_->finish();
-    const std::string why = near_singular();
-    clear_flags();
+    const std::string why = flags_.near_singular(line_shifts());
+    flags_.clear();
     return why;
   }
-  void clear_breakdown() override { clear_flags(); }
+  void clear_breakdown() override { flags_.clear(); }
   bool nonfinite_rows(std::size_t row, std::size_t count) override {
-    const int zero = 0;
-    rt_->write(flag_.get(), &zero, sizeof zero);
     const std::size_t R = dims_[0].R;
-    find_nonfinite(x_.get(), row * R, (row + count) * R);
-    int bad = 0;
-    rt_->read(flag_.get(), &bad, sizeof bad);
-    return bad != 0;
+    return flags_.nonfinite(x_.get(), row * R, (row + count) * R);
   }
   void finish() override { rt_->finish(); }
 
   std::size_t counted_bytes() const { return counted_bytes_; }
 
  private:
-  // Sets flag_ when buf[begin, end) holds a non-finite value: about four
-  // values per work-item, at most 2^20 work-items.
-  void find_nonfinite(cl_mem buf, std::size_t begin, std::size_t end) const {
-    const std::size_t items = std::clamp<std::size_t>(round_up((end - begin + 3) / 4, 256), 256, std::size_t(1) << 20);
-    rt_->run("find_nonfinite", 256, {items}, buf, cl_ulong(begin), cl_ulong(end), flag_.get());
-  }
   struct LevelBufs {
     int ngroups = 0, modes = 0, nsurv = 0, max_m = 0;
     // the groups and survivors computed here: all, or a rank's (LevelShare)
@@ -408,20 +363,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
-    flag_ = rt.alloc(2 * sizeof(int), "flags");  // non-finite solution; near-singular elimination (line + 1)
-    if (pd_.pure_neumann) {
-      for (int d = 0; d < 3; ++d) {
-        std::vector<real_t<T>> w{1};
-        if (d < D_) {
-          const std::vector<double> row = mass_row_sums(pd_.problem.factor(d));
-          w.assign(row.begin(), row.end());
-        }
-        neumann_w_[d] = rt.upload(w, "null-space weights");
-      }
-      neumann_weight_sum_ = mass_weight_sum(pd_.problem);
-      reduce_[0] = rt.alloc(2 * 65536 * sizeof(T), "null-space sums");
-      reduce_[1] = rt.alloc(2 * 1024 * sizeof(T), "null-space sums");
-    }
+    flags_ = ocl::SolveFlags<T>(rt, D_);
+    if (pd_.pure_neumann) null_space_ = ocl::NullSpaceProjection<T>(rt, pd_.problem);
     if (shift_capacity_ > 1) {
       shifts_ = rt.alloc(std::size_t(shift_capacity_) * sizeof(T), "shifts");
       shift_flags_ = rt.upload(std::vector<int>(std::size_t(shift_capacity_), 0), "flags");
@@ -478,7 +421,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
       if (d + 2 == D_)
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T), line_coef_.get(),
-                                                        packed.data(), flag_.get(), pd_.pure_neumann);
+                                                        packed.data(), flags_.buffer(), pd_.pure_neumann);
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -516,67 +459,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     throw AllocationTooLarge(os.str());
   }
 
-  // Not waiting: the in-order queue puts the write before the solve's
-  // kernels, and a blocking write cost every solve a round trip to the
-  // device before its first launch.
-  void clear_flags() const {
-    static const int zero[2] = {0, 0};
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), flag_.get(), CL_FALSE, 0, sizeof zero, zero, 0, nullptr, nullptr),
-               "clEnqueueWriteBuffer (flags)");
-  }
-  // Waits for the queue (the read is in its order) and reads the flags.
-  std::array<int, 2> read_flags() const {
-    std::array<int, 2> flags{0, 0};
-    rt_->read(flag_.get(), flags.data(), sizeof flags);
-    return flags;
-  }
-  // After a finished solve: a non-finite solution (scanned) or a
-  // near-singular elimination recorded by the tridiagonal kernels.
-  void check_flags(bool scanned) const { raise_flags(read_flags(), scanned); }
-  void raise_flags(const std::array<int, 2>& flags, bool scanned) const {
-    if (scanned && flags[0])
-      throw NumericalBreakdown(
-          "device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
-    if (flags[1] > 0) throw NearSingularElimination(near_singular());
-  }
-  // What the tridiagonal kernels recorded of a near-singular elimination
-  // (empty: none).
-  std::string near_singular() const {
-    int flags[2] = {0, 0};
-    rt_->read(flag_.get(), flags, sizeof flags);
-    if (flags[1] > 0) {
-      T sigma{};
-      rt_->read_at(dims_.back().child_sigma.get(), std::size_t(flags[1] - 1) * sizeof(T), &sigma, sizeof sigma);
-      std::ostringstream os;
-      os << "near-singular tridiagonal system (A" << D_ << " + sigma M" << D_ << ") with shift sigma = " << sigma
-         << ": a pivot below sqrt(eps) of the terms it was formed from (the elimination does not pivot), so more "
-            "than half the digits are lost; c is close to a sum of eigenvalues of the factor pencils (the operator "
-            "is nearly singular), or the system is indefinite";
-      return os.str();
-    }
-    return "";
-  }
-
-  // Pure Neumann: (Σ w_i x_i, Σ |x_i|²) of one vector by a barrier-free tree
-  // of strided sums (kernels/null_space.cl), left on the device; returns the
-  // buffer whose first pair holds them. weighted = 0: w_i = 1.
-  cl_mem null_space_sums(cl_mem x, int weighted) const {
-    constexpr std::size_t fan = 64, first = 65536;
-    const std::size_t N = pd_.problem.unknowns();
-    const cl_ulong n2 = D_ > 1 ? pd_.problem.size(1) : 1, n3 = D_ > 2 ? pd_.problem.size(2) : 1;
-    std::size_t m = std::min(first, (N + fan - 1) / fan);
-    rt_->count(2.0 * N, double(N));
-    rt_->run("null_space_partials", 256, {m}, x, cl_ulong(N), neumann_w_[0].get(), neumann_w_[1].get(), neumann_w_[2].get(), n2,
-             n3, weighted, cl_ulong(m), reduce_[0].get());
-    int cur = 0;
-    while (m > 1) {
-      const std::size_t next = (m + fan - 1) / fan;
-      rt_->run("pair_sums", 256, {next}, reduce_[cur].get(), cl_ulong(m), cl_ulong(next), reduce_[1 - cur].get());
-      m = next;
-      cur = 1 - cur;
-    }
-    return reduce_[cur].get();
-  }
+  // A solve has finished: raise what its tridiagonal kernels recorded.
+  void check_flags() const { flags_.raise(flags_.read(), false, line_shifts()); }
+  // The shifts of the last dimension's lines, which a near-singular flag names.
+  cl_mem line_shifts() const { return dims_.back().child_sigma.get(); }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
@@ -752,15 +638,15 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   ocl::Cost cost_;  // estimated work of one solve
-  Mem x_, sigma0_, pinned0_, flag_, line_coef_;
+  Mem x_, sigma0_, pinned0_, line_coef_;
+  ocl::SolveFlags<T> flags_;
   int shift_capacity_ = 1;  // Options::shifts: the top level's batch
   std::size_t counted_bytes_ = 0;  // what upload_plan() allocates
   Mem shifts_, shift_flags_;
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
   mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far
-  Mem neumann_w_[3], reduce_[2];  // pure Neumann: M_d 1 per dimension; sum scratch
-  double neumann_weight_sum_ = 0;
+  ocl::NullSpaceProjection<T> null_space_;  // pure Neumann
 };
 
 }  // namespace
@@ -768,7 +654,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem, const Options& options) {
   Options first = options;
   if (!options.opencl_queue) first.device = opencl_devices(options)[0];
-  return resolve_parameters(options_device(first), problem, options);
+  return ocl::resolve_parameters(ocl::options_device(first), problem, options);
 }
 
 template <class T>

@@ -1,0 +1,39 @@
+#include "program_options.hpp"
+
+#include <sstream>
+
+#include "cl_check.hpp"
+#include "level_tables.hpp"
+#include "line_coefficients.hpp"
+
+namespace pscr::ocl {
+
+std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape) {
+  const int q = shape.radix;
+  std::ostringstream opts;
+  opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << group_record_ints(q)
+       << " -DCOEF_SCALARS=" << kCoefScalars << " -DRHS_ROWS=" << kRhsRows << " -DRHS_MODES=" << p.rhs_modes
+       << " -DRHS_TILE_ROWS=" << kRhsTileRows;
+  if (shape.double_precision) opts << " -DSCALAR_DOUBLE";
+  if (shape.complex) opts << " -DSCALAR_COMPLEX";
+  if (p.newton_raphson) opts << " -DNEWTON_RAPHSON";
+  if (shape.excess_form) opts << " -DEXCESS_FORM";
+  // GPUs keep a chunk's pivots in registers only when its loops are
+  // unrolled; a CPU compiler (PoCL) gains nothing from that and takes
+  // seconds longer per work-group shape.
+  if (p.line_rows > 0) opts << " -DLINE_ROWS=" << p.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
+  if (p.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
+  if (p.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p.register_cap;
+  return opts.str();
+}
+
+Device options_device(const Options& o) {
+  if (!o.opencl_queue) return select_device(o.device);
+  cl_device_id device = nullptr;
+  check(clGetCommandQueueInfo(static_cast<cl_command_queue>(o.opencl_queue), CL_QUEUE_DEVICE, sizeof device, &device,
+                              nullptr),
+        "clGetCommandQueueInfo(CL_QUEUE_DEVICE) of Options::opencl_queue");
+  return describe_device(device);
+}
+
+}  // namespace pscr::ocl

@@ -1,0 +1,45 @@
+// What a plan's OpenCL program is built from: its device (Options::device or
+// the device of Options::opencl_queue), its kernel parameters (Options,
+// tuning file, shipped database or defaults), and the -D options that pass
+// the sizes host code and kernels share, each defined once on the host
+// (level_tables.hpp, line_coefficients.hpp) and checked by the kernels.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "../tuning/database.hpp"
+#include "device.hpp"
+#include "pscr/options.hpp"
+#include "pscr/problem.hpp"
+
+namespace pscr::ocl {
+
+// Rows per work-item of form_rhs and form_rhs_lines (-DRHS_ROWS) and of
+// form_rhs_tiles (-DRHS_TILE_ROWS), kernels/level.cl.
+inline constexpr std::size_t kRhsRows = 16;
+inline constexpr std::size_t kRhsTileRows = 4;
+
+// The scalar and the elimination a program is built for.
+struct ProgramShape {
+  int radix = 0;
+  bool double_precision = false, complex = false;
+  bool excess_form = false;  // the last factor's systems eliminated in the excess representation
+};
+
+// The build options of the plan's program on `dev`.
+std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape);
+
+// The device of options.opencl_queue, else the one options.device selects.
+Device options_device(const Options& o);
+
+// Options::parameters, else the tuning entry for the device, the problem's
+// class and its largest dimension, else the defaults.
+template <class T> tuning::Resolved resolve_parameters(const Device& dev, const Problem<T>& problem, const Options& o) {
+  std::size_t nmax = 0;
+  for (int d = 0; d < problem.dims(); ++d) nmax = std::max(nmax, problem.size(d));
+  return tuning::resolve(o, dev.device_name,
+                         problem_class(problem.dims(), is_complex_v<T>, std::is_same_v<real_t<T>, double>), nmax);
+}
+
+}  // namespace pscr::ocl
