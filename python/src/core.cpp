@@ -54,11 +54,17 @@ void translate_errors(std::exception_ptr p) {
 template <class T> using CArray = py::array_t<T, py::array::c_style>;
 
 // The pointer of an array that must already have the plan's type and C order
-// (plan.py converts); anything else is a bug of the caller, named here.
-template <class T> T* data_of(py::array& a, const char* what, bool writable) {
+// (plan.py converts); anything else is a bug of the caller, named here. Inputs
+// may be read-only (np.frombuffer, read-only memory maps, arrays other
+// libraries hand out): only outputs must be writable.
+template <class T> const T* input_of(const py::array& a, const char* what) {
   if (!py::isinstance<CArray<T>>(a) || !(a.flags() & py::array::c_style))
     throw pscr::InvalidArgument(std::string(what) + ": needs a C-contiguous " + pscr::scalar_name<T>() + " array");
-  if (writable && !a.writeable()) throw pscr::InvalidArgument(std::string(what) + ": array is read-only");
+  return static_cast<const T*>(a.data());
+}
+template <class T> T* output_of(py::array& a, const char* what) {
+  input_of<T>(a, what);
+  if (!a.writeable()) throw pscr::InvalidArgument(std::string(what) + ": array is read-only");
   return static_cast<T*>(a.mutable_data());
 }
 
@@ -208,13 +214,13 @@ template <class T> void bind_type(py::module_& m) {
       .def("factor", [](const P& p, int d) { return factor_arrays(p.factor(d)); })
       .def("apply",
            [](const P& p, py::array x, py::array y) {
-             const T* xp = data_of<T>(x, "apply: x", false);
-             T* yp = data_of<T>(y, "apply: y", true);
+             const T* xp = input_of<T>(x, "apply: x");
+             T* yp = output_of<T>(y, "apply: y");
              py::gil_scoped_release release;
              p.apply(xp, yp);
            })
       .def("backward_error", [](const P& p, py::array f, py::array u) {
-        return p.backward_error(data_of<T>(f, "f", false), data_of<T>(u, "u", false));
+        return p.backward_error(input_of<T>(f, "f"), input_of<T>(u, "u"));
       })
       // pscr::opencl::device_bytes: a plan's device memory before any is allocated
       .def("device_bytes", [](const P& p, const py::dict& options) {
@@ -234,8 +240,8 @@ template <class T> void bind_type(py::module_& m) {
       // f, u: C-contiguous arrays of `count` right-hand sides; u may be f.
       .def("solve",
            [](const L& plan, py::array f, py::array u, std::size_t count) {
-             const T* fp = data_of<T>(f, "solve: f", false);
-             T* up = data_of<T>(u, "solve: u", true);
+             const T* fp = input_of<T>(f, "solve: f");
+             T* up = output_of<T>(u, "solve: u");
              const std::size_t need = count * plan.problem().unknowns();
              if (static_cast<std::size_t>(f.size()) != need || static_cast<std::size_t>(u.size()) != need)
                throw pscr::SizeMismatch("solve: arrays of " + std::to_string(f.size()) + " and " +

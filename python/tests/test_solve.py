@@ -108,6 +108,27 @@ def test_inputs_are_converted_when_needed(backend):
     np.testing.assert_allclose(plan.solve(big[::2, ::2]), ref, rtol=0, atol=1e-14)
 
 
+def test_read_only_inputs(backend):
+    # arrays that may not be written (np.frombuffer of bytes, read-only memory
+    # maps, arrays other libraries hand out) are read in place like any other
+    shape = (9, 12)
+    factors, c = random_problem(shape, np.float64, seed=3)
+    plan = pscr.Plan(factors, c=c, backend=backend)
+    f = random_rhs(shape, np.float64, seed=4)
+    ro = np.frombuffer(f.tobytes(), dtype=np.float64).reshape(shape)
+    assert not ro.flags.writeable
+    u = plan.solve(ro)
+    assert rel_err(u, sparse_solve(plan.problem, f)) < 1e-11
+    assert u.flags.writeable and np.array_equal(ro, f)
+    batch = np.stack([f, 2 * f])
+    batch.flags.writeable = False
+    U = plan.solve(batch)
+    assert rel_err(U[1], 2 * u) < 1e-14
+    u.flags.writeable = False
+    assert rel_err(plan.problem.apply(u), f) < 1e-12
+    assert plan.problem.backward_error(ro, u) < 1e-14
+
+
 def test_linear_operator_inverts_the_operator():
     shape = (11, 9)
     factors, c = random_problem(shape, np.complex128)
