@@ -192,9 +192,10 @@ template <class C>
 double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::vector<C> nu, C c, bool pure_neumann) {
   using Sum = ShiftValue<C>;
   std::sort(nu.begin(), nu.end(), less_re<C>);
-  // Distinct eigenvalue sums of the PSCR dimensions, with the flags "all
-  // top-level zero modes" and "all top-level modes".
-  std::vector<Sum> sums{{c, true, true}};
+  // Each dimension's distinct eigenvalues, with the flags "top-level zero
+  // mode" and "top-level mode"; their sums are visited one at a time, not
+  // stored (3D: the product of two dimensions' counts, millions of sums for
+  // graded meshes of a thousand points).
   double scale = std::abs(c) + abs_max(nu);
   for (auto& vals : dims) {
     double big = 0;
@@ -204,16 +205,12 @@ double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::ve
     std::sort(vals.begin(), vals.end(), [&](const Sum& a, const Sum& b) { return key(a) < key(b); });
     vals.erase(std::unique(vals.begin(), vals.end(), [&](const Sum& a, const Sum& b) { return key(a) == key(b); }),
                vals.end());
-    std::vector<Sum> next;
-    next.reserve(sums.size() * vals.size());
-    for (auto& s : sums)
-      for (auto& v : vals) next.push_back({s.value + v.value, s.zero && v.zero, s.top && v.top});
-    sums.swap(next);
   }
   const double tol = 1e-12 * scale;
   const double inf = std::numeric_limits<double>::infinity();
   double operator_gap = inf, shifted_gap = inf;
-  for (auto& s : sums) {
+  // σ = s.value: the distance from -σ to the nearest ν
+  auto visit = [&](const Sum& s) {
     const C target = -s.value;
     // the ν nearest to -σ: outward from its place in real order, until the
     // real parts alone are farther than the nearest so far
@@ -243,7 +240,13 @@ double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::ve
     }
     double& gap = s.top ? operator_gap : shifted_gap;
     gap = std::min(gap, nearest);
-  }
+  };
+  // c plus one value of each dimension, dimension d onwards
+  auto sums = [&](auto&& self, std::size_t d, const Sum& partial) -> void {
+    if (d == dims.size()) return visit(partial);
+    for (auto& v : dims[d]) self(self, d + 1, {partial.value + v.value, partial.zero && v.zero, partial.top && v.top});
+  };
+  sums(sums, 0, {c, true, true});
   if (shifted_gap <= tol) return inf;
   if (operator_gap == inf || shifted_gap >= operator_gap) return 1.0;
   return operator_gap / shifted_gap;
