@@ -44,8 +44,15 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
   return kReferenceRadix;
 }
 
+void check_threads(int threads) {
+  // OpenMP starts every thread asked for: a million of them end the process
+  if (threads < 0 || threads > kMaxThreads)
+    throw InvalidArgument("threads = " + std::to_string(threads) + " (needs 0 ... " + std::to_string(kMaxThreads) +
+                          "; 0 = all cores)");
+}
+
 void check_options(const Options& options) {
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
+  check_threads(options.threads);
   if (options.refine < 0 || options.refine > 10)
     throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
   if (options.shifts < 1 || options.shifts > 64)

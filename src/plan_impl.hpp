@@ -36,5 +36,7 @@ template <class T> struct Plan<T>::Impl {
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts).
 void check_options(const Options& options);
+// InvalidArgument for Options::threads out of range.
+void check_threads(int threads);
 
 }  // namespace pscr

@@ -122,6 +122,9 @@ void errors() {
   pscr::Options refine;
   refine.refine = 1;
   expect_error<pscr::InvalidArgument>("refine", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, refine); });
+  pscr::Options threads;
+  threads.threads = 1000000;
+  expect_error<pscr::InvalidArgument>("threads", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, threads); });
   expect_error<pscr::InvalidArgument>("slab_rows", [] { pscr::slab_rows(10, 2, 2); });
   expect_error<pscr::InvalidArgument>("null communicator", [&] { pscr::DistributedPlan<double>(nullptr, p); });
   // A problem that differs on one rank: refused on every rank (with one rank there is nothing to differ).

@@ -93,8 +93,15 @@ BOOST_AUTO_TEST_CASE(bad_options) {
   o.radix = 0;  // automatic
   BOOST_TEST(pscr::Plan<double>(p, o).info().radix == pscr::kReferenceRadix);
   o.radix = 4;
-  o.threads = -2;
-  BOOST_CHECK_THROW(pscr::Plan<double>(p, o), pscr::InvalidArgument);
+  // a negative count, and more threads than OpenMP can start (a million
+  // ended the process): named, before any thread starts
+  for (int t : {-2, pscr::kMaxThreads + 1, 1000000}) {
+    o.threads = t;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument,
+                          [](auto& e) { return mentions(e, "threads"); });
+  }
+  o.threads = 3;  // more than this machine's cores is allowed
+  BOOST_TEST(pscr::Plan<double>(p, o).info().radix == 4);
   pscr::Plan<double> plan(p);
   BOOST_CHECK_THROW(plan.solve(nullptr, nullptr), pscr::InvalidArgument);
 }

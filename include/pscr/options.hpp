@@ -31,6 +31,9 @@ enum class Elimination { automatic, ordinary };
 // 172 ms).
 inline constexpr int kReferenceRadix = 16;
 
+// The most host threads Options::threads may ask for.
+inline constexpr int kMaxThreads = 1024;
+
 struct Options {
   Backend backend = Backend::reference;
   // Radix q >= 2 of the reduction, or 0 (automatic): the OpenCL backend takes
@@ -38,7 +41,7 @@ struct Options {
   // device (tuned per device, problem class and size), the reference and
   // distributed backends kReferenceRadix. PlanInfo::radix tells which was used.
   int radix = 0;
-  int threads = 0;     // host threads for the reference executor; 0 = all cores
+  int threads = 0;     // host threads for the reference executor; 0 = all cores; at most kMaxThreads
   // OpenCL device selection: "platform:device" indices, or a substring of the
   // device name; empty = PSCR_DEVICE environment variable, else the first GPU,
   // else the first device.

@@ -49,9 +49,21 @@ def _cast(a, dt, what):
     return np.ascontiguousarray(a, dtype=dt)
 
 
+def _integer(value, what):
+    """value as a C int: 2.5, "4" or 2**40 are refused by name rather than truncated or
+    left to the binding's cast."""
+    if not isinstance(value, (int, np.integer, np.bool_)):
+        if not (isinstance(value, (float, np.floating)) and float(value).is_integer()):
+            raise InvalidArgument(f"{what} = {value!r} (needs an integer)")
+    v = int(value)
+    if not -2**31 <= v < 2**31:
+        raise InvalidArgument(f"{what} = {v} (out of range)")
+    return v
+
+
 def _kernel_parameters(parameters):
     """A dict of kernel parameters as the binding takes it (names, integers)."""
-    return {str(k): int(v) for k, v in dict(parameters).items()}
+    return {str(k): _integer(v, f"parameters: {k}") for k, v in dict(parameters).items()}
 
 
 def _factor_pairs(factors):
@@ -178,7 +190,8 @@ def _right_hand_sides(problem, f, what):
 def _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters, program_cache,
              refine, elimination, profile):
     """The pscr::Options of a plan, as a dict for the core module."""
-    options = {"backend": backend, "radix": int(radix), "threads": int(threads), "refine": int(refine),
+    options = {"backend": backend, "radix": _integer(radix, "radix"), "threads": _integer(threads, "threads"),
+               "refine": _integer(refine, "refine"),
                "elimination": elimination, "profile": bool(profile)}
     for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
         if value is not None:

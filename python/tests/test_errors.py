@@ -128,8 +128,17 @@ def test_invalid_options():
         pscr.Plan(f, c=1j, dtype=np.float64)
     with pytest.raises(pscr.InvalidArgument, match="c: needs a scalar"):
         pscr.Plan(f, c=[1.0, 2.0])
-    with pytest.raises(pscr.InvalidArgument, match="threads"):
-        pscr.Plan(f, threads=-1)
+    for threads in (-1, 10**6, 2**40, 1.5):
+        with pytest.raises(pscr.InvalidArgument, match="threads"):
+            pscr.Plan(f, threads=threads)
+    # numbers that are not C ints are refused by name, not truncated
+    for radix in (2.5, 2**40, "4"):
+        with pytest.raises(pscr.InvalidArgument, match="radix"):
+            pscr.Plan(f, radix=radix)
+    assert pscr.Plan(f, radix=4.0).info["radix"] == 4
+    for value in (4.7, 2**40, None):
+        with pytest.raises(pscr.InvalidArgument, match="parameters: radix"):
+            pscr.Plan(f, backend="opencl", parameters={"radix": value})
     with pytest.raises(pscr.InvalidArgument, match="boundary 'open'"):
         pscr.laplacian_factor(5, 1.0, "open")
     with pytest.raises(pscr.InvalidArgument, match="non-positive mesh step"):

@@ -460,7 +460,7 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
                                     const Options& options) {
   if (!comm) throw InvalidArgument("DistributedPlan: null communicator");
   // Options every rank can check alone first (the same on every rank by contract).
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0");
+  check_threads(options.threads);
   Options ranked = options;
   if (options.backend == Backend::opencl) {
     // rank r runs on device r mod (the number of devices listed)
