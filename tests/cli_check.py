@@ -13,7 +13,8 @@ PROGRAMS = sys.argv[2:]
 # A flag that takes a number, and bad values for it, per program.
 BAD = {
     "pscr-bench": [("--reps", "2x"), ("--reps", "abc"), ("--sizes", "6x3"), ("--dim", "2.5"), ("--omega", "nan")],
-    "pscr-tune": [("--n", "abc"), ("--evals", "1e3x"), ("--range", "5:x")],
+    "pscr-tune": [("--n", "abc"), ("--n", "9.5"), ("--n", "99999999999"), ("--evals", "1e3x"), ("--dim", "2.5"),
+                  ("--population", "4.5"), ("--range", "5:x")],
     "pscr-demo": [("--bench", "1e3x"), ("--threads", "-1")],
     "pscr-accuracy": [("--sizes", "63,x"), ("--refine", "11")],
     "pscr-hdr": [("--beta", "0.9x")],

@@ -325,15 +325,17 @@ int main(int argc, char** argv) {
       if (!(v >= lo)) usage(a + " needs a number >= " + std::to_string(int(lo)) + ", got '" + s + "'");
       return v;
     };
-    if (a == "--dim") c.dim = int(num(2));
+    // whole numbers in range: 2.5 or 99999999999 are refused, not truncated
+    auto whole = [&](long lo, long hi) { return pscr::cli::integer(kTool, a, val(), lo, hi); };
+    if (a == "--dim") c.dim = int(whole(2, 3));
     else if (a == "--type") c.type = val();
-    else if (a == "--n") c.n = int(num(1));
+    else if (a == "--n") c.n = int(whole(1, 1 << 20));
     else if (a == "--device") c.device = val();
     else if (a == "--budget") c.budget = num(0);
-    else if (a == "--evals") c.evals = int(num(1));
-    else if (a == "--population") c.population = int(num(4));
-    else if (a == "--seed") c.seed = (unsigned long long)num(0);
-    else if (a == "--reps") c.reps = int(num(1));
+    else if (a == "--evals") c.evals = int(whole(1, 1000000));
+    else if (a == "--population") c.population = int(whole(4, 10000));
+    else if (a == "--seed") c.seed = (unsigned long long)whole(0, 1L << 48);
+    else if (a == "--reps") c.reps = int(whole(1, 1000000));
     else if (a == "--out") c.out = val();
     else if (a == "--start") {
       const std::string v = val();
