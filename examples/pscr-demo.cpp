@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     };
     if (a == "--bench") bench_n = int(pscr::cli::integer(tool, a, val(), 1, 1 << 16));
     else if (a == "--reps") reps = int(pscr::cli::integer(tool, a, val(), 1, 100000));
-    else if (a == "--threads") threads = int(pscr::cli::integer(tool, a, val(), 0, 4096));
+    else if (a == "--threads") threads = int(pscr::cli::integer(tool, a, val(), 0, pscr::kMaxThreads));
     else if (a == "--backend") {
       const std::string b = val();
       if (b == "reference") backend = pscr::Backend::reference;

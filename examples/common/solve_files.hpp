@@ -135,7 +135,7 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
 inline pscr::Options load_options(const std::map<std::string, std::string>& args, const char* program) {
   pscr::Options o;
   if (args.count("radix")) o.radix = int(pscr::cli::integer(program, "--radix", args.at("radix"), -1000, 1 << 20));
-  if (args.count("threads")) o.threads = int(pscr::cli::integer(program, "--threads", args.at("threads"), 0, 4096));
+  if (args.count("threads")) o.threads = int(pscr::cli::integer(program, "--threads", args.at("threads"), 0, pscr::kMaxThreads));
   if (args.count("device")) o.device = args.at("device");
   if (args.count("backend")) {
     const auto& b = args.at("backend");
