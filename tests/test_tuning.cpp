@@ -101,6 +101,22 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
   BOOST_TEST(error_names<pscr::InvalidArgument>(
       head + R"({"device": "d", "class": "2d-real-double", "parameters": {"local_size": 3}}]})",
       {path, "entries[0].parameters", "local_size = 3"}));
+  // found by fuzz_data_readers: a number beyond double's range escaped as the
+  // JSON library's own exception; 2^32 + 64 was read as 64; -1 as 2^64 - 1
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "seconds": 1e3082, "parameters": {}}]})",
+      {path, "malformed JSON"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "parameters": {"work_group": 4294967360}}]})",
+      {path, "work_group", "out of range"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "parameters": {"work_group": -4294967232}}]})",
+      {path, "work_group", "out of range"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "class": "2d-real-double", "min_n": -1, "parameters": {}}]})",
+      {path, "min_n", "non-negative"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(R"({"format": "libpscr-tuning", "version": 4294967297, "entries": []})",
+                                                {path, "version"}));
   std::remove(path.c_str());
   BOOST_CHECK_THROW(pscr::read_tuning(path), pscr::FileFormatError);
 }

@@ -127,7 +127,7 @@ template <class T> std::vector<T> Array::as() const {
   auto conv = [&](auto tag) {
     using Src = decltype(tag);
     std::vector<Src> v(n);
-    std::memcpy(v.data(), bytes.data(), n * sizeof(Src));
+    if (n) std::memcpy(v.data(), bytes.data(), n * sizeof(Src));  // memcpy of null pointers is undefined even for 0 bytes
     for (std::size_t i = 0; i < n; ++i) {
       if constexpr (is_complex_v<Src>) out[i] = T(v[i].real(), v[i].imag());
       else out[i] = T(v[i]);

@@ -1,6 +1,7 @@
 #include "database.hpp"
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -35,8 +36,12 @@ TuningEntry parse_entry(const json& e, const std::string& source, const std::str
   TuningEntry t;
   t.device = get<std::string>(e, "device", source, where);
   t.problem_class = get<std::string>(e, "class", source, where);
-  if (e.contains("min_n")) t.min_n = get<std::size_t>(e, "min_n", source, where);
-  if (e.contains("max_n")) t.max_n = get<std::size_t>(e, "max_n", source, where);
+  // sizes as non-negative integers: get<std::size_t> would wrap -1 around
+  for (auto [key, n] : {std::pair{"min_n", &t.min_n}, std::pair{"max_n", &t.max_n}})
+    if (e.contains(key)) {
+      if (!e.at(key).is_number_unsigned()) bad(source, where + "." + key, "is not a non-negative integer");
+      *n = get<std::size_t>(e, key, source, where);
+    }
   if (t.min_n > t.max_n) bad(source, where, "min_n > max_n");
   if (e.contains("seconds")) t.seconds = get<double>(e, "seconds", source, where);
   if (e.contains("default_seconds")) t.default_seconds = get<double>(e, "default_seconds", source, where);
@@ -48,6 +53,11 @@ TuningEntry parse_entry(const json& e, const std::string& source, const std::str
       if (key == p.name) info = &p;
     if (!info) bad(source, pw + "." + key, "unknown parameter");
     if (!value.is_number_integer()) bad(source, pw + "." + key, "is not an integer");
+    // get<int> would wrap 4294967360 around to 64: out of int range is an error
+    constexpr long long lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    const bool fits = value.is_number_unsigned() ? value.get<unsigned long long>() <= (unsigned long long)hi
+                                                 : value.get<long long>() >= lo && value.get<long long>() <= hi;
+    if (!fits) bad(source, pw + "." + key, "is out of range (" + value.dump() + ")");
     t.parameters.*(info->member) = value.get<int>();
   }
   validate(t.parameters, source + ": " + pw);  // InvalidArgument naming file and key
@@ -74,12 +84,13 @@ std::vector<TuningEntry> parse_tuning(const std::string& text, const std::string
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax, and numbers beyond double's range
     bad(source, "(document)", std::string("malformed JSON: ") + e.what());
   }
   if (!j.is_object()) bad(source, "(document)", "is not a JSON object");
   if (get<std::string>(j, "format", source, "$") != "libpscr-tuning") bad(source, "$.format", "is not \"libpscr-tuning\"");
-  if (get<int>(j, "version", source, "$") != 1) bad(source, "$.version", "unsupported version (this library reads 1)");
+  if (!j.contains("version") || !j.at("version").is_number_integer() || j.at("version").get<long long>() != 1)
+    bad(source, "$.version", "missing or an unsupported version (this library reads 1)");
   if (!j.contains("entries") || !j.at("entries").is_array()) bad(source, "$.entries", "missing or not an array");
   std::vector<TuningEntry> out;
   for (std::size_t i = 0; i < j.at("entries").size(); ++i)
