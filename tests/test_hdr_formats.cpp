@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <zlib.h>
+
 #include "image.hpp"
 #include "pscr/errors.hpp"
 #include "scenes.hpp"
@@ -126,6 +128,27 @@ BOOST_AUTO_TEST_CASE(files_and_png) {
     write_png("test_hdr_formats_tmp.png", bw, bh, big);
     BOOST_TEST(read_png("test_hdr_formats_tmp.png", w, h) == big);
     BOOST_TEST((w == bw && h == bh));
+  }
+  // a header asking for more pixels than the limits: refused before the
+  // pixels are allocated (a 100000 x 3 or 5000 x 5000 image from a 20 x 10
+  // file's bytes, its IHDR's CRC mended so that libpng takes the header)
+  write_png("test_hdr_formats_tmp.png", 20, 10, rgb8);
+  const std::string good = read_file("test_hdr_formats_tmp.png");
+  for (auto [pw, ph] : {std::pair{100000u, 3u}, std::pair{5000u, 5000u}}) {
+    std::string bytes = good;
+    for (int i = 0; i < 4; ++i) {
+      bytes[16 + i] = char(pw >> (24 - 8 * i));
+      bytes[20 + i] = char(ph >> (24 - 8 * i));
+    }
+    const std::uint32_t crc = crc32(0, reinterpret_cast<const unsigned char*>(bytes.data() + 12), 17);
+    for (int i = 0; i < 4; ++i) bytes[29 + i] = char(crc >> (24 - 8 * i));
+    write_file("test_hdr_formats_tmp.png", bytes);
+    ReadLimits limits;
+    limits.max_pixels = std::size_t(1) << 24;
+    BOOST_CHECK_EXCEPTION(read_png("test_hdr_formats_tmp.png", w, h, limits), pscr::FileFormatError, [&](auto& e) {
+      return std::string(e.what()).find(std::to_string(pw) + "x" + std::to_string(ph) + " pixels is beyond") !=
+             std::string::npos;
+    });
   }
   std::remove("test_hdr_formats_tmp.png");
   BOOST_CHECK_THROW(write_image("x.jpg", img), pscr::InvalidArgument);

@@ -47,9 +47,11 @@ void write_image(const std::string& path, const Image& img);
 bool can_write_image(const std::string& path);     // whether write_image takes its extension
 std::string file_extension(const std::string& path);  // lower case, without the dot; "" when none
 
-// 8-bit RGB PNG (3 bytes per pixel, top row first).
+// 8-bit RGB PNG (3 bytes per pixel, top row first). The reader converts any
+// PNG (grey, palette, 16-bit, alpha) and refuses a header beyond `limits`
+// before it allocates the pixels.
 void write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgb8);
-std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& height);
+std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& height, const ReadLimits& limits = {});
 
 // Whole-file helpers shared by the readers and writers.
 std::string read_file(const std::string& path, std::size_t max_bytes = std::size_t(1) << 32);
