@@ -4,6 +4,7 @@
 
 #include <complex>
 #include <memory>
+#include <new>
 #include <string>
 #include <variant>
 
@@ -47,6 +48,9 @@ template <class F> pscr_status guarded(F&& f) {
   } catch (const pscr::Error& e) {
     last_error = e.what();
     return status_of(e);
+  } catch (const std::bad_alloc& e) {
+    last_error = std::string("out of host memory (") + e.what() + ")";
+    return PSCR_ALLOCATION_TOO_LARGE;
   } catch (const std::exception& e) {
     last_error = e.what();
     return PSCR_UNKNOWN_ERROR;

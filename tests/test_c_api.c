@@ -98,6 +98,10 @@ int main(void) {
   o.radix = 4;
   check("dims 4 refused", pscr_plan_create(&bad, PSCR_FLOAT64, 4, n, ad, ao, md, mo, &c, &o) == PSCR_INVALID_ARGUMENT);
   check("dtype 9 refused", pscr_plan_create(&bad, (pscr_dtype)9, 2, n, ad, ao, md, mo, &c, &o) == PSCR_INVALID_ARGUMENT);
+  /* more rows than any host holds: the copy of the factors cannot be allocated */
+  const size_t huge[2] = {(size_t)1 << 50, N2};
+  check("host memory exhausted", pscr_plan_create(&bad, PSCR_FLOAT64, 2, huge, ad, ao, md, mo, &c, &o) ==
+                                     PSCR_ALLOCATION_TOO_LARGE && bad == NULL && strstr(pscr_last_error(), "memory"));
   /* a singular operator: c = −(λ_min of both pencils) is not generally hit, so use the pure-Neumann-free
      singular case of a zero mass matrix */
   double zero[N1];
