@@ -320,6 +320,8 @@ class Plan:
             out = f.copy()
         elif out is not f:
             raise InvalidArgument("out: for pyopencl arrays only out=f (in place) is supported")
+        if count == 0:  # an empty batch has no buffer (data is None)
+            return out
         out.finish()  # the copy (or the caller's work) is done before the plan's queue reads it
         self.last_stats = self._core.solve_buffer(out.data.int_ptr, count)
         return out

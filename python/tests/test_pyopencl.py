@@ -31,6 +31,10 @@ def test_device_arrays(queue, dtype):
         assert rel_err(u.get()[k], sparse_solve(plan.problem, F[k])) < tol
     assert plan.solve(d, out=d) is d
     np.testing.assert_allclose(d.get(), u.get(), rtol=0, atol=0)
+    # an empty batch (its array has no buffer) comes back empty, as on the host
+    empty = cla.empty(queue, (0,) + shape, dtype)
+    assert plan.solve(empty).shape == (0,) + shape
+    assert plan.solve(empty, out=empty) is empty
 
 
 def test_device_array_errors(queue):
