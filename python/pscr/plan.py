@@ -232,7 +232,8 @@ class Plan:
     backend: "reference" (multithreaded host executor) or "opencl".
     radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
     16 on the host; info["radix"] tells which). threads: host threads of
-    the reference executor (0 = all cores). device: OpenCL device, a substring
+    the reference executor (0 = all cores, at most 1024). Whole numbers only:
+    2.5 or "4" is refused, not truncated. device: OpenCL device, a substring
     of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);
     devices: several of them; device_split: "batches" (each device the whole
     plan and a share of a batch's right-hand sides) or "rows" (every solve
