@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "pencil_eigen.hpp"
 #include "plan_data.hpp"
@@ -24,6 +25,15 @@ template <class C> Tridiagonal<C> sub_pencil(const Tridiagonal<C>& t, int s, int
 
 template <class C> void append_bytes(std::string& key, const std::vector<C>& v) {
   key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(C));
+}
+
+// The bytes of the sub-pencil (A, M) on rows s..e of f: identical keys,
+// identical pencils (and eigenvalues).
+template <class C> void append_pencil(std::string& key, const Factor<C>& f, int s, int e) {
+  for (auto* t : {&f.A, &f.M}) {
+    key.append(reinterpret_cast<const char*>(t->diag.data() + s), std::size_t(e - s + 1) * sizeof(C));
+    key.append(reinterpret_cast<const char*>(t->off.data() + s), std::size_t(e - s) * sizeof(C));
+  }
 }
 
 template <class T> double abs_max(const std::vector<T>& v) {
@@ -57,10 +67,7 @@ DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, 
       // Identical sub-pencils with identical kept rows share their eigenpairs.
       std::string key;
       append_bytes(key, rows);
-      for (auto* t : {&f.A, &f.M}) {
-        append_bytes(key, std::vector<W<T>>(t->diag.begin() + g.start, t->diag.begin() + g.end + 1));
-        append_bytes(key, std::vector<W<T>>(t->off.begin() + g.start, t->off.begin() + g.end));
-      }
+      append_pencil(key, f, g.start, g.end);
       auto it = seen.find(key);
       int idx;
       if (it == seen.end()) {
@@ -163,17 +170,14 @@ std::vector<ShiftValue<C>> layout_shift_values(const Factor<C>& f, int radix, co
   const Layout layout = make_layout(static_cast<int>(f.size()), radix);
   std::vector<ShiftValue<C>> vals;
   for (auto& v : whole) vals.push_back({v, false, true});
-  std::unordered_map<std::string, bool> seen;
+  std::unordered_set<std::string> seen;
   for (std::size_t i = 0; i + 1 < layout.levels.size(); ++i)
     for (auto& g : layout.levels[i].groups) {
-      const Tridiagonal<C> A = sub_pencil(f.A, g.start, g.end), M = sub_pencil(f.M, g.start, g.end);
       std::string key;
-      for (auto* t : {&A, &M}) {
-        append_bytes(key, t->diag);
-        append_bytes(key, t->off);
-      }
-      if (!seen.emplace(std::move(key), true).second) continue;
-      for (auto& v : pencil_eigenvalues(A, M)) vals.push_back({v, false, false});
+      append_pencil(key, f, g.start, g.end);
+      if (!seen.insert(std::move(key)).second) continue;
+      for (auto& v : pencil_eigenvalues(sub_pencil(f.A, g.start, g.end), sub_pencil(f.M, g.start, g.end)))
+        vals.push_back({v, false, false});
     }
   return vals;
 }
