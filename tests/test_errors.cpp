@@ -11,6 +11,16 @@ using pscr::Problem;
 
 namespace {
 Factor<double> good(int n) { return test::random_factor<double>(n, n, true); }
+// The 1D Laplacian of n interior points, h = 1, Dirichlet ends, and its k-th
+// eigenvalue 4 sin²(kπ / (2(n + 1))): the spectra the near-singular cases are
+// built from.
+pscr::Factor<double> dirichlet_laplacian(int n) {
+  return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+}
+double dirichlet_eigenvalue(int k, int n) {
+  const double s = std::sin(3.14159265358979323846 * k / (2.0 * (n + 1)));
+  return 4 * s * s;
+}
 bool mentions(const std::exception& e, const char* what) { return std::string(e.what()).find(what) != std::string::npos; }
 }  // namespace
 
@@ -53,8 +63,8 @@ BOOST_AUTO_TEST_CASE(non_finite_input) {
 BOOST_AUTO_TEST_CASE(singular_operator_other_than_pure_neumann) {
   // Dirichlet Poisson shifted by minus the sum of the two smallest eigenvalues.
   const int n1 = 12, n2 = 9;
-  const auto a = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const auto b = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  const auto a = dirichlet_laplacian(n1);
+  const auto b = dirichlet_laplacian(n2);
   const double l1 = 2 - 2 * std::cos(M_PI / (n1 + 1)), l2 = 2 - 2 * std::cos(M_PI / (n2 + 1));
   for (int q : {2, 4}) {
     pscr::Options o;
@@ -117,11 +127,10 @@ BOOST_AUTO_TEST_CASE(wrong_dimension_count) {
 // (indefinite, but well away from singular) solves to the band solve's answer.
 template <class T> void near_singular_case(pscr::Backend backend) {
   const int n1 = 12, n2 = 9;
-  const auto f1 = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const auto f2 = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const double pi = 3.14159265358979323846;
-  auto lam = [&](int k, int n) { const double s = std::sin(pi * k / (2.0 * (n + 1))); return 4 * s * s; };
-  const double sum = lam(3, n1) + lam(2, n2);  // an interior eigenvalue sum: indefinite operator
+  const auto f1 = dirichlet_laplacian(n1);
+  const auto f2 = dirichlet_laplacian(n2);
+  // an interior eigenvalue sum: indefinite operator
+  const double sum = dirichlet_eigenvalue(3, n1) + dirichlet_eigenvalue(2, n2);
   const double eps = std::numeric_limits<pscr::real_t<T>>::epsilon();
   pscr::Options o;
   o.backend = backend;
@@ -167,15 +176,14 @@ BOOST_AUTO_TEST_CASE(near_singular_eliminations_are_reported) {
 // regardless fails here.
 template <class T> void shifted_systems_case(pscr::Backend backend) {
   const int n1 = 40, n2 = 4;
-  const auto f1 = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const auto f2 = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const double pi = 3.14159265358979323846;
-  auto lam = [&](int k, int n) { const double s = std::sin(pi * k / (2.0 * (n + 1))); return 4 * s * s; };
-  const double c = -(lam(1, 15) + lam(1, n2));
+  const auto f1 = dirichlet_laplacian(n1);
+  const auto f2 = dirichlet_laplacian(n2);
+  const double c = -(dirichlet_eigenvalue(1, 15) + dirichlet_eigenvalue(1, n2));
   // the operator's eigenvalue nearest to 0: λ_i(40) + ν_j + c
   double gap = 1e300;
   for (int i = 1; i <= n1; ++i)
-    for (int j = 1; j <= n2; ++j) gap = std::min(gap, std::abs(lam(i, n1) + lam(j, n2) + c));
+    for (int j = 1; j <= n2; ++j)
+      gap = std::min(gap, std::abs(dirichlet_eigenvalue(i, n1) + dirichlet_eigenvalue(j, n2) + c));
   BOOST_REQUIRE(gap > 1e-2);  // regular, well away from singular
   const bool single = std::is_same_v<pscr::real_t<T>, float>;
   const double eps = std::numeric_limits<pscr::real_t<T>>::epsilon();
@@ -246,11 +254,9 @@ BOOST_AUTO_TEST_CASE(near_singular_shifted_systems_are_avoided_or_refused) {
 // fails the double check.
 template <class T> void refined_near_singular_case(pscr::Backend backend, double delta) {
   const int n1 = 12, n2 = 9;
-  const auto f1 = pscr::laplacian_factor(n1, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const auto f2 = pscr::laplacian_factor(n2, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-  const double pi = 3.14159265358979323846;
-  auto lam = [&](int k, int n) { const double s = std::sin(pi * k / (2.0 * (n + 1))); return 4 * s * s; };
-  const double sum = lam(3, n1) + lam(2, n2);
+  const auto f1 = dirichlet_laplacian(n1);
+  const auto f2 = dirichlet_laplacian(n2);
+  const double sum = dirichlet_eigenvalue(3, n1) + dirichlet_eigenvalue(2, n2);
   const double eps = std::numeric_limits<pscr::real_t<T>>::epsilon();
   const auto p = pscr::Problem<double>::make2d(f1, f2, -sum * (1 - delta)).template cast<T>();
   const auto f = test::random_vector<T>(p.unknowns(), 8);
