@@ -7,9 +7,10 @@
 #   ../shared/tools/gpu-bundle -o .gpu build/bin/pscr-bench
 #   (for an A/B: the same from another revision's build into .gpu-base)
 #
-# then on the GPU machine, from the repository root (carry .gpu, .gpu-base):
+# then on the GPU machine, from the repository root (carry .gpu, .gpu-base and a
+# copy of ../shared/tools/cufft_dst_poisson.py named by CUFFT_SCRIPT):
 #
-#   bash scripts/gpu-table.sh [--quick] [--reps R] BUNDLE [BASE_BUNDLE]
+#   CUFFT_SCRIPT=.gpupack/cufft_dst_poisson.py bash scripts/gpu-table.sh [--quick] [--reps R] BUNDLE [BASE_BUNDLE]
 #
 # Prints each pscr-bench report, the cuFFT script's lines, and a table of
 # medians (ms) with the ratio libpscr / cuFFT; with BASE_BUNDLE a column of
@@ -34,7 +35,10 @@ out=${OUT:-/tmp}
 jsonl=$out/gpu-table.jsonl
 : > "$jsonl"
 rm -f "$out"/gpu-table-head.json "$out"/gpu-table-base.json "$out"/gpu-table-cufft.json
-cufft=$(dirname "$0")/../../shared/tools/cufft_dst_poisson.py
+# The cuFFT script lives in ../shared, which does not travel to the GPU machine:
+# carry a copy and name it in CUFFT_SCRIPT there.
+cufft=${CUFFT_SCRIPT:-$(dirname "$0")/../../shared/tools/cufft_dst_poisson.py}
+[ -f "$cufft" ] || { echo "gpu-table.sh: no cuFFT script at $cufft (set CUFFT_SCRIPT)" >&2; exit 2; }
 
 # case: problem dim precision sizes
 if [ $quick = 1 ]; then
