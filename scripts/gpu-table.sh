@@ -10,26 +10,28 @@
 # then on the GPU machine, from the repository root (carry .gpu, .gpu-base and a
 # copy of ../shared/tools/cufft_dst_poisson.py named by CUFFT_SCRIPT):
 #
-#   CUFFT_SCRIPT=.gpupack/cufft_dst_poisson.py bash scripts/gpu-table.sh [--quick] [--reps R] BUNDLE [BASE_BUNDLE]
+#   CUFFT_SCRIPT=.gpupack/cufft_dst_poisson.py bash scripts/gpu-table.sh [--quick] [--reps R] [--bench-args ARGS] BUNDLE [BASE_BUNDLE]
 #
 # Prints each pscr-bench report, the cuFFT script's lines, and a table of
 # medians (ms) with the ratio libpscr / cuFFT; with BASE_BUNDLE a column of
 # its medians too, the two bundles run alternately case by case. Raw JSON
 # lines go to $OUT (or /tmp) as gpu-table.jsonl. --quick: three 2D cases and
 # one 3D case (for a first look on a freshly started machine, whose program
-# builds take minutes).
+# builds take minutes). --bench-args "ARGS": more pscr-bench arguments for every
+# case (e.g. "--radix 4" or "--set register_cap=72").
 set -euo pipefail
-reps=10 quick=0
+reps=10 quick=0 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
+    --bench-args) read -r -a extra <<< "$2"; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "gpu-table.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: gpu-table.sh [--quick] [--reps R] BUNDLE [BASE_BUNDLE]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: gpu-table.sh [--quick] [--reps R] [--bench-args ARGS] BUNDLE [BASE_BUNDLE]" >&2; exit 2; }
 bundle=$1 base=${2:-}
 out=${OUT:-/tmp}
 jsonl=$out/gpu-table.jsonl
@@ -54,7 +56,7 @@ for c in "${cases[@]}"; do
     if [ $tag = base ]; then [ -n "$base" ] || continue; b=$base; fi
     echo "== $tag: $problem ${dim}D $precision n=$sizes"
     "$b/run" pscr-bench --problem "$problem" --dim "$dim" --precision "$precision" --sizes "$sizes" \
-      --reps "$reps" --json "$out/gpu-table-$tag.json"
+      --reps "$reps" --json "$out/gpu-table-$tag.json" "${extra[@]}"
   done
   if [ "$problem" = poisson ]; then
     python3 "$cufft" --dim "$dim" --precision "$precision" --sizes "$sizes" --reps "$reps" --json "$out/gpu-table-cufft.json"
