@@ -145,25 +145,35 @@ inline void tile_rhs(__global const scalar* X, const group_t* g, int gi, __globa
 // (the same for the whole wavefront) the tile's rows. The sums are those of
 // partial_rhs, in the same order. Global size
 // (batch, ceil(modes / RHS_MODES), ceil(R / RHS_TILE_ROWS)).
+// Tile (m0, r0) of lane b: rows r0 + j·S (j < RHS_TILE_ROWS, < R) of modes
+// m0 … m0 + RHS_MODES − 1 (< modes), the tile's runs of modes of one group
+// each by tile_rhs, into Y laid out as y_index(whole_lines, …) says.
+inline void form_tile_rows(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
+                           __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
+                           __global const scalar* BR, int R, int batch, int modes, int use_boundary, int b, int m0,
+                           int r0, int S, int whole_lines) {
+  const int m1 = min(m0 + RHS_MODES, modes);
+  for (int ma = m0; ma < m1;) {
+    const int gi = mode_group[ma];
+    const group_t g = groups[gi];
+    const int nm = min(m1, g.mode0 + g.m) - ma;
+    scalar acc[RHS_TILE_ROWS][RHS_MODES];
+    tile_rhs(X, &g, gi, W + (size_t)ma * KEPT, nm, BL, BR, R, batch, b, r0, S, use_boundary, acc);
+#pragma unroll
+    for (int j = 0; j < RHS_TILE_ROWS; ++j)
+#pragma unroll
+      for (int i = 0; i < RHS_MODES; ++i)
+        if (r0 + j * S < R && i < nm) Y[y_index(whole_lines, r0 + j * S, ma + i, b, R, modes, batch)] = acc[j][i];
+    ma += nm;
+  }
+}
+
 __kernel void form_rhs_tiles(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
                              __global const int* mode_group, __global const scalar* W, __global const scalar* BL,
                              __global const scalar* BR, int R, int batch, int modes, int use_boundary) {
   const int b = get_global_id(0), m0 = get_global_id(1) * RHS_MODES, r0 = get_global_id(2) * RHS_TILE_ROWS;
   if (b >= batch || m0 >= modes || r0 >= R) return;
-  const int m1 = min(m0 + RHS_MODES, modes);
-  for (int ma = m0; ma < m1;) {  // the tile's runs of modes of one group
-    const int gi = mode_group[ma];
-    const group_t g = groups[gi];
-    const int nm = min(m1, g.mode0 + g.m) - ma;
-    scalar acc[RHS_TILE_ROWS][RHS_MODES];
-    tile_rhs(X, &g, gi, W + (size_t)ma * KEPT, nm, BL, BR, R, batch, b, r0, 1, use_boundary, acc);
-#pragma unroll
-    for (int j = 0; j < RHS_TILE_ROWS; ++j)
-#pragma unroll
-      for (int i = 0; i < RHS_MODES; ++i)
-        if (r0 + j < R && i < nm) Y[y_index(0, r0 + j, ma + i, b, R, modes, batch)] = acc[j][i];
-    ma += nm;
-  }
+  form_tile_rows(X, Y, groups, mode_group, W, BL, BR, R, batch, modes, use_boundary, b, m0, r0, 1, 0);
 }
 
 // The same into whole lines, [mode][b][r]: work-item r0 forms rows r0,
@@ -181,6 +191,22 @@ __kernel void form_rhs_lines(__global const scalar* X, __global scalar* Y, __glo
   mode_weights(W, &g, mode, ws, &wl, &wr);
   for (int r = r0; r < R; r += G)
     Y[y_index(1, r, mode, b, R, modes, batch)] = partial_rhs(X, &g, gi, ws, wl, wr, BL, BR, r, R, batch, b, use_boundary);
+}
+
+// The same by tiles of modes into whole lines of one problem (batch 1, 2D;
+// KernelParameters::rhs_apart): work-item r0 forms rows r0, r0 + S, …
+// (RHS_TILE_ROWS of them, S = the global size in rows) of RHS_MODES
+// consecutive modes, so that a source row is read once per tile of modes
+// instead of once per mode, consecutive work-items reading consecutive rows
+// and writing consecutive rows of each line. Global size
+// (≥ ceil(R / RHS_TILE_ROWS), ceil(modes / RHS_MODES)).
+__kernel void form_rhs_lines_tiles(__global const scalar* X, __global scalar* Y, __global const group_t* groups,
+                                   __global const int* mode_group, __global const scalar* W,
+                                   __global const scalar* BL, __global const scalar* BR, int R, int modes,
+                                   int use_boundary) {
+  const int r0 = get_global_id(0), m0 = get_global_id(1) * RHS_MODES;
+  if (r0 >= R || m0 >= modes) return;
+  form_tile_rows(X, Y, groups, mode_group, W, BL, BR, R, 1, modes, use_boundary, 0, m0, r0, get_global_size(0), 1);
 }
 
 // Partial-solution outputs (the weighted vector sums):

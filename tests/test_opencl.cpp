@@ -111,9 +111,10 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
 // many lines per local group, tree sums of single terms, Newton–Raphson; whole
 // lines on chip with one row per work-item (no elimination in registers) and
 // several lines per work-group, uneven chunks with empty ones at the end;
-// halved lines (non-uniform factors: rows generated one by one).
+// halved lines (non-uniform factors: rows generated one by one); whole and
+// halved lines whose right-hand sides are formed apart by tiles of modes.
 BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
-  std::vector<pscr::KernelParameters> sets(8);
+  std::vector<pscr::KernelParameters> sets(10);
   for (int s = 0; s < 4; ++s) sets[s].line_rows = 0;  // global CR
   sets[0].local_size = 4;
   sets[0].pcr_steps = 0;
@@ -147,6 +148,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
   sets[6].halved_rows_once = 1;
   sets[7] = sets[5];
   sets[7].halve_lines = 2;
+  // with the programs of sets 4 and 7 (rhs_apart is not a build option)
+  sets[8] = sets[4];
+  sets[8].rhs_apart = 1;
+  sets[9] = sets[7];
+  sets[9].rhs_apart = 1;
   std::uint64_t seed = 40;
   for (const auto& kp : sets) {
     for (auto n : std::vector<std::vector<int>>{{37, 102}, {6, 33}, {17, 5, 19}, {40, 7, 6}, {9, 2}}) {
@@ -210,10 +216,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(parameter_variants, T, Types) {
 // problems, 2D and 3D, against the reference backend.
 template <class T>
 void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, const std::string& what,
-                  std::uint64_t seed, int rows_once) {
+                  std::uint64_t seed, int rows_once, int apart) {
   pscr::KernelParameters kp;
   kp.halve_lines = 2;
   kp.halved_rows_once = rows_once;
+  kp.rhs_apart = apart;
   pscr::Options o;
   pscr::Plan<T> ref(p, o);
   o.backend = pscr::Backend::opencl;
@@ -224,7 +231,8 @@ void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, co
   std::vector<T> u(f.size()), v(f.size());
   ref.solve(f.data(), u.data());
   ocl.solve(f.data(), v.data());
-  BOOST_TEST_CONTEXT(what << " " << ocl.info().elimination << " halved_rows_once=" << rows_once) {
+  BOOST_TEST_CONTEXT(what << " " << ocl.info().elimination << " halved_rows_once=" << rows_once
+                           << " rhs_apart=" << apart) {
     BOOST_TEST(ocl.info().line_solver == "halved lines");
     BOOST_TEST(test::rel_error(v, u) <= tol);
   }
@@ -233,14 +241,16 @@ void check_halved(const pscr::Problem<T>& p, pscr::Elimination e, double tol, co
 BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
   std::uint64_t seed = 700;
   // rows formed once (a stage between work-items) at n = 6, 7 and in 3D,
-  // three per level-1 row elsewhere
-  int rows_once = 0;
+  // three per level-1 row elsewhere; at n = 5 and 40 the right-hand sides
+  // are formed apart (form_rhs_lines_tiles, then line_solve)
+  int rows_once = 0, apart = 0;
   const auto check = [&](const auto& p, pscr::Elimination e, double tol, const std::string& what) {
-    check_halved(p, e, tol, what, ++seed, rows_once);
+    check_halved(p, e, tol, what, ++seed, rows_once, apart);
   };
   const auto mesh = [](int n) { return pscr::graded_mesh(n + 2, 1.0, 1.0); };
   for (int n : {4, 5, 6, 7, 37, 40, 64}) {
     rows_once = n == 6 || n == 7;
+    apart = n == 5 || n == 40;
     const auto what = "n=" + std::to_string(n);
     const auto p = pscr::poisson2d(mesh(11), mesh(n));
     check(p, pscr::Elimination::automatic, 1e-12, "poisson2d " + what);
@@ -249,6 +259,7 @@ BOOST_AUTO_TEST_CASE(halved_lines_on_uniform_meshes) {
     check(pscr::helmholtz2d(mesh(9), mesh(n), 3.0), pscr::Elimination::automatic, 1e-12, "helmholtz2d " + what);
   }
   rows_once = 1;
+  apart = 0;
   check(pscr::poisson3d(mesh(7), mesh(6), mesh(33)), pscr::Elimination::automatic, 1e-12, "poisson3d");
 }
 

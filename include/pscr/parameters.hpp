@@ -51,8 +51,9 @@ struct KernelParameters {
   int line_group = 256;
   // Modes per work-item forming the right-hand sides of the partial
   // solutions in a batch of 32 or more problems (3D: the nested 2D problems)
-  // on the global CR path, so that the modes of one group load their q − 1
-  // sources once, not once each (kernels/level.cl, form_rhs_tiles); 1: a
+  // on the global CR path, and of 2D lines formed apart (rhs_apart), so
+  // that the modes of one group load their q − 1 sources once, not once
+  // each (kernels/level.cl, form_rhs_tiles, form_rhs_lines_tiles); 1: a
   // mode per work-item (form_rhs).
   int rhs_modes = 4;
   // Radix q of the reduction, used when Options::radix is 0 (automatic).
@@ -74,6 +75,12 @@ struct KernelParameters {
   // 80). Applied where the device takes cl_nv_compiler_options
   // (-cl-nv-maxrregcount), ignored elsewhere.
   int register_cap = 0;
+  // Whole and halved lines of one problem (2D): 1: their right-hand sides
+  // are formed apart, by tiles of rhs_modes modes (a source row read once
+  // per tile, kernels/level.cl form_rhs_lines_tiles), written out and then
+  // solved; 0: formed in the line solver's load (a source row read once per
+  // mode, but the lines written once, not written and read again).
+  int rhs_apart = 0;
 };
 
 struct ParameterInfo {

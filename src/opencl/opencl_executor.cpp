@@ -533,7 +533,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const bool leaf = d + 2 == D_;
     const bool whole = leaf && tri_->whole_lines();  // Y stored [mode][b][r]
     const double RB = double(RR) * batch;
-    const bool fused = leaf && tri_->forms_rhs();
+    // apart: by tiles of modes, then solved (KernelParameters::rhs_apart)
+    const bool apart = whole && batch == 1 && p_.rhs_apart;
+    const bool fused = leaf && tri_->forms_rhs() && !apart;
     const int lines = lb.modes * batch;
     // the formed right-hand sides are written here unless fused (then the
     // tridiagonal solver counts its one write)
@@ -545,7 +547,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                            db.Y.get(), lines, db.child_sigma.get());
       return;
     }
-    if (whole)
+    if (apart)
+      rt.run("form_rhs_lines_tiles", wg,
+             {(RR + kRhsTileRows - 1) / kRhsTileRows, std::size_t((lb.modes + p_.rhs_modes - 1) / p_.rhs_modes)}, X,
+             db.Y.get(), lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, lb.modes,
+             use_boundary);
+    else if (whole)
       rt.run("form_rhs_lines", wg, {(RR + kRhsRows - 1) / kRhsRows, std::size_t(lb.modes), B}, X, db.Y.get(), lb.groups.get(),
              lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes, use_boundary);
     else {

@@ -25,6 +25,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"radix", &P::radix, 2, 16, false, "radix q of the reduction when Options::radix is 0"},
       {"halved_rows_once", &P::halved_rows_once, 0, 1, false, "1: halved lines form each row once (a barrier per pass)"},
       {"register_cap", &P::register_cap, 0, 255, false, "registers per work-item, NVIDIA compilers (0: theirs)"},
+      {"rhs_apart", &P::rhs_apart, 0, 1, false, "1: 2D lines' right-hand sides formed apart by tiles of modes"},
   };
   return table;
 }
