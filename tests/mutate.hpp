@@ -51,7 +51,6 @@ inline std::string mutate(std::string s, std::mt19937_64& rng) {
   return s;
 }
 
-
 // Decodes mutations of `seeds` for `seconds`. decode(input) returns "" for a
 // consistent result, else what is inconsistent; it throws for a refused
 // input, and is_refusal(e) says whether e is the reader's documented error.

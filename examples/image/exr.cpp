@@ -65,10 +65,8 @@ Image decode_exr(const std::string& bytes, const std::string& name, const ReadLi
     Imf::InputFile file(in, exr_threads());
     const Imath::Box2i dw = file.header().dataWindow();
     const long w = long(dw.max.x) - dw.min.x + 1, h = long(dw.max.y) - dw.min.y + 1;
-    if (w < 1 || h < 1 || w > limits.max_side || h > limits.max_side || std::size_t(w) * std::size_t(h) > limits.max_pixels)
-      throw FileFormatError(name + ": OpenEXR file declares " + std::to_string(w) + "x" + std::to_string(h) +
-                            " pixels, outside the accepted 1.." + std::to_string(limits.max_side) + " per side and " +
-                            std::to_string(limits.max_pixels) + " in all");
+    if (const std::string why = limits.refusal(w, h); !why.empty())
+      throw FileFormatError(name + ": OpenEXR file " + why);
     const Imf::ChannelList& ch = file.header().channels();
     const bool rgb = ch.findChannel("R") && ch.findChannel("G") && ch.findChannel("B");
     if (!rgb && !ch.findChannel("Y")) {

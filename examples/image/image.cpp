@@ -17,6 +17,12 @@ Image make_image(int width, int height) {
   return img;
 }
 
+std::string ReadLimits::refusal(long long w, long long h) const {
+  if (w >= 1 && h >= 1 && w <= max_side && h <= max_side && std::size_t(w) * std::size_t(h) <= max_pixels) return "";
+  return "declares " + std::to_string(w) + "x" + std::to_string(h) + " pixels, outside the accepted 1.." +
+         std::to_string(max_side) + " per side and " + std::to_string(max_pixels) + " in all";
+}
+
 std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileFormatError(path + ": cannot open for reading");

@@ -24,6 +24,9 @@ Image make_image(int width, int height);  // zero-filled; InvalidArgument for si
 struct ReadLimits {
   int max_side = 1 << 16;
   std::size_t max_pixels = std::size_t(1) << 27;
+  // "" when a header of w x h pixels is accepted, else why not ("declares
+  // ... pixels, outside the accepted ..."), for the reader's message
+  std::string refusal(long long w, long long h) const;
 };
 
 // By content (magic bytes), whatever the file's extension. `name` is used in

@@ -35,9 +35,7 @@ Image decode_pfm(const std::string& bytes, const std::string& name, const ReadLi
   const double scale = std::strtod(st.c_str(), &end);
   if (end != st.c_str() + st.size() || !std::isfinite(scale) || scale == 0) fail("has an invalid scale '" + st + "'");
   ++pos;  // the single whitespace character that ends the header
-  if (w < 1 || h < 1 || w > limits.max_side || h > limits.max_side || std::size_t(w) * std::size_t(h) > limits.max_pixels)
-    fail("declares " + std::to_string(w) + "x" + std::to_string(h) + " pixels, outside the accepted 1.." +
-         std::to_string(limits.max_side) + " per side and " + std::to_string(limits.max_pixels) + " in all");
+  if (const std::string why = limits.refusal(w, h); !why.empty()) fail(why);
   const std::size_t need = std::size_t(w) * std::size_t(h) * channels * 4;
   if (bytes.size() < pos || bytes.size() - pos < need)
     fail("is truncated: " + std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(channels) + " floats need " +

@@ -100,13 +100,9 @@ std::vector<std::uint8_t> read_png(const std::string& path, int& width, int& hei
   if (!png_image_begin_read_from_file(&im, path.c_str())) throw FileFormatError(path + ": cannot read PNG: " + im.message);
   // the header alone can ask for gigabytes that a few compressed bytes
   // never fill
-  if (im.width > png_uint_32(limits.max_side) || im.height > png_uint_32(limits.max_side) ||
-      std::size_t(im.width) * im.height > limits.max_pixels) {
-    const std::string size = std::to_string(im.width) + "x" + std::to_string(im.height);
+  if (const std::string why = limits.refusal(im.width, im.height); !why.empty()) {
     png_image_free(&im);
-    throw FileFormatError(path + ": PNG of " + size + " pixels is beyond the reader's limits (" +
-                          std::to_string(limits.max_side) + " per side, " + std::to_string(limits.max_pixels) +
-                          " pixels)");
+    throw FileFormatError(path + ": PNG file " + why);
   }
   im.format = PNG_FORMAT_RGB;
   std::vector<std::uint8_t> rgb8(PNG_IMAGE_SIZE(im));

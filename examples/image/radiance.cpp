@@ -123,9 +123,7 @@ Image decode_radiance(const std::string& bytes, const std::string& name, const R
       xc != 'X' || (ys != '-' && ys != '+') || (xs != '-' && xs != '+'))
     r.fail("has an unsupported resolution line '" + ln.substr(0, 64) +
            "' (expected -Y H +X W or a flip of it; transposed images are not supported)");
-  if (w < 1 || h < 1 || w > limits.max_side || h > limits.max_side || std::size_t(w) * std::size_t(h) > limits.max_pixels)
-    r.fail("declares " + std::to_string(w) + "x" + std::to_string(h) + " pixels, outside the accepted 1.." +
-           std::to_string(limits.max_side) + " per side and " + std::to_string(limits.max_pixels) + " in all");
+  if (const std::string why = limits.refusal(w, h); !why.empty()) r.fail(why);
   // Every scanline takes at least 4 bytes: refuse impossible sizes before allocating.
   if (bytes.size() - r.pos < std::size_t(h) * 4) r.fail("is truncated: too few bytes for " + std::to_string(h) + " scanlines");
   Image img;
