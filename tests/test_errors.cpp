@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(singular_operator_other_than_pure_neumann) {
   const int n1 = 12, n2 = 9;
   const auto a = dirichlet_laplacian(n1);
   const auto b = dirichlet_laplacian(n2);
-  const double l1 = 2 - 2 * std::cos(M_PI / (n1 + 1)), l2 = 2 - 2 * std::cos(M_PI / (n2 + 1));
+  const double l1 = dirichlet_eigenvalue(1, n1), l2 = dirichlet_eigenvalue(1, n2);
   for (int q : {2, 4}) {
     pscr::Options o;
     o.radix = q;
