@@ -32,7 +32,9 @@ template <class T> struct Plan<T>::Impl {
 
 // The radix a plan of `problem` with `options` uses: Options::radix, or when
 // that is 0 the automatic choice (the OpenCL parameters' radix on the first
-// device, else kReferenceRadix). InvalidArgument for a negative or unit radix.
+// device, else kReferenceRadix; the planner may then lower it to the smallest
+// radix with as many levels, planner::make_plan_data). InvalidArgument for a
+// negative or unit radix.
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts).
 void check_options(const Options& options);

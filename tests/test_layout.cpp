@@ -2,6 +2,7 @@
 #define BOOST_TEST_MODULE layout
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -60,6 +61,47 @@ BOOST_AUTO_TEST_CASE(group_with_empty_source_set) {
   BOOST_TEST(g.start == 16);
   BOOST_TEST(g.end == 16);
   BOOST_TEST(g.sources.empty());
+}
+
+// The automatic radix's rule: the smallest radix whose layouts have no more
+// levels than the given one's. Checked against the layouts themselves: no
+// smaller radix keeps every size's level count, and the chosen one never
+// reads more source rows per level than the given one.
+BOOST_AUTO_TEST_CASE(fewest_sources_radix_keeps_the_levels) {
+  using pscr::planner::fewest_sources_radix;
+  auto most_sources = [](const pscr::planner::Layout& L) {
+    std::size_t m = 0;
+    for (auto& lv : L.levels)
+      for (auto& g : lv.groups) m = std::max(m, g.sources.size());
+    return m;
+  };
+  for (int radix : {2, 4, 8, 10, 16})
+    for (int n1 : {1, 3, 17, 63, 127, 300, 1023, 2047, 4095, 8191})
+      for (int n2 : {5, 255}) {
+        const std::vector<int> ns{n1, n2};
+        const int q = fewest_sources_radix(ns, radix);
+        BOOST_TEST_CONTEXT("radix " << radix << ", n " << n1 << ", " << n2 << ": " << q) {
+          BOOST_TEST(q >= 2);
+          BOOST_TEST(q <= radix);
+          for (int n : ns) {
+            const auto given = make_layout(n, radix), chosen = make_layout(n, q);
+            BOOST_TEST(chosen.k <= given.k);
+            BOOST_TEST(chosen.k == int(chosen.levels.size()));
+            BOOST_TEST(most_sources(chosen) <= most_sources(given));
+          }
+          if (q > 2) {
+            bool more = false;  // q - 1 takes more levels somewhere
+            for (int n : ns) more = more || make_layout(n, q - 1).k > make_layout(n, radix).k;
+            BOOST_TEST(more);
+          }
+        }
+      }
+  // the sizes the H100 database names: 8191 at radix 10 keeps 10 (four
+  // levels), 2047 at 16 takes 13, 2047 at 8 takes 7
+  BOOST_TEST(fewest_sources_radix({8191}, 10) == 10);
+  BOOST_TEST(fewest_sources_radix({2047}, 16) == 13);
+  BOOST_TEST(fewest_sources_radix({2047}, 8) == 7);
+  BOOST_TEST(fewest_sources_radix({3}, 16) == 4);  // one level: n + 1
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments) {

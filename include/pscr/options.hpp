@@ -39,7 +39,12 @@ struct Options {
   // Radix q >= 2 of the reduction, or 0 (automatic): the OpenCL backend takes
   // KernelParameters::radix of the parameters it resolves for its (first)
   // device (tuned per device, problem class and size), the reference and
-  // distributed backends kReferenceRadix. PlanInfo::radix tells which was used.
+  // distributed backends kReferenceRadix; that radix sets the number of
+  // levels, and the plan takes the smallest radix with no more levels for its
+  // sizes (fewer source rows per level, the same tridiagonal solves; 2D n =
+  // 2047 with 16: 13), unless that brings an indefinite problem's shifted
+  // systems nearer to singular. Radices named in Options::parameters are
+  // kept as given. PlanInfo::radix tells which was used.
   int radix = 0;
   int threads = 0;     // host threads for the reference executor; 0 = all cores; at most kMaxThreads
   // OpenCL device selection: "platform:device" indices, or a substring of the

@@ -10,9 +10,7 @@ Layout make_layout(int n, int radix) {
   Layout L;
   L.n = n;
   L.radix = radix;
-  // k = floor(log_q n) + 1, computed in integers: the smallest k with q^k > n.
-  long long qk = 1;
-  while (qk <= n) { qk *= radix; ++L.k; }
+  L.k = level_count(n, radix);
   long long qi = 1;  // q^i
   for (int i = 1; i <= L.k; ++i) {
     const long long qprev = qi;  // q^(i-1)
@@ -35,6 +33,22 @@ Layout make_layout(int n, int radix) {
     L.levels.push_back(std::move(lv));
   }
   return L;
+}
+
+int level_count(int n, int radix) {
+  // in integers: the smallest k with q^k > n
+  int k = 0;
+  for (long long qk = 1; qk <= n; qk *= radix) ++k;
+  return k;
+}
+
+int fewest_sources_radix(const std::vector<int>& ns, int radix) {
+  for (int q = 2; q < radix; ++q) {
+    bool same = true;
+    for (int n : ns) same = same && level_count(n, q) <= level_count(n, radix);
+    if (same) return q;
+  }
+  return radix;
 }
 
 }  // namespace pscr::planner

@@ -46,6 +46,9 @@ template <class T> struct PlanData {
   // representation (excess_form: every shift keeps them diagonally dominant)
   // or by the ordinary formulas (indefinite or complex systems).
   bool excess_form = false;
+  // Every shift keeps them diagonally dominant (the excess form applies,
+  // whether or not it is taken): unpivoted elimination is stable.
+  bool dominant = false;
   ExcessRows<T> excess;
   // How much nearer to singular the shifted systems of the partial solutions
   // come than the operator (PlanInfo::shift_amplification): 1 for definite problems.
