@@ -42,9 +42,10 @@ struct Options {
   // distributed backends kReferenceRadix; that radix sets the number of
   // levels, and the plan takes the smallest radix with no more levels for its
   // sizes (fewer source rows per level, the same tridiagonal solves; 2D n =
-  // 2047 with 16: 13), unless that brings an indefinite problem's shifted
-  // systems nearer to singular. Radices named in Options::parameters are
-  // kept as given. PlanInfo::radix tells which was used.
+  // 2047 with 16: 13) where every shifted system is diagonally dominant
+  // (indefinite and complex problems keep it: docs/method.md, "Choosing the
+  // radix"). Radices named in Options::parameters are kept as given.
+  // PlanInfo::radix tells which was used.
   int radix = 0;
   int threads = 0;     // host threads for the reference executor; 0 = all cores; at most kMaxThreads
   // OpenCL device selection: "platform:device" indices, or a substring of the
