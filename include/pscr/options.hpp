@@ -42,9 +42,9 @@ struct Options {
   // distributed backends kReferenceRadix; that radix sets the number of
   // levels, and the plan takes the smallest radix with no more levels for its
   // sizes (fewer source rows per level, the same tridiagonal solves; 2D n =
-  // 2047 with 16: 13) where every shifted system is diagonally dominant
-  // (indefinite and complex problems keep it: docs/method.md, "Choosing the
-  // radix"). Radices named in Options::parameters are kept as given.
+  // 2047 with 16: 13) if it has a million unknowns or more and every shifted
+  // system is diagonally dominant (smaller, indefinite and complex problems
+  // keep it: docs/method.md, "Choosing the radix"). Radices named in Options::parameters are kept as given.
   // PlanInfo::radix tells which was used.
   int radix = 0;
   int threads = 0;     // host threads for the reference executor; 0 = all cores; at most kMaxThreads

@@ -231,8 +231,9 @@ class Plan:
     or a pscr.Problem.
     backend: "reference" (multithreaded host executor) or "opencl".
     radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
-    16 on the host; for diagonally dominant problems lowered to the smallest
-    radix with as many levels; info["radix"] tells which). threads: host threads of
+    16 on the host; for diagonally dominant problems of a million unknowns or
+    more lowered to the smallest radix with as many levels; info["radix"]
+    tells which). threads: host threads of
     the reference executor (0 = all cores, at most 1024). Whole numbers only:
     2.5 or "4" is refused, not truncated. device: OpenCL device, a substring
     of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);

@@ -69,6 +69,11 @@ template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false);
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 
+// Plans of at least this many unknowns whose shifted systems are diagonally
+// dominant take the smallest radix with as many levels as the given one
+// (fewest_sources_radix, make_plan_data); smaller plans keep it.
+inline constexpr std::size_t kFewestSourcesUnknowns = 1000000;  // 1023^2 and 127^3 take it
+
 // Pure Neumann: c = 0, real entries, every A_d has zero row sums (constants
 // are the null space) and every M_d is positive on the diagonal.
 template <class T> bool is_pure_neumann(const Problem<T>& problem);

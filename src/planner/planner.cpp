@@ -336,9 +336,13 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   // A radix chosen for the caller sets the number of levels; the smallest
   // radix with as many reads the fewest sources (fewest_sources_radix).
   // Only where every shifted system can be diagonally dominant (below): a
-  // complex or non-dominant last factor never is, and is planned once.
+  // complex or non-dominant last factor never is, and is planned once. And
+  // only for plans of kFewestSourcesUnknowns or more: another radix is
+  // another OpenCL program (KEPT and NSRC are build options), whose build a
+  // small plan's solves never earn back.
   const int given = radix;
-  if (radix_free && excess_form_applies(problem.factor(problem.dims() - 1), 0.0))
+  if (radix_free && problem.unknowns() >= kFewestSourcesUnknowns &&
+      excess_form_applies(problem.factor(problem.dims() - 1), 0.0))
     radix = fewest_sources_radix(sizes, radix);
   PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra);
   if (radix != given && !pd.dominant) {
