@@ -326,12 +326,8 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
-  std::vector<Factor<W<T>>> wide;  // the PSCR dimensions' factors
-  std::vector<int> sizes;
-  for (int d = 0; d + 1 < problem.dims(); ++d) {
-    wide.push_back(problem.factor(d).template cast<W<T>>());
-    sizes.push_back(int(wide.back().size()));
-  }
+  std::vector<int> sizes;  // of the PSCR dimensions
+  for (int d = 0; d + 1 < problem.dims(); ++d) sizes.push_back(int(problem.factor(d).size()));
   Spectra<W<T>> spectra;
   // A radix chosen for the caller sets the number of levels; the smallest
   // radix with as many reads the fewest sources (fewest_sources_radix).
@@ -354,23 +350,22 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     radix = given;
     pd = plan_for_radix(problem, radix, allow_excess, spectra);
   }
-  // The amplification of a layout, judged by its group eigenvalues alone.
-  auto amplification = [&](int q) {
-    std::vector<std::vector<ShiftValue<W<T>>>> values;
-    for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], q, spectra.whole[d]));
-    return shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
-  };
   // The partial solutions grow by the amplification and cancel in the back
   // substitution: errors grow by about its square (docs/accuracy.md).
   const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
   if (radix_free && !pd.pure_neumann && pd.shift_amplification > std::pow(eps, -0.25)) {
     // More than half the digits lost: another grouping moves the shifts.
-    // The best candidate is planned when it at least halves the amplification.
+    // Candidates are judged by their group eigenvalues alone; the best is
+    // planned when it at least halves the amplification.
+    std::vector<Factor<W<T>>> wide;  // the PSCR dimensions' factors
+    for (int d = 0; d + 1 < problem.dims(); ++d) wide.push_back(problem.factor(d).template cast<W<T>>());
     int best = radix;
     double best_amplification = pd.shift_amplification;
     for (int q : kRadixCandidates) {
       if (q == radix) continue;
-      const double a = amplification(q);
+      std::vector<std::vector<ShiftValue<W<T>>>> values;
+      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], q, spectra.whole[d]));
+      const double a = shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
       if (a < best_amplification) {
         best = q;
         best_amplification = a;
