@@ -44,6 +44,11 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
   return kReferenceRadix;
 }
 
+template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options) {
+  return options.backend == Backend::opencl && problem.dims() == 3 &&
+         opencl_parameters(problem, options).parameters.dense_top == 1;
+}
+
 void check_threads(int threads) {
   // OpenMP starts every thread asked for: a million of them end the process
   if (threads < 0 || threads > kMaxThreads)
@@ -76,7 +81,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
-  impl_->info.radix = impl_->data.dims.empty() ? radix : impl_->data.dims[0].layout.radix;
+  impl_->info.radix = impl_->data.dims.empty() ? radix : impl_->data.dims.back().layout.radix;
   impl_->info.shift_amplification = impl_->data.shift_amplification;
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
@@ -101,8 +106,9 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
   Options o = impl_->options;
   o.parameters = p;
-  if (o.radix == 0 && p.radix != impl_->info.radix) {
-    // another radix is another plan (layout and eigen data); built whole
+  const bool dense_top = p.dense_top == 1 && impl_->data.problem.dims() == 3;
+  if ((o.radix == 0 && p.radix != impl_->info.radix) || dense_top != impl_->data.dense_top) {
+    // another radix or dimension 1 in one level is another plan (layout and eigen data); built whole
     // before this one is replaced, in the same context where it had one
     if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
     Plan rebuilt(impl_->data.problem, o);
@@ -220,6 +226,10 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   return st;
 }
 
+template bool plan_dense_top(const Problem<float>&, const Options&);
+template bool plan_dense_top(const Problem<double>&, const Options&);
+template bool plan_dense_top(const Problem<std::complex<float>>&, const Options&);
+template bool plan_dense_top(const Problem<std::complex<double>>&, const Options&);
 template int plan_radix(const Problem<float>&, const Options&);
 template int plan_radix(const Problem<double>&, const Options&);
 template int plan_radix(const Problem<std::complex<float>>&, const Options&);

@@ -16,11 +16,15 @@ inline bool radix_free(const Options& options) {
   return options.radix == 0 && !(options.backend == Backend::opencl && options.parameters);
 }
 
+template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
+
 template <class T> struct Plan<T>::Impl {
   // radix: the plan's q (plan_radix), which Options::radix leaves open when
   // 0; the planner may then take another (planner::make_plan_data)
   Impl(const Problem<T>& p, const Options& o, int radix)
-      : options(o), data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o))) {}
+      : options(o),
+        data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o),
+                                     plan_dense_top(p, o))) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;
@@ -36,6 +40,9 @@ template <class T> struct Plan<T>::Impl {
 // radix with as many levels, planner::make_plan_data). InvalidArgument for a
 // negative or unit radix.
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
+// Whether a plan of `problem` with `options` takes dimension 1 in one level
+// (KernelParameters::dense_top of the OpenCL parameters; 3D plans on OpenCL only).
+template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts).
 void check_options(const Options& options);
 // InvalidArgument for Options::threads out of range.

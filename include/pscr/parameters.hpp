@@ -81,6 +81,12 @@ struct KernelParameters {
   // solved; 0: formed in the line solver's load (a source row read once per
   // mode, but the lines written once, not written and read again).
   int rhs_apart = 0;
+  // 3D: 1: dimension 1 is taken in one level, its whole eigenvector basis
+  // applied by dense products (the single-level limit of PSCR, O(n1²) work
+  // per line of dimension 1; kernels/dense.cl), so that the 2D problems of
+  // dimension 2 are solved once (n1 of them) instead of at each of the
+  // 2k − 1 levels (about 3·n1 at radix 16 and n1 = 255); 0: PSCR levels.
+  int dense_top = 0;
 };
 
 struct ParameterInfo {

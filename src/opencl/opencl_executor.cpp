@@ -29,6 +29,10 @@ using ocl::LocalBytes;
 using ocl::Mem;
 using planner::PlanData;
 
+// kernels/dense.cl: DENSE_SIDE² work-items per group, each group DENSE_TILE
+// outputs by DENSE_TILE columns
+constexpr std::size_t kDenseSide = 16, kDenseTile = 64, kDenseGroup = kDenseSide * kDenseSide;
+
 using ocl::kRhsRows;
 using ocl::kRhsTileRows;
 using ocl::pow2_fit;
@@ -51,9 +55,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     p_ = resolved.parameters;
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
-    // the plan's radix, whether it came from these parameters or from Options::radix
-    const int q = pd.dims.empty() ? p_.radix : pd.dims[0].layout.radix;
+    // the plan's radix, whether it came from these parameters or from
+    // Options::radix (the dimensions it lays out: dimension 1 of a dense-top
+    // plan is one level of its own)
+    const int q = pd.dims.empty() ? p_.radix : pd.dims.back().layout.radix;
     p_.radix = q;
+    p_.dense_top = pd.dense_top ? 1 : 0;
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
@@ -62,6 +69,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
+    if (pd.dense_top)
+      for (const char* k : {"dense_to_modes", "dense_from_modes"})
+        if (rt_->max_group(k) < kDenseGroup)
+          throw InvalidArgument("kernel parameters (" + source_ + "): dense_top = 1 needs work-groups of " +
+                                std::to_string(kDenseGroup) + " work-items for " + k + ", and " + dev.name +
+                                " allows " + std::to_string(rt_->max_group(k)));
     shift_capacity_ = shares ? 1 : o.shifts;
     counted_bytes_ = check_device_memory();
     if (count_only) return;
@@ -340,6 +353,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     mutable bool shifts_of_plan = false;  // they hold those of the plan's c
   };
   struct DimBufs {
+    bool dense = false;  // one level, its whole basis applied by dense products (levels[0].W: n × n)
     int n = 0;
     std::size_t R = 0;
     int batch = 1;
@@ -349,7 +363,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 
   void upload_plan() {
     ocl::Runtime& rt = *rt_;
-    const int q = pd_.dims[0].layout.radix;
+    const int q = pd_.dims.back().layout.radix;
     for (int d = 0; d < D_; ++d) {
       const auto& f = pd_.problem.factor(d);
       std::vector<T> a(f.A.diag), m(f.M.diag);
@@ -379,7 +393,13 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       for (int e = 0; e <= d; ++e) db.R /= pd_.problem.size(e);
       db.batch = batch;
       int maxmodes = 0, maxgroups = 0;
-      for (std::size_t i = 0; i < dp.layout.levels.size(); ++i) {
+      db.dense = d == 0 && pd_.dense_top;
+      if (db.dense) {
+        db.levels.push_back(dense_level(dp, batch));
+        maxmodes = db.n;
+        maxgroups = 1;  // no sums or boundary terms: V, BL and BR stay small
+      }
+      for (std::size_t i = 0; i < (db.dense ? 0 : dp.layout.levels.size()); ++i) {
         const auto& lv = dp.layout.levels[i];
         const distributed::LevelShare* share = d == 0 && shares_ ? &(*shares_)[i] : nullptr;
         const auto tables = ocl::level_tables(dp, i, q, share);
@@ -425,6 +445,28 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
+  }
+
+  // The one level of a dense dimension: the whole basis W[j·n + l] (every
+  // row kept, in order), the eigenvalues, the null-mode flag and the
+  // children's shifts (formed once for the plan's c, as the top dimension's levels).
+  LevelBufs dense_level(const planner::DimensionPlan<T>& dp, int batch) {
+    ocl::Runtime& rt = *rt_;
+    const auto& ge = dp.eigen[dp.groups[0][0].eigen];
+    const int n = dp.layout.n;
+    if (dp.layout.levels.size() != 1 || ge.m != n || int(ge.rows.size()) != n)
+      throw std::logic_error("dense dimension: the plan's level is not one group of every row");
+    LevelBufs lb;
+    lb.modes = lb.max_m = n;
+    lb.ngroups = lb.group_end = 1;
+    std::vector<int> zero(std::size_t(n), 0);
+    if (dp.zero_mode >= 0) zero[std::size_t(dp.zero_mode)] = 1;
+    lb.W = rt.upload(ge.coeff, "eigenvector rows");
+    lb.lambda = rt.upload(ge.lambda, "eigenvalues");
+    lb.zero_flag = rt.upload(zero, "mode flags");
+    lb.child_sigma = rt.alloc(std::size_t(n) * batch * sizeof(T), "shift buffer");
+    lb.child_pinned = rt.alloc(std::size_t(n) * batch * sizeof(int), "flag buffer");
+    return lb;
   }
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
@@ -569,18 +611,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                lb.groups.get(), lb.mode_group.get(), lb.W.get(), db.BL.get(), db.BR.get(), R, batch, lb.modes,
                use_boundary);
     }
-    cl_mem child_sigma = db.child_sigma.get(), child_pinned = db.child_pinned.get();
-    const bool own = lb.child_sigma.get() != nullptr;  // a level of its own shifts (3D, top dimension)
-    const bool plan_c = own && sigma == sigma0_.get() && pinned == pinned0_.get();
-    if (own) {
-      child_sigma = lb.child_sigma.get();
-      child_pinned = lb.child_pinned.get();
-    }
-    if (!(plan_c && lb.shifts_of_plan)) {
-      rt.run("child_shifts", wg, {B, std::size_t(lb.modes)}, sigma, lb.lambda.get(), pinned, lb.zero_flag.get(),
-             child_sigma, child_pinned, batch, lb.modes);
-      if (own && !rt.dry()) lb.shifts_of_plan = plan_c;  // in queue order before any later use
-    }
+    const auto [child_sigma, child_pinned] = child_shifts(db, lb, batch, sigma, pinned);
     if (leaf) tri_->solve(db.Y.get(), lines, child_sigma, child_pinned);
     else solve_dim(d + 1, db.Y.get(), lines, child_sigma, child_pinned);
   }
@@ -613,9 +644,52 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                 lb.survivors.get(), lb.survivor_end, lb.ngroups, Ad, Md, db.n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
   }
 
+  // Children's shifts σ_b + λ_l of a level whose shifts are its own (3D,
+  // dimension 1): formed when they change, kept for the plan's own c.
+  // Returns the buffers of the shifts and flags.
+  std::pair<cl_mem, cl_mem> child_shifts(const DimBufs& db, const LevelBufs& lb, int batch, cl_mem sigma,
+                                         cl_mem pinned) const {
+    const ocl::Runtime& rt = *rt_;
+    cl_mem child_sigma = db.child_sigma.get(), child_pinned = db.child_pinned.get();
+    const bool own = lb.child_sigma.get() != nullptr;  // a level of its own shifts (3D, top dimension)
+    const bool plan_c = own && sigma == sigma0_.get() && pinned == pinned0_.get();
+    if (own) {
+      child_sigma = lb.child_sigma.get();
+      child_pinned = lb.child_pinned.get();
+    }
+    if (!(plan_c && lb.shifts_of_plan)) {
+      rt.run("child_shifts", std::size_t(p_.work_group), {std::size_t(batch), std::size_t(lb.modes)}, sigma,
+             lb.lambda.get(), pinned, lb.zero_flag.get(), child_sigma, child_pinned, batch, lb.modes);
+      if (own && !rt.dry()) lb.shifts_of_plan = plan_c;  // in queue order before any later use
+    }
+    return {child_sigma, child_pinned};
+  }
+
+  // A dense dimension d (one level): the right-hand sides of all n modes by
+  // one dense product, the n·batch child problems over dimension d + 1, and
+  // the solution by another (kernels/dense.cl). Y is laid out [r][l][b], as
+  // form_rhs writes it.
+  void dense_solve(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
+    const ocl::Runtime& rt = *rt_;
+    const DimBufs& db = dims_[d];
+    const LevelBufs& lb = db.levels[0];
+    const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n);
+    const std::array<std::size_t, 3> global{kDenseSide * ((C + kDenseTile - 1) / kDenseTile),
+                                            kDenseSide * ((n + kDenseTile - 1) / kDenseTile), 1},
+        local{kDenseSide, kDenseSide, 1};
+    const double products = double(C) * double(n) * double(n);
+    rt.count(2 * products, 2.0 * double(C) * double(n));
+    rt.launch("dense_to_modes", 2, global, local, X, db.Y.get(), lb.W.get(), db.n, int(C), batch);
+    const auto [child_sigma, child_pinned] = child_shifts(db, lb, batch, sigma, pinned);
+    solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
+    rt.count(2 * products, 2.0 * double(C) * double(n));
+    rt.launch("dense_from_modes", 2, global, local, db.Y.get(), X, lb.W.get(), db.n, int(C), batch);
+  }
+
   // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
   void solve_dim(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
     const DimBufs& db = dims_[d];
+    if (db.dense) return dense_solve(d, X, batch, sigma, pinned);
     const int k = int(db.levels.size());
     const int whole = d + 2 == D_ && tri_->whole_lines() ? 1 : 0;
     for (int i = 1; i < k; ++i) {

@@ -41,6 +41,8 @@ template <class T> struct PlanData {
   // One per PSCR dimension d = 0..D-2; the last dimension is the tridiagonal solve.
   std::vector<DimensionPlan<T>> dims;
   bool pure_neumann = false;
+  // dims[0] is one level of all its rows (make_plan_data's dense_top)
+  bool dense_top = false;
   std::size_t eigen_problems = 0;
   // The tridiagonal systems of the last dimension: eliminated in the excess
   // representation (excess_form: every shift keeps them diagonally dominant)
@@ -64,9 +66,13 @@ template <class T> struct PlanData {
 // applies. radix_free (the automatic radix): when the shifted systems of
 // `radix` come more than eps^(-1/4) times nearer, the plan of the candidate
 // radix (kRadixCandidates) whose systems stay farthest, if that at least
-// halves it (docs/accuracy.md).
+// halves it (docs/accuracy.md). dense_top (3D only): dimension 1 takes one
+// level, a group of all its rows whose whole eigenvector basis the backend
+// applies by dense products (KernelParameters::dense_top); the radix then
+// lays out dimension 2 alone.
 template <class T>
-PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false);
+PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
+                           bool dense_top = false);
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 
 // Plans of at least this many unknowns whose shifted systems are diagonally

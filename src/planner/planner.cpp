@@ -263,9 +263,16 @@ template <class C> struct Spectra {
   std::vector<C> nu;
 };
 
+// The radix dimension d is laid out with: dimension 1 of a dense-top plan
+// takes one level (a radix past its size: one group of all rows, each a source).
+template <class T> int dimension_radix(const Problem<T>& problem, int d, int radix, bool dense_top) {
+  return dense_top && d == 0 ? int(problem.size(0)) + 1 : radix;
+}
+
 // The layout and eigenpairs for one radix.
 template <class T>
-PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra) {
+PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra,
+                           bool dense_top) {
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
   const int D = problem.dims();
@@ -275,7 +282,8 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   for (int d = 0; d + 1 < D; ++d) {
     const Factor<W<T>> f = problem.factor(d).template cast<W<T>>();
     std::vector<W<T>>& whole = spectra.whole[std::size_t(d)];
-    pd.dims.push_back(plan_dimension<T>(f, radix, pd.pure_neumann, pd.eigen_problems, whole));
+    pd.dims.push_back(plan_dimension<T>(f, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
+                                        pd.eigen_problems, whole));
     if (nu.empty() && f.A.diag == wide_last.A.diag && f.A.off == wide_last.A.off && f.M.diag == wide_last.M.diag &&
         f.M.off == wide_last.M.off)
       nu = whole;
@@ -324,10 +332,12 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
 }
 
 template <class T>
-PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free) {
+PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free,
+                           bool dense_top) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
-  std::vector<int> sizes;  // of the PSCR dimensions
-  for (int d = 0; d + 1 < problem.dims(); ++d) sizes.push_back(int(problem.factor(d).size()));
+  dense_top = dense_top && problem.dims() == 3;
+  std::vector<int> sizes;  // of the dimensions taken in levels of the radix
+  for (int d = dense_top ? 1 : 0; d + 1 < problem.dims(); ++d) sizes.push_back(int(problem.factor(d).size()));
   Spectra<W<T>> spectra;
   // A radix chosen for the caller sets the number of levels; the smallest
   // radix with as many reads the fewest sources (fewest_sources_radix).
@@ -340,7 +350,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   if (radix_free && problem.unknowns() >= kFewestSourcesUnknowns &&
       excess_form_applies(problem.factor(problem.dims() - 1), 0.0))
     radix = fewest_sources_radix(sizes, radix);
-  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra);
+  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra, dense_top);
   if (radix != given && !pd.dominant) {
     // Systems that are not diagonally dominant (indefinite, complex) are
     // eliminated without pivoting, and the digits that keeps depend on the
@@ -348,7 +358,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     // 127^3, reference backend: radix 16 leaves a residual of 2e-14, radix
     // 12 1.5e-12, radix 10 2e-6): the given radix stays.
     radix = given;
-    pd = plan_for_radix(problem, radix, allow_excess, spectra);
+    pd = plan_for_radix(problem, radix, allow_excess, spectra, dense_top);
   }
   // The partial solutions grow by the amplification and cancel in the back
   // substitution: errors grow by about its square (docs/accuracy.md).
@@ -364,7 +374,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     for (int q : kRadixCandidates) {
       if (q == radix) continue;
       std::vector<std::vector<ShiftValue<W<T>>>> values;
-      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], q, spectra.whole[d]));
+      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], dimension_radix(problem, int(d), q, dense_top), spectra.whole[d]));
       const double a = shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
       if (a < best_amplification) {
         best = q;
@@ -372,12 +382,13 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
       }
     }
     if (best != radix && 2 * best_amplification <= pd.shift_amplification)
-      pd = plan_for_radix(problem, best, allow_excess, spectra);
+      pd = plan_for_radix(problem, best, allow_excess, spectra, dense_top);
   }
+  pd.dense_top = dense_top;
   const double limit = 1 / std::sqrt(eps);
   if (pd.shift_amplification >= limit) {
     std::ostringstream os;
-    os << "near-singular shifted systems in the partial solutions of radix " << pd.dims[0].layout.radix
+    os << "near-singular shifted systems in the partial solutions of radix " << pd.dims.back().layout.radix
        << ": a group's eigenvalue sum plus c comes " << pd.shift_amplification
        << " times nearer to an eigenvalue of the last pencil than any eigenvalue of the operator does (limit "
        << "1/sqrt(eps) = " << limit << ": errors grow by its square, no digit would be correct); the operator "
@@ -397,7 +408,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 }
 
 #define PSCR_INSTANTIATE(T)                                              \
-  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool); \
+  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, bool);\
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)
