@@ -5,21 +5,25 @@
 //   from modes: X[j][r][b] = Σ_l W[j, l] Y[r][l][b]
 // Both are out[i][c] = Σ_k W'[k, i] in[k][c] over the C = R·batch columns
 // c = r·batch + b, tiled as a matrix product: a work-group of DENSE_SIDE²
-// work-items computes DENSE_TILE outputs by DENSE_TILE columns, each
-// work-item a DENSE_MICRO × DENSE_MICRO block of them in registers, the
-// operands staged through local memory DENSE_DEPTH terms at a time (each
-// value loaded from global memory once per tile, from local memory once per
-// DENSE_MICRO products). The work-items along the output's contiguous index
-// write consecutive addresses.
-#define DENSE_SIDE 16
-#define DENSE_MICRO 4
-#define DENSE_TILE (DENSE_SIDE * DENSE_MICRO)
+// work-items computes DENSE_TILE_OUT outputs by DENSE_TILE_COLUMNS columns,
+// each work-item a DENSE_MICRO_OUT × DENSE_MICRO_COLUMNS block of them in
+// registers, the operands staged through local memory DENSE_DEPTH terms at a
+// time (each value loaded from global memory once per tile, and from local
+// memory once per DENSE_MICRO_OUT or DENSE_MICRO_COLUMNS products). The
+// work-items along the output's contiguous index write consecutive addresses.
+// DENSE_SIDE and the micro-tile come from the host (src/opencl/program_options.hpp).
+#define DENSE_TILE_OUT (DENSE_SIDE * DENSE_MICRO_OUT)
+#define DENSE_TILE_COLUMNS (DENSE_SIDE * DENSE_MICRO_COLUMNS)
 #define DENSE_DEPTH 16
-// a row of a staged operand, padded: the loads along k hit distinct banks
-#define DENSE_ROW (DENSE_TILE + 1)
+// rows of the staged operands, padded: loads along k hit distinct banks
+#define DENSE_ROW_OUT (DENSE_TILE_OUT + 1)
+#define DENSE_ROW_COLUMNS (DENSE_TILE_COLUMNS + 1)
+typedef char dense_tiles_are_whole_loads[(DENSE_DEPTH * DENSE_TILE_OUT) % (DENSE_SIDE * DENSE_SIDE) == 0 &&
+                                                 (DENSE_DEPTH * DENSE_TILE_COLUMNS) % (DENSE_SIDE * DENSE_SIDE) == 0
+                                             ? 1
+                                             : -1];
 
-// Where term k of column c lives in the input, and output i of column c in
-// the output: Y's entry (r, l, b) is at (r·n + l)·batch + b, X's (j, r, b) at j·C + c.
+// Y's entry (r, l, b) for column c = r·batch + b: (r·n + l)·batch + b.
 inline size_t dense_modes_index(int l, int c, int n, int batch) {
   const int r = c / batch, b = c - r * batch;
   return ((size_t)r * n + l) * batch + b;
@@ -28,29 +32,36 @@ inline size_t dense_modes_index(int l, int c, int n, int batch) {
 inline void dense_product(__global const scalar* in, __global scalar* out, __global const scalar* W, int n, int C,
                           int batch, int to_modes, __local scalar* Ws, __local scalar* Ins) {
   const int tx = get_local_id(0), ty = get_local_id(1), f = ty * DENSE_SIDE + tx;
-  const int i0 = get_group_id(1) * DENSE_TILE, c0 = get_group_id(0) * DENSE_TILE;
+  const int i0 = get_group_id(1) * DENSE_TILE_OUT, c0 = get_group_id(0) * DENSE_TILE_COLUMNS;
   // the work-item's outputs: i along tx when the output is contiguous in i
   // (Y, to modes), c along tx when it is contiguous in c (X, from modes)
   const int ib = to_modes ? tx : ty, cb = to_modes ? ty : tx;
-  scalar acc[DENSE_MICRO][DENSE_MICRO];
+  scalar acc[DENSE_MICRO_OUT][DENSE_MICRO_COLUMNS];
 #pragma unroll
-  for (int a = 0; a < DENSE_MICRO; ++a)
+  for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
-    for (int e = 0; e < DENSE_MICRO; ++e) acc[a][e] = ZERO;
+    for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) acc[a][e] = ZERO;
   for (int k0 = 0; k0 < n; k0 += DENSE_DEPTH) {
-    // DENSE_DEPTH × DENSE_TILE values of each operand, DENSE_MICRO per
-    // work-item, read along the index that is contiguous in memory
+    // DENSE_DEPTH terms of each operand, read along the index that is
+    // contiguous in memory. W[j, l]: to modes k = j and i = l (contiguous
+    // in i), from modes k = l and i = j (contiguous in k).
 #pragma unroll
-    for (int s = 0; s < DENSE_DEPTH * DENSE_TILE / (DENSE_SIDE * DENSE_SIDE); ++s) {
+    for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_OUT / (DENSE_SIDE * DENSE_SIDE); ++s) {
       const int e = f + s * DENSE_SIDE * DENSE_SIDE;
-      // W[j, l]: to modes k = j and i = l (contiguous in i), from modes k = l, i = j (contiguous in k)
-      const int wk = to_modes ? e / DENSE_TILE : e % DENSE_DEPTH, wi = to_modes ? e % DENSE_TILE : e / DENSE_DEPTH;
+      const int wk = to_modes ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
+      const int wi = to_modes ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
       const int gk = k0 + wk, gi = i0 + wi;
-      Ws[wk * DENSE_ROW + wi] = gk < n && gi < n ? W[to_modes ? (size_t)gk * n + gi : (size_t)gi * n + gk] : ZERO;
-      // the input: X contiguous in c (to modes), Y contiguous in its modes k (from modes, batch 1)
-      const int xk = to_modes ? e / DENSE_TILE : e % DENSE_DEPTH, xc = to_modes ? e % DENSE_TILE : e / DENSE_DEPTH;
+      Ws[wk * DENSE_ROW_OUT + wi] = gk < n && gi < n ? W[to_modes ? (size_t)gk * n + gi : (size_t)gi * n + gk] : ZERO;
+    }
+    // the input: X contiguous in c (to modes), Y contiguous in its modes k
+    // (from modes, a batch of one)
+#pragma unroll
+    for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_COLUMNS / (DENSE_SIDE * DENSE_SIDE); ++s) {
+      const int e = f + s * DENSE_SIDE * DENSE_SIDE;
+      const int xk = to_modes ? e / DENSE_TILE_COLUMNS : e % DENSE_DEPTH;
+      const int xc = to_modes ? e % DENSE_TILE_COLUMNS : e / DENSE_DEPTH;
       const int hk = k0 + xk, hc = c0 + xc;
-      Ins[xk * DENSE_ROW + xc] =
+      Ins[xk * DENSE_ROW_COLUMNS + xc] =
           hk < n && hc < C ? in[to_modes ? (size_t)hk * C + hc : dense_modes_index(hk, hc, n, batch)] : ZERO;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -58,46 +69,46 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
     // rounding of a sum of n terms grows with the partial sums it adds to
     // (n = 63, double: forward error 1.3e-15 summed in one run, against 8e-16
     // by PSCR levels, whose sums are compensated)
-    scalar part[DENSE_MICRO][DENSE_MICRO];
+    scalar part[DENSE_MICRO_OUT][DENSE_MICRO_COLUMNS];
 #pragma unroll
-    for (int a = 0; a < DENSE_MICRO; ++a)
+    for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
-      for (int e = 0; e < DENSE_MICRO; ++e) part[a][e] = ZERO;
+      for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) part[a][e] = ZERO;
 #pragma unroll 4
     for (int kk = 0; kk < DENSE_DEPTH; ++kk) {
-      scalar w[DENSE_MICRO], x[DENSE_MICRO];
+      scalar w[DENSE_MICRO_OUT], x[DENSE_MICRO_COLUMNS];
 #pragma unroll
-      for (int a = 0; a < DENSE_MICRO; ++a) w[a] = Ws[kk * DENSE_ROW + ib + a * DENSE_SIDE];
+      for (int a = 0; a < DENSE_MICRO_OUT; ++a) w[a] = Ws[kk * DENSE_ROW_OUT + ib + a * DENSE_SIDE];
 #pragma unroll
-      for (int e = 0; e < DENSE_MICRO; ++e) x[e] = Ins[kk * DENSE_ROW + cb + e * DENSE_SIDE];
+      for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) x[e] = Ins[kk * DENSE_ROW_COLUMNS + cb + e * DENSE_SIDE];
 #pragma unroll
-      for (int a = 0; a < DENSE_MICRO; ++a)
+      for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
-        for (int e = 0; e < DENSE_MICRO; ++e) part[a][e] += smul(w[a], x[e]);
+        for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) part[a][e] += smul(w[a], x[e]);
     }
 #pragma unroll
-    for (int a = 0; a < DENSE_MICRO; ++a)
+    for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
-      for (int e = 0; e < DENSE_MICRO; ++e) acc[a][e] += part[a][e];
+      for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) acc[a][e] += part[a][e];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 #pragma unroll
-  for (int a = 0; a < DENSE_MICRO; ++a)
+  for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
-    for (int e = 0; e < DENSE_MICRO; ++e) {
+    for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) {
       const int i = i0 + ib + a * DENSE_SIDE, c = c0 + cb + e * DENSE_SIDE;
       if (i < n && c < C) out[to_modes ? dense_modes_index(i, c, n, batch) : (size_t)i * C + c] = acc[a][e];
     }
 }
 
-// Global size (DENSE_SIDE·⌈C / DENSE_TILE⌉, DENSE_SIDE·⌈n / DENSE_TILE⌉), local (DENSE_SIDE, DENSE_SIDE).
+// Global size (DENSE_SIDE·⌈C / DENSE_TILE_COLUMNS⌉, DENSE_SIDE·⌈n / DENSE_TILE_OUT⌉), local (DENSE_SIDE, DENSE_SIDE).
 __kernel void dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int C,
                              int batch) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW], Ins[DENSE_DEPTH * DENSE_ROW];
+  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
   dense_product(X, Y, W, n, C, batch, 1, Ws, Ins);
 }
 __kernel void dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int C,
                                int batch) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW], Ins[DENSE_DEPTH * DENSE_ROW];
+  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
   dense_product(Y, X, W, n, C, batch, 0, Ws, Ins);
 }

@@ -29,10 +29,9 @@ using ocl::LocalBytes;
 using ocl::Mem;
 using planner::PlanData;
 
-// kernels/dense.cl: DENSE_SIDE² work-items per group, each group DENSE_TILE
-// outputs by DENSE_TILE columns
-constexpr std::size_t kDenseSide = 16, kDenseTile = 64, kDenseGroup = kDenseSide * kDenseSide;
-
+using ocl::kDenseGroup;
+using ocl::kDenseSide;
+using ocl::kDenseTileColumns;
 using ocl::kRhsRows;
 using ocl::kRhsTileRows;
 using ocl::pow2_fit;
@@ -674,8 +673,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const DimBufs& db = dims_[d];
     const LevelBufs& lb = db.levels[0];
     const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n);
-    const std::array<std::size_t, 3> global{kDenseSide * ((C + kDenseTile - 1) / kDenseTile),
-                                            kDenseSide * ((n + kDenseTile - 1) / kDenseTile), 1},
+    constexpr std::size_t kDenseTileOut = ocl::dense_tile_out(is_complex_v<T>);
+    const std::array<std::size_t, 3> global{kDenseSide * ((C + kDenseTileColumns - 1) / kDenseTileColumns),
+                                            kDenseSide * ((n + kDenseTileOut - 1) / kDenseTileOut), 1},
         local{kDenseSide, kDenseSide, 1};
     const double products = double(C) * double(n) * double(n);
     rt.count(2 * products, 2.0 * double(C) * double(n));
