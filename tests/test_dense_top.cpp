@@ -1,0 +1,108 @@
+// Dimension 1 of 3D plans in one level (KernelParameters::dense_top,
+// kernels/dense.cl) on the OpenCL backend (PoCL in CI, any device through
+// PSCR_DEVICE), against the reference executor's PSCR levels and separate
+// plans. Its own program: test_opencl fills its CTest time limit on a
+// 2-core machine.
+#define BOOST_TEST_MODULE dense_top
+#include <boost/test/unit_test.hpp>
+
+#include <boost/mpl/list.hpp>
+#include <complex>
+#include <vector>
+
+#include "pscr/opencl.hpp"
+#include "support.hpp"
+
+using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<double>>;
+
+// Dimension 1 of a 3D plan in one level (KernelParameters::dense_top): its
+// whole eigenvector basis applied by dense products (kernels/dense.cl, tiles
+// of 64 by 64: n1 = 70 and 130 cut them, 1 and 3 fill none), against the
+// reference executor's PSCR levels, for every scalar type, pure Neumann and
+// Helmholtz; a 2D plan ignores it.
+BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
+  std::uint64_t seed = 900;
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.parameters = pscr::KernelParameters{};
+  o.parameters->dense_top = 1;
+  const auto check = [&](const pscr::Problem<T>& p, const char* what) {
+    pscr::Options r;
+    r.radix = 4;
+    pscr::Plan<T> ref(p, r);
+    pscr::Plan<T> ocl(p, o);
+    const auto f = test::random_vector<T>(p.unknowns() * 2, seed++);
+    std::vector<T> u(f.size()), v(f.size());
+    ref.solve_batch(f.data(), u.data(), 2);
+    ocl.solve_batch(f.data(), v.data(), 2);
+    const double tol = std::is_same_v<pscr::real_t<T>, double> ? 1e-12 : 1e-4;
+    BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " N=" << p.unknowns()) {
+      BOOST_TEST(ocl.info().parameters.dense_top == (p.dims() == 3 ? 1 : 0));
+      BOOST_TEST(test::rel_error(v, u) <= tol);
+    }
+  };
+  for (auto n : std::vector<std::vector<int>>{{70, 5, 9}, {130, 4, 3}, {3, 17, 6}, {1, 2, 3}, {40, 21}}) {
+    std::vector<pscr::Factor<T>> fs;
+    for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
+    T c = T(0.25);
+    if constexpr (pscr::is_complex_v<T>) c = T(-0.3, 0.1);
+    check(pscr::Problem<T>(fs, c), "random");
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    const auto nn = [](int n) { return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann); };
+    check(pscr::Problem<double>::make3d(nn(67), nn(6), nn(9), 0.0), "pure Neumann");
+  }
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    const auto b = pscr::graded_mesh(33, 1.0, 0.98);
+    check(pscr::helmholtz3d(pscr::graded_mesh(80, 1.0, 1.01), pscr::graded_mesh(9, 1.0, 1.0), b, 5.0), "Helmholtz");
+  }
+}
+
+// set_parameters moves a 3D plan between PSCR levels and the dense dimension
+// 1 (another plan: rebuilt), and shifted problems in one solve take it too
+// (the dense products then run over a batch of right-hand sides interleaved).
+BOOST_AUTO_TEST_CASE(dense_top_set_and_shifts) {
+  const auto fa = pscr::poisson_factor(pscr::graded_mesh(68, 1.0, 1.03));
+  const auto fb = pscr::poisson_neumann_factor(pscr::graded_mesh(12, 2.0, 1.0));
+  const auto fc = pscr::laplacian_factor(9, 0.1, pscr::Boundary::Dirichlet, pscr::Boundary::Neumann);
+  const double c = 0.25;
+  const auto p = pscr::Problem<double>::make3d(fa, fb, fc, c);
+  const std::size_t N = p.unknowns();
+  const auto f = test::random_vector<double>(3 * N, 11);
+  std::vector<double> u(N), v(N);
+  pscr::Plan<double>(p).solve(f.data(), u.data());
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.shifts = 3;
+  pscr::Plan<double> plan(p, o);
+  pscr::KernelParameters kp = plan.info().parameters;
+  for (int dense : {1, 0, 1}) {
+    kp.dense_top = dense;
+    plan.set_parameters(kp);
+    BOOST_TEST(plan.info().parameters.dense_top == dense);
+    plan.solve(f.data(), v.data());
+    BOOST_TEST(test::rel_error(v, u) <= 1e-12);
+  }
+  const std::vector<double> shifts{c, 3.0, 40.5};
+  const std::size_t K = shifts.size();
+  std::vector<double> mixed(K * N);
+  for (std::size_t b = 0; b < K; ++b)
+    for (std::size_t i = 0; i < N; ++i) mixed[i * K + b] = f[b * N + i];
+  cl_int st;
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, K * N * sizeof(double), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, K * N * sizeof(double), mixed.data(), 0, nullptr, nullptr);
+  cl_event done = pscr::opencl::solve_shifts_async(plan, buf, shifts);
+  BOOST_REQUIRE(done != nullptr);
+  BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+  clEnqueueReadBuffer(q, buf, CL_TRUE, 0, K * N * sizeof(double), mixed.data(), 0, nullptr, nullptr);
+  clReleaseMemObject(buf);
+  for (std::size_t b = 0; b < K; ++b) {
+    std::vector<double> ref(N), got(N);
+    pscr::Plan<double>(pscr::Problem<double>::make3d(fa, fb, fc, shifts[b])).solve(f.data() + b * N, ref.data());
+    for (std::size_t i = 0; i < N; ++i) got[i] = mixed[i * K + b];
+    BOOST_TEST_CONTEXT("shift " << shifts[b]) { BOOST_TEST(test::rel_error(got, ref) <= 1e-12); }
+  }
+}
