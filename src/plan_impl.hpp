@@ -18,13 +18,18 @@ inline bool radix_free(const Options& options) {
 
 template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
 
+// The layout and eigen data a plan of `p` with `o` and radix `radix`
+// (plan_radix) executes: the one construction for plans and for what they
+// would need (opencl::device_bytes).
+template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Options& o, int radix) {
+  return planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o),
+                                 plan_dense_top(p, o));
+}
+
 template <class T> struct Plan<T>::Impl {
   // radix: the plan's q (plan_radix), which Options::radix leaves open when
   // 0; the planner may then take another (planner::make_plan_data)
-  Impl(const Problem<T>& p, const Options& o, int radix)
-      : options(o),
-        data(planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o),
-                                     plan_dense_top(p, o))) {}
+  Impl(const Problem<T>& p, const Options& o, int radix) : options(o), data(plan_data(p, o, radix)) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;

@@ -39,6 +39,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
     BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " N=" << p.unknowns()) {
       BOOST_TEST(ocl.info().parameters.dense_top == (p.dims() == 3 ? 1 : 0));
       BOOST_TEST(test::rel_error(v, u) <= tol);
+      // what the plan needs, stated before planning, is what it takes
+      BOOST_TEST(pscr::opencl::device_bytes(p, o) == ocl.info().device_bytes);
     }
   };
   for (auto n : std::vector<std::vector<int>>{{70, 5, 9}, {130, 4, 3}, {3, 17, 6}, {1, 2, 3}, {40, 21}}) {
