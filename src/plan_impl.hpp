@@ -16,6 +16,8 @@ inline bool radix_free(const Options& options) {
   return options.radix == 0 && !(options.backend == Backend::opencl && options.parameters);
 }
 
+// Whether a plan of `problem` with `options` takes dimension 1 in one level
+// (KernelParameters::dense_top of the OpenCL parameters; 3D plans on OpenCL only).
 template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
 
 // The layout and eigen data a plan of `p` with `o` and radix `radix`
@@ -45,9 +47,6 @@ template <class T> struct Plan<T>::Impl {
 // radix with as many levels, planner::make_plan_data). InvalidArgument for a
 // negative or unit radix.
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
-// Whether a plan of `problem` with `options` takes dimension 1 in one level
-// (KernelParameters::dense_top of the OpenCL parameters; 3D plans on OpenCL only).
-template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts).
 void check_options(const Options& options);
 // InvalidArgument for Options::threads out of range.
