@@ -11,7 +11,10 @@
 // time (each value loaded from global memory once per tile, and from local
 // memory once per DENSE_MICRO_OUT or DENSE_MICRO_COLUMNS products). The
 // work-items along the output's contiguous index write consecutive addresses.
-// DENSE_SIDE and the micro-tile come from the host (src/opencl/program_options.hpp).
+// DENSE_SIDE and the micro-tile come from the host (src/opencl/program_options.hpp),
+// with DENSE_PRODUCTS: only plans that take them build them (a CPU compiler
+// spends seconds on every program's unrolled loops).
+#ifdef DENSE_PRODUCTS
 #define DENSE_TILE_OUT (DENSE_SIDE * DENSE_MICRO_OUT)
 #define DENSE_TILE_COLUMNS (DENSE_SIDE * DENSE_MICRO_COLUMNS)
 #define DENSE_DEPTH 16
@@ -112,3 +115,4 @@ __kernel void dense_from_modes(__global const scalar* Y, __global scalar* X, __g
   __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
   dense_product(Y, X, W, n, C, batch, 0, Ws, Ins);
 }
+#endif  // DENSE_PRODUCTS

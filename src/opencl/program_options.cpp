@@ -13,8 +13,10 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   std::ostringstream opts;
   opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << group_record_ints(q)
        << " -DCOEF_SCALARS=" << kCoefScalars << " -DRHS_ROWS=" << kRhsRows << " -DRHS_MODES=" << p.rhs_modes
-       << " -DRHS_TILE_ROWS=" << kRhsTileRows << " -DDENSE_SIDE=" << kDenseSide << " -DDENSE_MICRO_OUT=" << dense_micro_out(shape.complex)
-       << " -DDENSE_MICRO_COLUMNS=" << kDenseMicroColumns;
+       << " -DRHS_TILE_ROWS=" << kRhsTileRows;
+  if (p.dense_top)
+    opts << " -DDENSE_PRODUCTS -DDENSE_SIDE=" << kDenseSide << " -DDENSE_MICRO_OUT=" << dense_micro_out(shape.complex)
+         << " -DDENSE_MICRO_COLUMNS=" << kDenseMicroColumns;
   if (shape.double_precision) opts << " -DSCALAR_DOUBLE";
   if (shape.complex) opts << " -DSCALAR_COMPLEX";
   if (p.newton_raphson) opts << " -DNEWTON_RAPHSON";
