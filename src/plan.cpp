@@ -44,9 +44,12 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
   return kReferenceRadix;
 }
 
-template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options) {
-  return options.backend == Backend::opencl && problem.dims() == 3 &&
-         opencl_parameters(problem, options).parameters.dense_top == 1;
+template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options) {
+  if (options.backend != Backend::opencl || problem.dims() != 3) return {plan_radix(problem, options), false};
+  // 3D on OpenCL: the parameters resolved once, for the radix and dense_top
+  const int named = options.radix == 0 ? 0 : plan_radix(problem, options);  // throws for a bad radix
+  const KernelParameters p = opencl_parameters(problem, options).parameters;
+  return {named > 0 ? named : p.radix, dense_top_applies(p, problem.dims())};
 }
 
 void check_threads(int threads) {
@@ -67,9 +70,9 @@ void check_options(const Options& options) {
 template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
   check_options(options);
   const auto t0 = clock_type::now();
-  const int radix = plan_radix(problem, options);
+  const PlanChoice choice = plan_choice(problem, options);
   const auto t1 = clock_type::now();
-  impl_ = std::make_unique<Impl>(problem, options, radix);
+  impl_ = std::make_unique<Impl>(problem, options, choice);
   impl_->info.eigen_seconds = seconds_since(t1);
   switch (options.backend) {
     case Backend::reference: impl_->exec = make_reference_executor(impl_->data, options.threads); break;
@@ -81,7 +84,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
-  impl_->info.radix = impl_->data.dims.empty() ? radix : impl_->data.dims.back().layout.radix;
+  impl_->info.radix = impl_->data.dims.empty() ? choice.radix : impl_->data.dims.back().layout.radix;
   impl_->info.shift_amplification = impl_->data.shift_amplification;
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
@@ -106,8 +109,8 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
   Options o = impl_->options;
   o.parameters = p;
-  const bool dense_top = p.dense_top == 1 && impl_->data.problem.dims() == 3;
-  if ((o.radix == 0 && p.radix != impl_->info.radix) || dense_top != impl_->data.dense_top) {
+  if ((o.radix == 0 && p.radix != impl_->info.radix) ||
+      dense_top_applies(p, impl_->data.problem.dims()) != impl_->data.dense_top) {
     // another radix or dimension 1 in one level is another plan (layout and eigen data); built whole
     // before this one is replaced, in the same context where it had one
     if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
@@ -226,10 +229,10 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   return st;
 }
 
-template bool plan_dense_top(const Problem<float>&, const Options&);
-template bool plan_dense_top(const Problem<double>&, const Options&);
-template bool plan_dense_top(const Problem<std::complex<float>>&, const Options&);
-template bool plan_dense_top(const Problem<std::complex<double>>&, const Options&);
+template PlanChoice plan_choice(const Problem<float>&, const Options&);
+template PlanChoice plan_choice(const Problem<double>&, const Options&);
+template PlanChoice plan_choice(const Problem<std::complex<float>>&, const Options&);
+template PlanChoice plan_choice(const Problem<std::complex<double>>&, const Options&);
 template int plan_radix(const Problem<float>&, const Options&);
 template int plan_radix(const Problem<double>&, const Options&);
 template int plan_radix(const Problem<std::complex<float>>&, const Options&);

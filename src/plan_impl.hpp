@@ -16,22 +16,32 @@ inline bool radix_free(const Options& options) {
   return options.radix == 0 && !(options.backend == Backend::opencl && options.parameters);
 }
 
-// Whether a plan of `problem` with `options` takes dimension 1 in one level
-// (KernelParameters::dense_top of the OpenCL parameters; 3D plans on OpenCL only).
-template <class T> bool plan_dense_top(const Problem<T>& problem, const Options& options);
+// What lays a plan out: its radix q (Options::radix, or when that is 0 the
+// automatic choice: the OpenCL parameters' radix on the first device, else
+// kReferenceRadix; the planner may then lower it to the smallest radix with as
+// many levels, planner::make_plan_data) and whether dimension 1 is one level
+// (dense_top_applies to the OpenCL parameters). The OpenCL parameters are
+// resolved once for both.
+struct PlanChoice {
+  int radix = 0;
+  bool dense_top = false;
+};
+// InvalidArgument for a negative or unit radix.
+template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
 
-// The layout and eigen data a plan of `p` with `o` and radix `radix`
-// (plan_radix) executes: the one construction for plans and for what they
-// would need (opencl::device_bytes).
-template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Options& o, int radix) {
-  return planner::make_plan_data(p, radix, o.elimination == Elimination::automatic, radix_free(o),
-                                 plan_dense_top(p, o));
+// KernelParameters::dense_top takes effect on 3D plans only.
+inline bool dense_top_applies(const KernelParameters& p, int dims) { return dims == 3 && p.dense_top == 1; }
+
+// The layout and eigen data a plan of `p` with `o` executes: the one
+// construction for plans and for what they would need (opencl::device_bytes).
+template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Options& o, const PlanChoice& c) {
+  return planner::make_plan_data(p, c.radix, o.elimination == Elimination::automatic, radix_free(o), c.dense_top);
 }
 
 template <class T> struct Plan<T>::Impl {
-  // radix: the plan's q (plan_radix), which Options::radix leaves open when
-  // 0; the planner may then take another (planner::make_plan_data)
-  Impl(const Problem<T>& p, const Options& o, int radix) : options(o), data(plan_data(p, o, radix)) {}
+  // c.radix: the plan's q, which Options::radix leaves open when 0; the
+  // planner may then take another (planner::make_plan_data)
+  Impl(const Problem<T>& p, const Options& o, const PlanChoice& c) : options(o), data(plan_data(p, o, c)) {}
   Options options;
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;
@@ -41,11 +51,8 @@ template <class T> struct Plan<T>::Impl {
   std::unique_ptr<Problem<wide_t<T>>> wide;  // Options::refine: the problem in double for residuals
 };
 
-// The radix a plan of `problem` with `options` uses: Options::radix, or when
-// that is 0 the automatic choice (the OpenCL parameters' radix on the first
-// device, else kReferenceRadix; the planner may then lower it to the smallest
-// radix with as many levels, planner::make_plan_data). InvalidArgument for a
-// negative or unit radix.
+// The radix alone, as plan_choice gives it (the OpenCL parameters resolved
+// only when Options::radix is 0).
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts).
 void check_options(const Options& options);

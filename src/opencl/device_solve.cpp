@@ -109,7 +109,7 @@ template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, co
 template <class T> std::size_t device_bytes(const Problem<T>& problem, const Options& options) {
   if (options.backend != Backend::opencl) throw InvalidArgument("opencl::device_bytes: Options::backend is not opencl");
   check_options(options);
-  const planner::PlanData<T> data = plan_data(problem, options, plan_radix(problem, options));
+  const planner::PlanData<T> data = plan_data(problem, options, plan_choice(problem, options));
   Options first = options;
   if (!options.opencl_queue) first.device = opencl_devices(options)[0];
   return count_device_bytes(data, first);

@@ -643,8 +643,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                 lb.survivors.get(), lb.survivor_end, lb.ngroups, Ad, Md, db.n, sigma, R, batch, A2, M2, n2, A3, M3, n3);
   }
 
-  // Children's shifts σ_b + λ_l of a level whose shifts are its own (3D,
-  // dimension 1): formed when they change, kept for the plan's own c.
+  // The children's shifts σ_b + λ_l and null-mode flags of a level, in the
+  // dimension's buffers, or in the level's own where it has them (3D,
+  // dimension 1: formed when they change, kept for the plan's own c).
   // Returns the buffers of the shifts and flags.
   std::pair<cl_mem, cl_mem> child_shifts(const DimBufs& db, const LevelBufs& lb, int batch, cl_mem sigma,
                                          cl_mem pinned) const {
