@@ -198,7 +198,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
 #else
       const scalar tn = smul(w, up);
       cur_s = nx.s - tn;
-      if (active && sabs(cur_s) < (real)PIVOT_LIMIT * (sabs(nx.s) + sabs(tn))) flags[1] = line + 1;
+      if (active && abs1(cur_s) < (real)PIVOT_LIMIT * (abs1(nx.s) + abs1(tn))) flags[1] = line + 1;
 #endif
       cur_g = g[i + 1 + t] - smul(w, cur_g);
       spike = -smul(w, spike);

@@ -134,7 +134,7 @@ inline row_t cr_combine(row_t m, row_t c, row_t p) {
 #else
   const scalar tl = smul(wl, m.up), tr = smul(wr, p.lo);
   o.s = c.s - tl - tr;
-  o.watch = fmin(fmin(m.watch, c.watch), fmin(p.watch, sabs(o.s) / (sabs(c.s) + sabs(tl) + sabs(tr))));
+  o.watch = fmin(fmin(m.watch, c.watch), fmin(p.watch, abs1(o.s) / (abs1(c.s) + abs1(tl) + abs1(tr))));
 #endif
   return o;
 }
@@ -373,7 +373,7 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
     ratio = e_hat * inv;
 #else
     const scalar t_lo = smul(lo, cprev), piv = r.s - t_lo;
-    if (sabs(piv) < (real)PIVOT_LIMIT * (sabs(r.s) + sabs(t_lo))) flags[1] = line + 1;
+    if (abs1(piv) < (real)PIVOT_LIMIT * (abs1(r.s) + abs1(t_lo))) flags[1] = line + 1;
     const scalar inv = srecip(piv);
 #endif
     cprev = i + T < n ? smul(r.up, inv) : ZERO;
