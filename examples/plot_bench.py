@@ -13,6 +13,9 @@ Writes, per problem and dimension found in the files:
   kernels-<device>.png           per-kernel shares of the device time per case
 
 Where several runs give the same case, the last one in the files is used.
+Lines of the cuFFT DST-I script (../shared/tools/cufft_dst_poisson.py --json,
+as scripts/gpu-table.sh collects them beside pscr-bench's) are an anchor of
+the Poisson cases of the same file, same dimension, size and precision.
 """
 import json
 import os
@@ -37,18 +40,29 @@ def short(device):
     return re.sub(r"\s+", " ", device.replace("pthread-", "PoCL ")).strip()[:28]
 
 
+PRECISION_TYPE = {"double": "float64", "float": "float32"}
+
+
 def load(paths):
     cases = {}
     for path in paths:
+        rows, cufft = [], {}
         with open(path) as fh:
             for line in fh:
                 line = line.strip()
                 if not line:
                     continue
                 r = json.loads(line)
+                if r.get("anchor") == "cufft-dst1":
+                    cufft[(r["dim"], r["n"], PRECISION_TYPE[r["precision"]])] = 1e-3 * r["median_ms"]
+                    continue
                 r.setdefault("device", r.get("backend", "?"))
-                key = (r["device"], r["problem"], r["dim"], r["type"], r["n"])
-                cases[key] = r
+                rows.append(r)
+        for r in rows:
+            a = cufft.get((r["dim"], r["n"], r["type"])) if r["problem"] == "poisson" else None
+            if a:
+                r["cufft_s"] = a
+            cases[(r["device"], r["problem"], r["dim"], r["type"], r["n"])] = r
     return list(cases.values())
 
 
@@ -78,12 +92,13 @@ def figure_time_and_speedup(rows, outdir):
             pts = sorted((r for r in sel if label(r) == s), key=lambda r: r["n"])
             ns = [r["n"] for r in pts]
             ax.loglog(ns, [1e3 * r["solve_median_s"] for r in pts], "o-", label=f"libpscr {s}")
-            for key, name, style in (("fftw_s", "FFTW DST-I (CPU)", "s--"), ("clfft_s", "clFFT DST-I", "^:")):
+            for key, name, style in (("fftw_s", "FFTW DST-I (CPU)", "s--"), ("clfft_s", "clFFT DST-I", "^:"),
+                                     ("cufft_s", "cuFFT DST-I", "d-.")):
                 a = [(r["n"], r[key]) for r in pts if r.get(key, 0) > 0]
                 if a:
                     ax.loglog([x for x, _ in a], [1e3 * t for _, t in a], style, label=f"{name}, {short(pts[0]['device'])}")
                     sp = [(r["n"], r[key] / r["solve_median_s"]) for r in pts if r.get(key, 0) > 0]
-                    ax2.semilogx([x for x, _ in sp], [v for _, v in sp], style, label=f"vs {name}, {s}")
+                    ax2.loglog([x for x, _ in sp], [v for _, v in sp], style, label=f"vs {name}, {s}")
                     any_speedup = True
         written.append(finish(fig, ax, "n (unknowns n^%d)" % dim, "solve time, median [ms]",
                               f"{problem} {dim}D: device-resident solve",
