@@ -49,7 +49,7 @@ template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Optio
   // 3D on OpenCL: the parameters resolved once, for the radix and dense_top
   const int named = options.radix == 0 ? 0 : plan_radix(problem, options);  // throws for a bad radix
   const KernelParameters p = opencl_parameters(problem, options).parameters;
-  return {named > 0 ? named : p.radix, dense_top_applies(p, problem.dims())};
+  return {named > 0 ? named : p.radix, dense_top_applies(p, problem)};
 }
 
 void check_threads(int threads) {
@@ -110,7 +110,7 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   Options o = impl_->options;
   o.parameters = p;
   if ((o.radix == 0 && p.radix != impl_->info.radix) ||
-      dense_top_applies(p, impl_->data.problem.dims()) != impl_->data.dense_top) {
+      dense_top_applies(p, impl_->data.problem) != impl_->data.dense_top) {
     // another radix or dimension 1 in one level is another plan (layout and eigen data); built whole
     // before this one is replaced, in the same context where it had one
     if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();

@@ -20,7 +20,7 @@ inline bool radix_free(const Options& options) {
 // automatic choice: the OpenCL parameters' radix on the first device, else
 // kReferenceRadix; the planner may then lower it to the smallest radix with as
 // many levels, planner::make_plan_data) and whether dimension 1 is one level
-// (dense_top_applies to the OpenCL parameters). The OpenCL parameters are
+// (dense_top_applies to the OpenCL parameters and the problem). The OpenCL parameters are
 // resolved once for both.
 struct PlanChoice {
   int radix = 0;
@@ -29,8 +29,14 @@ struct PlanChoice {
 // InvalidArgument for a negative or unit radix.
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
 
-// KernelParameters::dense_top takes effect on 3D plans only.
-inline bool dense_top_applies(const KernelParameters& p, int dims) { return dims == 3 && p.dense_top == 1; }
+// KernelParameters::dense_top takes effect on 3D plans whose dimension 1 is
+// no longer than a plane of the other two (n1 <= n2·n3): its eigenvector
+// basis, n1² scalars on the device, then takes no more memory than one copy
+// of the unknowns (16383 × 3 × 3 in complex double would have asked 4.3 GB
+// for 2.4 MB of data), and its products no more than 4·n2·n3 flops per unknown.
+template <class T> bool dense_top_applies(const KernelParameters& p, const Problem<T>& problem) {
+  return problem.dims() == 3 && p.dense_top == 1 && problem.size(0) <= problem.size(1) * problem.size(2);
+}
 
 // The layout and eigen data a plan of `p` with `o` executes: the one
 // construction for plans and for what they would need (opencl::device_bytes).

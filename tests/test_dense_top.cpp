@@ -19,7 +19,8 @@ using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<
 // whole eigenvector basis applied by dense products (kernels/dense.cl, tiles
 // of 64 by 64: n1 = 70 and 130 cut them, 1 and 3 fill none), against the
 // reference executor's PSCR levels, for every scalar type, pure Neumann and
-// Helmholtz; a 2D plan ignores it.
+// Helmholtz; a 2D plan ignores it, and so does a 3D plan whose dimension 1
+// is longer than a plane (n1 > n2·n3: the basis would outgrow the data).
 BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
   std::uint64_t seed = 900;
   pscr::Options o;
@@ -37,13 +38,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
     ocl.solve_batch(f.data(), v.data(), 2);
     const double tol = std::is_same_v<pscr::real_t<T>, double> ? 1e-12 : 1e-4;
     BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " N=" << p.unknowns()) {
-      BOOST_TEST(ocl.info().parameters.dense_top == (p.dims() == 3 ? 1 : 0));
+      const bool dense = p.dims() == 3 && p.size(0) <= p.size(1) * p.size(2);
+      BOOST_TEST(ocl.info().parameters.dense_top == (dense ? 1 : 0));
       BOOST_TEST(test::rel_error(v, u) <= tol);
       // what the plan needs, stated before planning, is what it takes
       BOOST_TEST(pscr::opencl::device_bytes(p, o) == ocl.info().device_bytes);
     }
   };
-  for (auto n : std::vector<std::vector<int>>{{70, 5, 9}, {130, 4, 3}, {3, 17, 6}, {1, 2, 3}, {40, 21}}) {
+  for (auto n : std::vector<std::vector<int>>{{70, 8, 9}, {130, 11, 12}, {3, 17, 6}, {1, 2, 3}, {40, 21}, {41, 5, 8}}) {
     std::vector<pscr::Factor<T>> fs;
     for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
     T c = T(0.25);
@@ -52,7 +54,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
   }
   if constexpr (std::is_same_v<T, double>) {
     const auto nn = [](int n) { return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann); };
-    check(pscr::Problem<double>::make3d(nn(67), nn(6), nn(9), 0.0), "pure Neumann");
+    check(pscr::Problem<double>::make3d(nn(54), nn(6), nn(9), 0.0), "pure Neumann");
   }
   if constexpr (std::is_same_v<T, std::complex<double>>) {
     const auto b = pscr::graded_mesh(33, 1.0, 0.98);

@@ -86,6 +86,8 @@ struct KernelParameters {
   // per line of dimension 1; kernels/dense.cl), so that the 2D problems of
   // dimension 2 are solved once (n1 of them) instead of at each of the
   // 2k − 1 levels (about 3·n1 at radix 16 and n1 = 255); 0: PSCR levels.
+  // Plans with n1 > n2·n3 keep the levels (the basis, n1² scalars, would
+  // outgrow the data); PlanInfo::parameters says which a plan took.
   int dense_top = 0;
 };
 
