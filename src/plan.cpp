@@ -86,6 +86,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
   impl_->info.init_seconds = seconds_since(t0);
   impl_->info.radix = impl_->data.dims.empty() ? choice.radix : impl_->data.dims.back().layout.radix;
   impl_->info.shift_amplification = impl_->data.shift_amplification;
+  impl_->info.predicted_error = impl_->data.predicted_error;
+  impl_->info.warning = impl_->data.warning;
   impl_->info.eigen_problems = impl_->data.eigen_problems;
   impl_->info.host_bytes = impl_->data.bytes();
   impl_->info.pure_neumann = impl_->data.pure_neumann;
@@ -188,6 +190,15 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   }
   check_solution(u, N * count);
   st.seconds = seconds_since(t0);
+  // the plan's warning holds unless the corrections show the digits recovered
+  st.warning.clear();
+  if (!impl_->info.warning.empty() &&
+      !(last_correction <= std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon())))) {
+    std::ostringstream os;
+    os << impl_->info.warning << " (after " << steps << " refinement steps the last correction was "
+       << last_correction << " of the solution)";
+    st.warning = os.str();
+  }
   return st;
 }
 
@@ -226,6 +237,7 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   }
   check_solution(u, N * count);
   st.seconds = seconds_since(t0);
+  st.warning = impl_->info.warning;
   return st;
 }
 

@@ -158,7 +158,8 @@ void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::Plan
               info.init_seconds, st.seconds, st.transfer_seconds, residual);
   // how much nearer to singular the partial solutions' shifted systems come
   // than the operator (1: definite; errors grow by its square, docs/accuracy.md)
-  std::printf("shift amplification: %.3g\n", info.shift_amplification);
+  std::printf("shift amplification: %.3g\npredicted error: %.3g\n", info.shift_amplification, info.predicted_error);
+  if (!st.warning.empty()) std::printf("warning: %s\n", st.warning.c_str());
   if (info.pure_neumann)
     std::printf("pure Neumann: removed incompatible part %.3e (relative); solution has zero weighted mean\n",
                 st.incompatible_part);

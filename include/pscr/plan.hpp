@@ -43,6 +43,17 @@ struct PlanInfo {
   // (NumericalBreakdown). (opencl::solve_shifts_async takes shifts >= c of
   // excess-form plans only, definite problems where it stays 1.)
   double shift_amplification = 1;
+  // Estimated relative forward error of a solve (docs/accuracy.md,
+  // "Predicted error"): ε of the working precision for diagonally dominant
+  // problems (PlanInfo::elimination "excess" and definite ones); for
+  // indefinite and complex problems ε · κ · shift_amplification², with κ the
+  // operator's eigenvalue ratio, which the unpivoted eliminations lose.
+  double predicted_error = 0;
+  // Non-empty when predicted_error leaves fewer than half the digits of the
+  // working precision (above sqrt(ε)): what was estimated and what recovers
+  // the digits (Options::refine, a wider type). Every SolveStats of the plan
+  // repeats it; pscr-solve prints it, Python issues pscr.AccuracyWarning.
+  std::string warning;
   std::string backend;          // "reference" or "opencl: <platform> / <device>"
   std::string device;           // OpenCL: CL_DEVICE_NAME, the key of tuning entries
   KernelParameters parameters;  // OpenCL backend: the kernel parameters in use
@@ -78,6 +89,9 @@ struct SolveStats {
   // Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
   // projection of f onto the range of A, i.e. f minus its mean) is what was solved.
   double incompatible_part = 0;
+  // PlanInfo::warning of the plan that solved (empty when it has none), so
+  // that a report of a solve carries it.
+  std::string warning;
 };
 
 // Threads: a plan may be used from several threads at once. solve() and

@@ -13,7 +13,7 @@ or on an OpenCL device.
 from . import _core
 from .builders import (graded_mesh, helmholtz2d, helmholtz3d, helmholtz_factor, laplacian_factor,
                        poisson2d, poisson3d, poisson_factor, poisson_neumann_factor, uniform_mesh)
-from .errors import (AllocationTooLarge, BackendError, Error, FileFormatError, InvalidArgument,
+from .errors import (AccuracyWarning, AllocationTooLarge, BackendError, Error, FileFormatError, InvalidArgument,
                      KernelBuildError, NonFiniteInput, NumericalBreakdown, SingularPencil, SizeMismatch)
 from .plan import DTYPES, Plan, Problem, device_bytes
 
@@ -38,4 +38,5 @@ __all__ = [
     "graded_mesh", "uniform_mesh", "poisson2d", "poisson3d", "helmholtz2d", "helmholtz3d",
     "Error", "SizeMismatch", "InvalidArgument", "NonFiniteInput", "SingularPencil",
     "NumericalBreakdown", "AllocationTooLarge", "BackendError", "KernelBuildError", "FileFormatError",
+    "AccuracyWarning",
 ]

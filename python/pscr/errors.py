@@ -47,8 +47,14 @@ class FileFormatError(Error, ValueError):
     """A file that cannot be read as expected."""
 
 
+class AccuracyWarning(UserWarning):
+    """A plan whose estimated error (``info["predicted_error"]``) leaves fewer than
+    half the digits of its precision: ``info["warning"]`` says why; ``refine=2`` or
+    a wider dtype recovers them."""
+
+
 __all__ = [
     "Error", "SizeMismatch", "InvalidArgument", "NonFiniteInput", "SingularPencil",
     "NumericalBreakdown", "AllocationTooLarge", "BackendError", "KernelBuildError",
-    "FileFormatError",
+    "FileFormatError", "AccuracyWarning",
 ]

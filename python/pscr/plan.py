@@ -1,9 +1,11 @@
 """Problems and plans: the NumPy face of pscr::Problem and pscr::Plan."""
 
+import warnings
+
 import numpy as np
 
 from . import _core
-from .errors import InvalidArgument, SizeMismatch
+from .errors import AccuracyWarning, InvalidArgument, SizeMismatch
 
 # The four scalar types of libpscr and their C++ classes.
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
@@ -265,8 +267,11 @@ class Plan:
         if queue is not None:
             options["queue"] = queue.int_ptr
         self._core = _PLAN[self.dtype](problem._core, options)
-        self._opencl = self._core.info()["backend"].startswith("opencl")
+        info = self._core.info()
+        self._opencl = info["backend"].startswith("opencl")
         self.last_stats = None
+        if info["warning"]:
+            warnings.warn(info["warning"], AccuracyWarning, stacklevel=2)
 
     @property
     def info(self):

@@ -185,6 +185,8 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
   d["shift_amplification"] = i.shift_amplification;
+  d["predicted_error"] = i.predicted_error;
+  d["warning"] = i.warning;
   d["line_solver"] = i.line_solver;
   // the kernel parameters and the cost model belong to the OpenCL backend: None elsewhere
   d["parameters"] = opencl ? py::object(parameters_dict(i.parameters)) : py::none();
@@ -199,6 +201,7 @@ py::dict stats_dict(const pscr::SolveStats& s) {
   d["seconds"] = s.seconds;
   d["transfer_seconds"] = s.transfer_seconds;
   d["incompatible_part"] = s.incompatible_part;
+  d["warning"] = s.warning;
   return d;
 }
 

@@ -175,6 +175,8 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   for (auto& dp : m.data.dims) pi.eigen_methods.push_back(dp.eigen_method);
   pi.radix = ranked.radix;
   pi.shift_amplification = m.data.shift_amplification;
+  pi.predicted_error = m.data.predicted_error;
+  pi.warning = m.data.warning;
   if (m.device) {
     m.device->describe(pi);
     pi.backend += " (distributed over " + std::to_string(info.ranks) + " ranks)";

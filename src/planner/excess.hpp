@@ -28,11 +28,16 @@ template <class T> struct ExcessRows {
 };
 
 // Row sums in double; for complex T (never used on the excess path) empty.
-template <class T> ExcessRows<T> excess_rows(const Factor<T>& f) {
+// pure_neumann: A's row sums are taken as exactly zero (the planner found
+// them zero to working precision, planner/precision.hpp), as are those of
+// the factor the eigenpairs were computed for; its diagonal is then
+// -(o_{i-1} + o_i), also in the cut row.
+template <class T> ExcessRows<T> excess_rows(const Factor<T>& f, bool pure_neumann = false) {
   ExcessRows<T> x;
   if constexpr (!is_complex_v<T>) {
     const std::size_t n = f.size();
     auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
+      if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -double(t.off[i]);
       double s = double(t.diag[i]);
       if (i > 0) s += double(t.off[i - 1]);
       if (right && i + 1 < n) s += double(t.off[i]);

@@ -55,6 +55,12 @@ template <class T> struct PlanData {
   // How much nearer to singular the shifted systems of the partial solutions
   // come than the operator (PlanInfo::shift_amplification): 1 for definite problems.
   double shift_amplification = 1;
+  // The operator's eigenvalue ratio (ShiftReport::condition).
+  double condition = 1;
+  // Estimated relative forward error (PlanInfo::predicted_error) and, when
+  // it leaves fewer than half the digits of T, the warning that says so.
+  double predicted_error = 0;
+  std::string warning;
   std::size_t bytes() const;
 };
 

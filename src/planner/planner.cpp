@@ -11,6 +11,7 @@
 
 #include "pencil_eigen.hpp"
 #include "plan_data.hpp"
+#include "precision.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::planner {
@@ -46,10 +47,60 @@ template <class T> double abs_max(const std::vector<T>& v) {
 // over the host threads (twisted_eigen.hpp); smaller ones side by side.
 constexpr int kLargePencil = 512;
 
+// The factor pencil d as the eigen solvers take it: in double (W<T>),
+// projected onto exact zero row sums of A where the problem is pure Neumann
+// (its row sums are the rounding of zero: precision.hpp), and scaled by
+// powers of two where its entries lie far from 1 (a factor of 1e160 would
+// overflow the squares the Crawford reduction forms). The scales are exact:
+// the pencil's eigenvalues are those of f times lambda_scale, its M-normal
+// eigenvectors those of f times vector_scale.
+template <class C> struct WideFactor {
+  Factor<C> f;
+  double lambda_scale = 1, vector_scale = 1;
+  bool same_as(const WideFactor& o) const {
+    return f.A.diag == o.f.A.diag && f.A.off == o.f.A.off && f.M.diag == o.f.M.diag && f.M.off == o.f.M.off &&
+           lambda_scale == o.lambda_scale && vector_scale == o.vector_scale;
+  }
+};
+
+// Entries with magnitudes inside [2^-kSafeExponent, 2^kSafeExponent] are left
+// as they are (their squares and products stay far from over- and underflow).
+constexpr int kSafeExponent = 256;
+
+template <class T> WideFactor<W<T>> wide_factor(const Factor<T>& given, bool pure_neumann) {
+  WideFactor<W<T>> w{given.template cast<W<T>>()};
+  Factor<W<T>>& f = w.f;
+  const std::size_t n = f.size();
+  if (pure_neumann)
+    for (std::size_t i = 0; i < n; ++i)
+      f.A.diag[i] = -((i > 0 ? f.A.off[i - 1] : W<T>(0)) + (i + 1 < n ? f.A.off[i] : W<T>(0)));
+  auto exponent = [](const Tridiagonal<W<T>>& t) {
+    const double big = std::max(abs_max(t.diag), abs_max(t.off));
+    return big > 0 ? std::ilogb(big) : 0;
+  };
+  const int ea = exponent(f.A), em = exponent(f.M);
+  if (std::abs(ea) <= kSafeExponent && std::abs(em) <= kSafeExponent) return w;
+  const int sa = -ea, sm = -(em / 2) * 2;  // M by an even power: its square root is exact
+  for (auto* v : {&f.A.diag, &f.A.off})
+    for (auto& x : *v) x = x * std::ldexp(1.0, sa);
+  for (auto* v : {&f.M.diag, &f.M.off})
+    for (auto& x : *v) x = x * std::ldexp(1.0, sm);
+  w.lambda_scale = std::ldexp(1.0, sm - sa);
+  w.vector_scale = std::ldexp(1.0, sm / 2);
+  return w;
+}
+
+// "factor 2 (A2, M2)": how errors name a factor (d from 0).
+std::string factor_name(int d) {
+  const std::string k = std::to_string(d + 1);
+  return "factor " + k + " (A" + k + ", M" + k + ")";
+}
+
 // `whole` receives the eigenvalues of the whole factor's pencil (the top-level group).
 template <class T>
-DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, std::size_t& count,
+DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bool neumann, std::size_t& count,
                                 std::vector<W<T>>& whole) {
+  const Factor<W<T>>& f = wf.f;
   DimensionPlan<T> dp;
   dp.layout = make_layout(static_cast<int>(f.size()), radix);
   struct Job { int s, e; std::vector<int> rows; };
@@ -102,9 +153,16 @@ DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, 
       ge.m = j.e - j.s + 1;
       ge.rows = j.rows;
       if (o == 0) dp.eigen_method = pe.method;
+      for (auto& v : pe.lambda) v *= wf.lambda_scale;
       if (j.s == 0 && j.e + 1 == int(f.size())) whole = pe.lambda;
       for (auto& v : pe.lambda) ge.lambda.push_back(static_cast<T>(v));
-      for (auto& v : pe.rows) ge.coeff.push_back(static_cast<T>(v));
+      for (auto& v : pe.rows) ge.coeff.push_back(static_cast<T>(v * wf.vector_scale));
+      // A and M of very different magnitudes: eigenvalues past the range of T
+      for (auto* v : {&ge.lambda, &ge.coeff})
+        for (auto& x : *v)
+          if (!std::isfinite(std::abs(x)))
+            throw NumericalBreakdown(std::string("eigenvalues or eigenvectors outside the range of ") +
+                                     scalar_name<T>() + " (the magnitudes of A and M differ too much; scale them)");
     } catch (const SingularPencil& ex) {
       errors[order[o]] = std::string("S|") + ex.what();
     } catch (const std::exception& ex) {
@@ -120,7 +178,8 @@ DimensionPlan<T> plan_dimension(const Factor<W<T>>& f, int radix, bool neumann, 
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!errors[i].empty()) {
       std::ostringstream os;
-      os << "group sub-pencil on rows " << jobs[i].s << ".." << jobs[i].e << ": " << errors[i].substr(2);
+      os << factor_name(d) << ", group sub-pencil on rows " << jobs[i].s << ".." << jobs[i].e << " of "
+         << f.size() << ": " << errors[i].substr(2);
       if (errors[i][0] == 'S') throw SingularPencil(os.str());
       throw NumericalBreakdown(os.str());
     }
@@ -166,7 +225,8 @@ template <class T> std::vector<ShiftValue<W<T>>> shift_values(const DimensionPla
 // vectors): what a candidate radix would meet, at a fraction of its plan's
 // cost. `whole`: the top level's, known already.
 template <class C>
-std::vector<ShiftValue<C>> layout_shift_values(const Factor<C>& f, int radix, const std::vector<C>& whole) {
+std::vector<ShiftValue<C>> layout_shift_values(const WideFactor<C>& wf, int radix, const std::vector<C>& whole) {
+  const Factor<C>& f = wf.f;
   const Layout layout = make_layout(static_cast<int>(f.size()), radix);
   std::vector<ShiftValue<C>> vals;
   for (auto& v : whole) vals.push_back({v, false, true});
@@ -177,23 +237,36 @@ std::vector<ShiftValue<C>> layout_shift_values(const Factor<C>& f, int radix, co
       append_pencil(key, f, g.start, g.end);
       if (!seen.insert(std::move(key)).second) continue;
       for (auto& v : pencil_eigenvalues(sub_pencil(f.A, g.start, g.end), sub_pencil(f.M, g.start, g.end)))
-        vals.push_back({v, false, false});
+        vals.push_back({v * wf.lambda_scale, false, false});
     }
   return vals;
 }
 
-// Every tridiagonal system the method solves is (A_D + σ M_D) with σ = c + Σ λ_d
+// What the spectra say of a plan's accuracy (shift_amplification).
+struct ShiftReport {
+  // how many times nearer to singular the shifted systems of the partial
+  // solutions come than the operator (1 when none comes nearer, infinite when one is singular)
+  double amplification = 1;
+  // the operator's eigenvalue ratio, max |σ + ν| over min |σ + ν| (the
+  // pure-Neumann null space left out): its condition in the M-norm for
+  // real pencils, an estimate for complex symmetric ones
+  double condition = 1;
+};
+
+// Every tridiagonal system the method solves is (A_D + σ M_D) with σ = c + Σ λ
 // over group eigenvalues of the PSCR dimensions; it is singular exactly when
 // -σ is an eigenvalue ν of the last pencil. With top-level eigenvalues only,
 // the sums are the eigenvalues of the operator: A itself is singular when one
 // cancels a ν, and such plans are refused except for the null space of the
-// pure-Neumann case (all λ = 0 and ν = 0). The sums of smaller groups belong
-// to the shifted systems of the partial solutions: returns how much nearer
-// they come to singular than the operator (its smallest |σ + ν| over
-// theirs; 1 when none comes nearer, infinite when one is singular).
-// `nu`: the eigenvalues of the last pencil.
+// pure-Neumann case (all λ = 0 and ν = 0). A sum cancels when it is within
+// the resolution of the eigenvalues (computed in double: 4096 ε_double of
+// the spectra's scale) or when σ and ν cancel to the working precision eps
+// of the solve (kCancellationUlps). The sums of smaller groups belong to the
+// shifted systems of the partial solutions: the report says how much nearer
+// they come to singular than the operator. `nu`: the eigenvalues of the last pencil.
 template <class C>
-double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::vector<C> nu, C c, bool pure_neumann) {
+ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::vector<C> nu, C c,
+                                bool pure_neumann, double eps) {
   using Sum = ShiftValue<C>;
   std::sort(nu.begin(), nu.end(), less_re<C>);
   // Each dimension's distinct eigenvalues, with the flags "top-level zero
@@ -210,9 +283,10 @@ double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::ve
     vals.erase(std::unique(vals.begin(), vals.end(), [&](const Sum& a, const Sum& b) { return key(a) == key(b); }),
                vals.end());
   }
-  const double tol = 1e-12 * scale;
+  const double tol = 4096 * std::numeric_limits<double>::epsilon() * scale;
   const double inf = std::numeric_limits<double>::infinity();
   double operator_gap = inf, shifted_gap = inf;
+  bool shifted_singular = false;
   // σ = s.value: the distance from -σ to the nearest ν
   auto visit = [&](const Sum& s) {
     const C target = -s.value;
@@ -235,13 +309,22 @@ double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::ve
       if (re(target) - re(*j) >= nearest) break;
       consider(*j);
     }
-    if (s.top && nearest <= tol) {
+    if (nearest == inf) return;
+    const double cancellation = kCancellationUlps * eps * (std::abs(s.value) + std::abs(at));
+    const bool singular = nearest <= tol || nearest <= cancellation;
+    if (s.top && singular) {
       std::ostringstream os;
       os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
          << "plus c cancels the eigenvalue " << at << " of the last pencil (A" << dims.size() + 1 << ", M"
-         << dims.size() + 1 << "); only the pure-Neumann case (c = 0, constant null space) is supported";
+         << dims.size() + 1 << ") ";
+      if (nearest <= tol) os << "to the accuracy of the eigenvalues";
+      else
+        os << "to the working precision (|sum| = " << nearest << " <= " << kCancellationUlps << " eps (|lambda| + |nu|), "
+           << "eps = " << eps << ": singular in this precision; a wider type may resolve it)";
+      os << "; only the pure-Neumann case (c = 0, constant null space) is supported";
       throw SingularPencil(os.str());
     }
+    if (!s.top && singular) shifted_singular = true;
     double& gap = s.top ? operator_gap : shifted_gap;
     gap = std::min(gap, nearest);
   };
@@ -251,9 +334,12 @@ double shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::ve
     for (auto& v : dims[d]) self(self, d + 1, {partial.value + v.value, partial.zero && v.zero, partial.top && v.top});
   };
   sums(sums, 0, {c, true, true});
-  if (shifted_gap <= tol) return inf;
-  if (operator_gap == inf || shifted_gap >= operator_gap) return 1.0;
-  return operator_gap / shifted_gap;
+  ShiftReport r;
+  if (operator_gap < inf && operator_gap > 0) r.condition = std::max(1.0, scale / operator_gap);
+  if (shifted_singular) r.amplification = inf;
+  else if (operator_gap == inf || shifted_gap >= operator_gap) r.amplification = 1.0;
+  else r.amplification = operator_gap / shifted_gap;
+  return r;
 }
 
 // What the planner knows of the spectra beyond a plan: each PSCR dimension's
@@ -276,23 +362,38 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
   const int D = problem.dims();
-  const Factor<W<T>> wide_last = problem.factor(D - 1).template cast<W<T>>();
+  const WideFactor<W<T>> wide_last = wide_factor(problem.factor(D - 1), pd.pure_neumann);
   std::vector<W<T>> nu;  // eigenvalues of the last pencil: those of an identical factor's top level if there is one
   spectra.whole.assign(std::size_t(D - 1), {});
   for (int d = 0; d + 1 < D; ++d) {
-    const Factor<W<T>> f = problem.factor(d).template cast<W<T>>();
+    const WideFactor<W<T>> f = wide_factor(problem.factor(d), pd.pure_neumann);
     std::vector<W<T>>& whole = spectra.whole[std::size_t(d)];
-    pd.dims.push_back(plan_dimension<T>(f, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
+    pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
                                         pd.eigen_problems, whole));
-    if (nu.empty() && f.A.diag == wide_last.A.diag && f.A.off == wide_last.A.off && f.M.diag == wide_last.M.diag &&
-        f.M.off == wide_last.M.off)
-      nu = whole;
+    if (nu.empty() && f.same_as(wide_last)) nu = whole;
   }
-  if (nu.empty()) nu = pencil_eigenvalues(wide_last.A, wide_last.M);
+  if (nu.empty()) {
+    try {
+      nu = pencil_eigenvalues(wide_last.f.A, wide_last.f.M);
+    } catch (const SingularPencil& e) {
+      throw SingularPencil(factor_name(D - 1) + ": " + e.what());
+    } catch (const NumericalBreakdown& e) {
+      throw NumericalBreakdown(factor_name(D - 1) + ": " + e.what());
+    }
+    for (auto& v : nu) v *= wide_last.lambda_scale;
+  }
+  if (pd.pure_neumann) {
+    // the null mode of the last pencil is 0, as the leading ones' (plan_dimension)
+    auto zero = std::min_element(nu.begin(), nu.end(), [](const W<T>& a, const W<T>& b) { return std::abs(a) < std::abs(b); });
+    *zero = W<T>(0);
+  }
   spectra.nu = nu;
   std::vector<std::vector<ShiftValue<W<T>>>> values;
   for (auto& dp : pd.dims) values.push_back(shift_values(dp));
-  pd.shift_amplification = shift_amplification(std::move(values), std::move(nu), W<T>(problem.c()), pd.pure_neumann);
+  const ShiftReport report =
+      shift_amplification(std::move(values), std::move(nu), W<T>(problem.c()), pd.pure_neumann, working_eps<T>());
+  pd.shift_amplification = report.amplification;
+  pd.condition = report.condition;
   // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
   double sigma_min = std::real(problem.c());
   for (auto& dp : pd.dims) {
@@ -302,10 +403,31 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     sigma_min += lo;
   }
   const auto& last = problem.factor(D - 1);
-  pd.dominant = excess_form_applies(last, sigma_min);
+  // pure Neumann: dominance of the factor with exact zero row sums, which the plan solves
+  pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
   pd.excess_form = allow_excess && pd.dominant;
-  if (pd.excess_form) pd.excess = excess_rows(last);
+  if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
   return pd;
+}
+
+// The estimated relative forward error of a plan: ε for diagonally dominant
+// systems (excess form or unpivoted elimination of dominant systems: errors
+// within a few ε of an FFT solver's, docs/accuracy.md); otherwise the
+// unpivoted eliminations of indefinite or complex systems lose about the
+// operator's condition times the square of the shift amplification. Where
+// that leaves fewer than half the digits of T, the plan says so and what
+// recovers them.
+template <class T> void predict_error(PlanData<T>& pd, double eps) {
+  pd.predicted_error = pd.dominant ? eps : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
+  pd.warning.clear();
+  if (pd.predicted_error <= half_digits_error<T>()) return;
+  std::ostringstream os;
+  os.precision(3);
+  os << "accuracy: estimated relative error " << pd.predicted_error << " (eps " << eps << " x condition "
+     << pd.condition << " x shift amplification^2 " << pd.shift_amplification * pd.shift_amplification
+     << ") leaves fewer than half the digits of the working precision; Options::refine (iterative refinement "
+     << "in double, e.g. refine = 2) or a wider type recovers them";
+  pd.warning = os.str();
 }
 
 }  // namespace
@@ -324,7 +446,7 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
       double sum = std::real(f.A.diag[i]), mag = std::abs(f.A.diag[i]);
       if (i > 0) { sum += std::real(f.A.off[i - 1]); mag += std::abs(f.A.off[i - 1]); }
       if (i + 1 < n) { sum += std::real(f.A.off[i]); mag += std::abs(f.A.off[i]); }
-      if (std::abs(sum) > 1e-12 * mag) return false;
+      if (std::abs(sum) > zero_row_sum_tolerance<T>() * mag) return false;
       if (!(std::real(f.M.diag[i]) > 0)) return false;
     }
   }
@@ -367,15 +489,16 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     // More than half the digits lost: another grouping moves the shifts.
     // Candidates are judged by their group eigenvalues alone; the best is
     // planned when it at least halves the amplification.
-    std::vector<Factor<W<T>>> wide;  // the PSCR dimensions' factors
-    for (int d = 0; d + 1 < problem.dims(); ++d) wide.push_back(problem.factor(d).template cast<W<T>>());
+    std::vector<WideFactor<W<T>>> wide;  // the PSCR dimensions' factors
+    for (int d = 0; d + 1 < problem.dims(); ++d) wide.push_back(wide_factor(problem.factor(d), false));
     int best = radix;
     double best_amplification = pd.shift_amplification;
     for (int q : kRadixCandidates) {
       if (q == radix) continue;
       std::vector<std::vector<ShiftValue<W<T>>>> values;
       for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], dimension_radix(problem, int(d), q, dense_top), spectra.whole[d]));
-      const double a = shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false);
+      const double a =
+          shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false, working_eps<T>()).amplification;
       if (a < best_amplification) {
         best = q;
         best_amplification = a;
@@ -385,6 +508,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
       pd = plan_for_radix(problem, best, allow_excess, spectra, dense_top);
   }
   pd.dense_top = dense_top;
+  predict_error(pd, eps);
   const double limit = 1 / std::sqrt(eps);
   if (pd.shift_amplification >= limit) {
     std::ostringstream os;

@@ -1,0 +1,41 @@
+// The tolerances with which the planner decides what a problem is (pure
+// Neumann? singular? how many digits will a solve keep?), each scaled with
+// the working precision T of the solve, never a fixed number: a float
+// factor rounded from an exact one has row sums of about ε_float of its
+// entries, which a double-precision threshold would call regular
+// (docs/accuracy.md, "Decisions in the working precision").
+#pragma once
+#include <cmath>
+#include <limits>
+
+#include "pscr/scalar.hpp"
+
+namespace pscr::planner {
+
+// Unit roundoff of the working precision of T (float for complex<float>).
+template <class T> double working_eps() { return double(std::numeric_limits<real_t<T>>::epsilon()); }
+
+// A row of A_d whose sum is at most this fraction of the sum of its entries'
+// magnitudes has a zero row sum: eps^(3/4) (6.4e-6 in single, 1.8e-12 in
+// double precision). Entries rounded to T leave sums of a few ε; a quarter of
+// the digits above that is the headroom for data assembled from several
+// terms. A real Robin term or shift that small would leave an operator
+// singular to working precision (its smallest eigenvalue below ε of its
+// largest for any mesh of more than a few points): taken as zero, the
+// problem is solved as pure Neumann (compatible part, incompatible part
+// reported) instead of returning the huge multiple of the constants that
+// rounding errors alone would decide.
+template <class T> double zero_row_sum_tolerance() { return std::pow(working_eps<T>(), 0.75); }
+
+// An eigenvalue sum σ of the leading pencils (plus c) and an eigenvalue ν of
+// the last one cancel to working precision when |σ + ν| is at most this
+// multiple of ε(|σ| + |ν|): the shifted system (A_D + σ M_D) is then singular
+// in T whatever the data (its shift is not even represented to that
+// accuracy), and the operator it belongs to is refused.
+inline constexpr double kCancellationUlps = 16;
+
+// The estimated relative forward error of a plan (PlanInfo::predicted_error)
+// above which fewer than half the digits of T are left: sqrt(ε).
+template <class T> double half_digits_error() { return std::sqrt(working_eps<T>()); }
+
+}  // namespace pscr::planner
