@@ -28,6 +28,8 @@ template <class T> struct ExcessRows {
 };
 
 // Row sums in double; for complex T (never used on the excess path) empty.
+// Rows whose excess falls short of zero by the rounding of the data (see
+// excess_form_applies) are lifted to zero excess.
 // pure_neumann: A's row sums are taken as exactly zero (the planner found
 // them zero to working precision, planner/precision.hpp), as are those of
 // the factor the eigenpairs were computed for; its diagonal is then
@@ -38,10 +40,19 @@ template <class T> ExcessRows<T> excess_rows(const Factor<T>& f, bool pure_neuma
     const std::size_t n = f.size();
     auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
       if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -double(t.off[i]);
-      double s = double(t.diag[i]);
-      if (i > 0) s += double(t.off[i - 1]);
-      if (right && i + 1 < n) s += double(t.off[i]);
-      return s;
+      double s = double(t.diag[i]), positive = 0;
+      if (i > 0) {
+        s += double(t.off[i - 1]);
+        positive += std::max(double(t.off[i - 1]), 0.0);
+      }
+      if (right && i + 1 < n) {
+        s += double(t.off[i]);
+        positive += std::max(double(t.off[i]), 0.0);
+      }
+      // a deficit (negative excess s - 2 positive) that excess_form_applies
+      // accepted is within the rounding of the data: taken as none, so that
+      // every excess the eliminations add is non-negative
+      return right ? std::max(s, 2 * positive) : s;
     };
     for (std::size_t i = 0; i < n; ++i) {
       x.ra.push_back(T(sum(f.A, i, true)));
