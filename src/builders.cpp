@@ -123,7 +123,11 @@ Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right) 
 
 std::vector<double> graded_mesh(int points, double length, double ratio) {
   if (points < 2) throw InvalidArgument("graded_mesh: needs at least 2 points");
-  if (!(length > 0) || !(ratio > 0)) throw InvalidArgument("graded_mesh: length and ratio must be > 0");
+  if (!std::isfinite(length) || !std::isfinite(ratio) || !(length > 0) || !(ratio > 0)) {
+    std::ostringstream os;
+    os << "graded_mesh: length = " << length << " and ratio = " << ratio << " must be finite and > 0";
+    throw InvalidArgument(os.str());
+  }
   std::vector<double> x(points, 0.0);
   double h = 1, total = 0;
   std::vector<double> steps(points - 1);
@@ -135,6 +139,15 @@ std::vector<double> graded_mesh(int points, double length, double ratio) {
   else
     for (int i = 1; i < points; ++i) x[i] = x[i - 1] + steps[i - 1] * length / total;
   x[points - 1] = length;
+  // steps that grow by ratio^(points - 2) overflow (a NaN mesh) or vanish
+  // beside the length (repeated points) for extreme ratios
+  for (int i = 1; i < points; ++i)
+    if (!(x[i] > x[i - 1]) || !std::isfinite(x[i])) {
+      std::ostringstream os;
+      os << "graded_mesh: steps growing by ratio = " << ratio << " over " << points - 1
+         << " steps overflow or vanish in double precision (between points " << i - 1 << " and " << i << ")";
+      throw InvalidArgument(os.str());
+    }
   return x;
 }
 

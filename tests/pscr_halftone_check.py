@@ -43,6 +43,19 @@ with tempfile.TemporaryDirectory() as tmp:
           "force error at the end" in r.stdout and "Floyd-Steinberg" in r.stdout and png_size(P("fs.png")) == (w, h),
           r.stdout + r.stderr)
 
+    # A step that throws every dot across the image piles them up: the device
+    # takes the crowded near-field cells (it refused more than 128 a cell) and
+    # ends where the host does.
+    for engine in ("host", "device"):
+        r = run([P("grey.png"), P("out.png"), "--tau", "1e10", "--iterations", "3", "--points", P(engine + ".txt")]
+                + (["--host"] if engine == "host" else []))
+        check(f"--tau 1e10 on the {engine}: runs", r.returncode == 0, r.stderr)
+    if all(os.path.exists(P(e + ".txt")) for e in ("host", "device")):
+        pts = {e: [tuple(map(float, line.split())) for line in open(P(e + ".txt"))] for e in ("host", "device")}
+        worst = max((abs(a - b) for p, q in zip(pts["host"], pts["device"]) for a, b in zip(p, q)), default=1.0)
+        check("--tau 1e10: device dots are the host's", len(pts["host"]) == len(pts["device"]) == round(ink) and
+              worst <= 1e-6, f"{len(pts['host'])} and {len(pts['device'])} dots, largest difference {worst}")
+
     # The documented result of an all-white image: white output, no dots.
     r = run([P("white.png"), P("out.png"), "--points", P("pts.txt")])
     check("all white: exit 0, no dots", r.returncode == 0 and "0 dots" in r.stdout and
@@ -61,6 +74,13 @@ with tempfile.TemporaryDirectory() as tmp:
         ("missing output", [P("grey.png")], "OUTPUT"),
         ("unknown option", [P("grey.png"), P("o.png"), "--nope"], "--nope"),
         ("bad tau", [P("grey.png"), P("o.png"), "--tau", "-1"], "--tau"),
+        # mesh sizes derived from the options: none without an interior node,
+        # none without bound (the mesh must resolve the Gaussians, and no finer)
+        ("step longer than the mesh", [P("grey.png"), P("o.png"), "--step", "100"], "step = 100"),
+        ("step far below sigma", [P("grey.png"), P("o.png"), "--step", "0.01"], "step = 0.01"),
+        ("sigma 0", [P("grey.png"), P("o.png"), "--sigma", "0"], "sigma = 0"),
+        ("sigma wider than the bound", [P("grey.png"), P("o.png"), "--sigma", "1000", "--step", "500"],
+         "sigma = 1000"),
     ]
     for name, args, needle in bad:
         r = run(args)

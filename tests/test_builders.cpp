@@ -87,3 +87,17 @@ BOOST_AUTO_TEST_CASE(builder_entries) {
   BOOST_TEST(l.A.diag[3] == 8.0);
   BOOST_TEST(l.A.off[0] == -4.0);
 }
+
+// Ratios whose steps overflow (ratio^1998: a NaN mesh) or vanish beside the
+// length (repeated points), and non-finite lengths, are refused by name.
+BOOST_AUTO_TEST_CASE(graded_mesh_refuses_meshes_it_cannot_represent) {
+  auto names = [](const char* what) {
+    return [what](const pscr::InvalidArgument& e) { return std::string(e.what()).find(what) != std::string::npos; };
+  };
+  BOOST_CHECK_EXCEPTION(pscr::graded_mesh(2000, 1.0, 2.0), pscr::InvalidArgument, names("ratio = 2"));
+  BOOST_CHECK_EXCEPTION(pscr::graded_mesh(2000, 1.0, 0.5), pscr::InvalidArgument, names("ratio = 0.5"));
+  BOOST_CHECK_EXCEPTION(pscr::graded_mesh(10, INFINITY, 1.0), pscr::InvalidArgument, names("length = inf"));
+  BOOST_CHECK_EXCEPTION(pscr::graded_mesh(10, 1.0, NAN), pscr::InvalidArgument, names("ratio = nan"));
+  const auto x = pscr::graded_mesh(1000, 1.0, 1.02);  // 1.02^998 = 4e8: representable
+  BOOST_TEST(x.back() == 1.0);
+}

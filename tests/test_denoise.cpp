@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "device_l1mc.hpp"
@@ -290,6 +292,52 @@ BOOST_AUTO_TEST_CASE(device_in_float) {
   BOOST_TEST(es <= 1.1 * ed);
   BOOST_TEST(rs.objective.back() <= 1.05 * rd.objective.back());
   BOOST_TEST(rs.iterations <= 2 * rd.iterations);
+}
+
+// ε, r1, r2, r3: exactly 0 takes the coupled value, anything else is kept or
+// refused naming the value; −1 and NaN used to become the coupled value.
+BOOST_AUTO_TEST_CASE(parameters_validate_as_documented) {
+  Parameters coupled;
+  coupled.resolve();
+  BOOST_TEST(coupled.epsilon == coupled.r0 * coupled.h);
+  BOOST_TEST(coupled.r1 == 10 * coupled.r0 * coupled.h);
+  BOOST_TEST(coupled.r2 == 5 * coupled.r0);
+  BOOST_TEST(coupled.r3 == 5 * coupled.r0 * coupled.h * coupled.h);
+  Parameters given;
+  given.r2 = 0.125;
+  given.resolve();
+  BOOST_TEST(given.r2 == 0.125);
+  const std::pair<const char*, double Parameters::*> fields[] = {
+      {"epsilon", &Parameters::epsilon}, {"r1", &Parameters::r1}, {"r2", &Parameters::r2}, {"r3", &Parameters::r3},
+      {"r0", &Parameters::r0},           {"h", &Parameters::h},   {"tol", &Parameters::tol}};
+  for (const auto& [name, field] : fields)
+    for (const double v : {-1.0, -1e-300, std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+      Parameters bad;
+      bad.*field = v;
+      auto names_it = [&](const pscr::InvalidArgument& e) {
+        return std::string(e.what()).find(std::string(name) + " must be") != std::string::npos;
+      };
+      BOOST_TEST_CONTEXT(name << " = " << v) {
+        BOOST_CHECK_EXCEPTION(bad.resolve(), pscr::InvalidArgument, names_it);
+        BOOST_CHECK_EXCEPTION(L1mc(8, 8, bad), pscr::InvalidArgument, names_it);
+        BOOST_CHECK_EXCEPTION(DeviceL1mc(8, 8, bad), pscr::InvalidArgument, names_it);
+      }
+    }
+  // a coupled value that underflows, and shifts out of range
+  Parameters tiny;
+  tiny.r0 = 1e-200;
+  tiny.h = 1e-200;
+  BOOST_CHECK_EXCEPTION(tiny.resolve(), pscr::InvalidArgument, [](const pscr::InvalidArgument& e) {
+    return std::string(e.what()).find("epsilon = r0 h") != std::string::npos;
+  });
+  Parameters huge_shift;
+  huge_shift.r1 = 1e-320;
+  BOOST_CHECK_EXCEPTION(huge_shift.resolve(), pscr::InvalidArgument, [](const pscr::InvalidArgument& e) {
+    return std::string(e.what()).find("h^2/r1") != std::string::npos;
+  });
+  Parameters no_iterations;
+  no_iterations.max_iterations = 0;
+  BOOST_CHECK_THROW(no_iterations.resolve(), pscr::InvalidArgument);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_named) {

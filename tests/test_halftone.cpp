@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "device_forces.hpp"
 #include "halftone.hpp"
@@ -141,7 +142,7 @@ BOOST_AUTO_TEST_CASE(device_engine_matches_host) {
 
 // A black image with one dot per pixel, dark up to its border: the dots stay
 // apart (reflected at the border, never piled onto it or onto a corner), on
-// both engines (the device's near-field cells do not overflow).
+// both engines.
 BOOST_AUTO_TEST_CASE(dark_border_keeps_dots_apart) {
   GreyImage img;
   img.width = 30;
@@ -166,6 +167,86 @@ BOOST_AUTO_TEST_CASE(dark_border_keeps_dots_apart) {
       BOOST_TEST(on_border <= 2);
     }
   }
+}
+
+// Dots crowded far beyond the density of a black image (300 within 1.5 px;
+// the device's near-field cells once held 128 and refused more): the device
+// engine computes the host's forces, to rounding.
+BOOST_AUTO_TEST_CASE(device_engine_takes_crowded_cells) {
+  const GreyImage img = ramp(40, 32);
+  const Charges c = charges_for(img, 300);
+  std::mt19937 g(13);
+  std::uniform_real_distribution<double> u(0, 1.5);
+  std::vector<Point> dots(300);
+  for (auto& p : dots) p = {20 + u(g), 16 + u(g)};
+  const auto host = host_engine(c, {})->forces(dots);
+  const ForceError e = force_error(device_engine(c, {}, "")->forces(dots), host);
+  BOOST_TEST_MESSAGE("crowded cells, device against host: max " << e.max);
+  BOOST_TEST(e.max <= 1e-10);
+}
+
+// A time step that throws every dot across the image (--tau 1e10): the
+// reflection piles them up (here all at one point, far beyond any fixed
+// cell capacity), on the device as on the host.
+BOOST_AUTO_TEST_CASE(long_steps_pile_dots_alike_on_both_engines) {
+  const GreyImage img = ramp(40, 32);
+  Settings s;
+  s.tau = 1e10;
+  s.iterations = 3;
+  const Charges c = charges_for(img, default_dots(img));
+  auto host = host_engine(c, {});
+  auto dev = device_engine(c, {}, "");
+  const Result a = halftone(img, s, *host), b = halftone(img, s, *dev);
+  BOOST_REQUIRE(a.dots.size() == b.dots.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.dots.size(); ++i)
+    worst = std::max({worst, std::abs(a.dots[i].x - b.dots[i].x), std::abs(a.dots[i].y - b.dots[i].y)});
+  BOOST_TEST_MESSAGE(a.dots.size() << " dots, largest difference of the device's from the host's: " << worst);
+  BOOST_TEST(worst <= 1e-9);
+}
+
+// Mesh parameters out of their bounds are refused naming the value, before
+// any mesh is built: a step longer than the mesh (no interior node), one far
+// finer than the Gaussians (a mesh without bound), a mesh past 2^29 nodes.
+BOOST_AUTO_TEST_CASE(mesh_parameters_are_checked) {
+  auto refused = [](const MeshParameters& p, int w, int h, const std::string& names) {
+    try {
+      mesh_geometry(w, h, p, false);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what()).find(names) != std::string::npos;
+    }
+    return false;
+  };
+  MeshParameters p;
+  BOOST_TEST(!refused(p, 40, 32, ""));
+  p.step = 100;
+  BOOST_TEST(refused(p, 40, 32, "step = 100"));
+  p.step = 0.01;
+  BOOST_TEST(refused(p, 40, 32, "step = 0.01"));
+  p = {};
+  p.step = p.sigma;  // the bounds themselves are allowed
+  BOOST_TEST(!refused(p, 40, 32, ""));
+  p.step = p.sigma / 8;
+  BOOST_TEST(!refused(p, 40, 32, ""));
+  for (const double sigma : {0.0, -1.0, 0.25, 17.0, std::nan("")}) {
+    p = {};
+    p.sigma = sigma;
+    BOOST_TEST_CONTEXT("sigma " << sigma) { BOOST_TEST(refused(p, 40, 32, "sigma = ")); }
+  }
+  p = {};
+  p.cutoff = -1;
+  BOOST_TEST(refused(p, 40, 32, "cutoff = -1"));
+  p = {};
+  p.margin = 1;
+  BOOST_TEST(refused(p, 40, 32, "margin = 1"));
+  p = {};
+  p.multipole_order = 1000;
+  BOOST_TEST(refused(p, 40, 32, "multipole_order = 1000"));
+  BOOST_TEST(refused(MeshParameters{}, 20000, 20000, "more than 2^29"));
+  MeshParameters far;
+  far.step = 100;
+  BOOST_CHECK_THROW(host_engine(charges_for(ramp(40, 32), 100), far), std::invalid_argument);
+  BOOST_CHECK_THROW(device_engine(charges_for(ramp(40, 32), 100), far, ""), std::invalid_argument);
 }
 
 // The device's direct summation is the host's, to rounding.

@@ -1,12 +1,14 @@
 // The parameter table and the JSON tuning files: round trip, merging, look-up,
-// and errors that name the file and the key.
+// and errors that name the file and the key; the tuner's search space.
 #define BOOST_TEST_MODULE tuning
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "pscr/pscr.hpp"
+#include "search_space.hpp"
 
 namespace {
 
@@ -119,4 +121,60 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
                                                 {path, "version"}));
   std::remove(path.c_str());
   BOOST_CHECK_THROW(pscr::read_tuning(path), pscr::FileFormatError);
+}
+
+// pscr-tune searches only parameters that take effect on the class: a 2D
+// class never holds dense_top = 1 (a 2D plan ignores it and reports 0, so a
+// tuned entry with it was not the parameters the plan ran), nor a value of
+// a parameter that its other values switch off. Every candidate the search
+// can draw is checked: the space's values, and canonical forms of random
+// genomes over them (a fixed seed; the property holds for each).
+BOOST_AUTO_TEST_CASE(search_space_holds_only_parameters_that_apply) {
+  const auto& table = pscr::parameter_table();
+  const pscr::KernelParameters defaults;
+  std::size_t dense_top = 0;
+  while (table[dense_top].member != &pscr::KernelParameters::dense_top) ++dense_top;
+  for (const int dims : {2, 3}) {
+    const pscr::tune::SearchSpace space = pscr::tune::search_space(dims, {});
+    BOOST_TEST_CONTEXT(dims << "D") {
+      if (dims == 2) BOOST_TEST(space.values[dense_top] == std::vector<int>{0});
+      else BOOST_TEST(space.values[dense_top] == (std::vector<int>{0, 1}));
+      for (std::size_t i = 0; i < table.size(); ++i)
+        if (pscr::parameter_applies(table[i], dims))
+          BOOST_CHECK_MESSAGE(space.values[i].size() >= 2u, table[i].name << " is not searched");
+      std::mt19937_64 rng(11);
+      for (int draw = 0; draw < 2000; ++draw) {
+        pscr::tune::Genome g(table.size());
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = int(rng() % space.values[i].size());
+        const pscr::KernelParameters p = space.decode(space.canonical(g));
+        pscr::validate(p);
+        for (const auto& e : table)
+          if (!pscr::parameter_applies(e, dims, p) && p.*(e.member) != defaults.*(e.member))
+            BOOST_FAIL(e.name << " = " << p.*(e.member) << " does not apply to " << dims << "D with " << p);
+        if (dims == 2) BOOST_TEST(p.dense_top == 0);
+      }
+    }
+  }
+  // the conditions themselves
+  std::size_t line_group = 0, halved_rows_once = 0, rhs_modes = 0;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].member == &pscr::KernelParameters::line_group) line_group = i;
+    if (table[i].member == &pscr::KernelParameters::halved_rows_once) halved_rows_once = i;
+    if (table[i].member == &pscr::KernelParameters::rhs_modes) rhs_modes = i;
+  }
+  pscr::KernelParameters global_cr;
+  global_cr.line_rows = 0;
+  BOOST_TEST(!pscr::parameter_applies(table[line_group], 2, global_cr));
+  BOOST_TEST(pscr::parameter_applies(table[line_group], 2, defaults));
+  pscr::KernelParameters whole;
+  whole.halve_lines = 0;
+  BOOST_TEST(!pscr::parameter_applies(table[halved_rows_once], 3, whole));
+  BOOST_TEST(!pscr::parameter_applies(table[rhs_modes], 2, defaults));  // rhs_apart = 0
+  BOOST_TEST(pscr::parameter_applies(table[rhs_modes], 3, defaults));
+  // held values stay as given; a held value the class cannot use is named
+  const auto held = pscr::tune::search_space(2, {{"line_rows", 0}, {"line_group", 64}});
+  BOOST_TEST(held.decode(held.canonical(pscr::tune::Genome(table.size(), 0))).line_group == 64);
+  BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 1}}).find("dense_top=1") != std::string::npos);
+  BOOST_TEST(pscr::tune::held_value_unused(3, {{"dense_top", 1}}).empty());
+  BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 0}}).empty());
 }

@@ -10,7 +10,10 @@
 // The problem tuned on is Poisson (real types) or Helmholtz (complex types)
 // on a uniform n^dim mesh; the entry written covers largest dimensions in
 // MIN..MAX (default: all). Each parameter is searched over its table range
-// (powers of two where the table says so); a candidate the device cannot run
+// (powers of two where the table says so); one that does not take effect on
+// the class's plans, or not with the other values of a candidate
+// (pscr::parameter_applies: dense_top in 2D, line_group without whole lines,
+// ...), holds its default (search_space.hpp); a candidate the device cannot run
 // (work-group size, local memory) is repaired before it is ever timed, and a
 // candidate already timed is not timed again. The default parameters are in
 // the first population, so the result is never a candidate slower than the
@@ -32,9 +35,11 @@
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 #include "pscr/tuning.hpp"
+#include "search_space.hpp"
 
 namespace {
 
+using pscr::tune::Genome;
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
 
@@ -56,61 +61,13 @@ const char* kUsage =
     "                 [--reps R] [--range MIN:MAX] [--fix KEY=VALUE,...] [--start defaults|database]\n"
     "                 [--out FILE]\n"
     "Searches the KernelParameters table by discrete differential evolution for one device and\n"
-    "problem class and writes (merging) the tuning JSON that plans read.\n";
+    "problem class and writes (merging) the tuning JSON that plans read. Parameters that do not\n"
+    "take effect on the class's plans (dense_top in 2D, ...) hold their defaults; --fix refuses them.\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-// The values each parameter may take: its table range, powers of two only
-// where required. Large ranges are capped where more cannot help: the device
-// limits are checked per candidate anyway.
-std::vector<std::vector<int>> search_space(const std::vector<std::pair<std::string, int>>& fix) {
-  std::vector<std::vector<int>> space;
-  for (const auto& e : pscr::parameter_table()) {
-    std::vector<int> v;
-    const auto held = std::find_if(fix.begin(), fix.end(), [&](const auto& f) { return f.first == e.name; });
-    if (held != fix.end()) {  // a value the search does not change (its range checked when it was read)
-      space.push_back({held->second});
-      continue;
-    }
-    const int hi = std::min(e.max, 1024);
-    if (e.member == &pscr::KernelParameters::register_cap) {
-      // the compiler's own choice, or caps in steps of 8 from 32 (fewer
-      // registers than that spill everything that matters)
-      v.push_back(0);
-      for (int x = 32; x <= e.max; x += 8) v.push_back(x);
-    } else if (e.power_of_two)
-      for (long x = 1; x <= hi; x *= 2) {
-        if (x >= e.min) v.push_back(int(x));
-      }
-    else
-      for (int x = e.min; x <= hi; ++x) v.push_back(x);
-    space.push_back(v);
-  }
-  return space;
-}
-
-using Genome = std::vector<int>;  // an index into each parameter's values
-
-pscr::KernelParameters decode(const std::vector<std::vector<int>>& space, const Genome& g) {
-  pscr::KernelParameters p;
-  const auto& table = pscr::parameter_table();
-  for (std::size_t i = 0; i < table.size(); ++i) p.*(table[i].member) = space[i][std::size_t(g[i])];
-  return p;
-}
-
-Genome encode(const std::vector<std::vector<int>>& space, const pscr::KernelParameters& p) {
-  Genome g;
-  const auto& table = pscr::parameter_table();
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    const auto& v = space[i];
-    const auto it = std::find(v.begin(), v.end(), p.*(table[i].member));
-    g.push_back(it == v.end() ? 0 : int(it - v.begin()));
-  }
-  return g;
 }
 
 class Progress {
@@ -185,20 +142,21 @@ template <class T> int tune(Config c) {
   std::vector<T> f(problem.unknowns());
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = T(std::sin(0.37 * double(i)) + 0.1);
 
-  const auto space = search_space(c.fix);
-  const std::size_t D = space.size();
+  const pscr::tune::SearchSpace space = pscr::tune::search_space(c.dim, c.fix);
+  const std::size_t D = space.values.size();
+  auto decode = [&](const Genome& g) { return space.decode(g); };
   std::mt19937_64 rng(c.seed);
   std::map<Genome, double> timed;  // every candidate timed so far
   std::set<Genome> refused;        // candidates a rebuilt program could not run
   int rejected = 0;
   auto feasible = [&](const Genome& g) {
-    return !refused.count(g) && plan.check_parameters(decode(space, g)).empty();
+    return !refused.count(g) && plan.check_parameters(decode(g)).empty();
   };
   auto measure = [&](const Genome& g) {
     auto it = timed.find(g);
     if (it != timed.end()) return it->second;
     try {
-      plan.set_parameters(decode(space, g));
+      plan.set_parameters(decode(g));
     } catch (const pscr::Error& e) {
       // a program built with other options can have a smaller work-group
       // limit than check_parameters saw, and an indefinite problem's shifted
@@ -216,13 +174,14 @@ template <class T> int tune(Config c) {
   auto random_genome = [&] {
     for (;;) {
       Genome g(D);
-      for (std::size_t i = 0; i < D; ++i) g[i] = int(rng() % space[i].size());
+      for (std::size_t i = 0; i < D; ++i) g[i] = int(rng() % space.values[i].size());
+      g = space.canonical(std::move(g));
       if (feasible(g)) return g;
       ++rejected;
     }
   };
 
-  const Genome defaults = encode(space, start);
+  const Genome defaults = space.encode(start);
   Progress bar(c.budget, c.evals);
   const double t_default = measure(defaults);
   std::vector<Genome> pop{defaults};
@@ -255,8 +214,9 @@ template <class T> int tune(Config c) {
         for (std::size_t j = 0; j < D; ++j) {
           if (j != forced && std::uniform_real_distribution<double>(0, 1)(rng) >= CR) continue;
           const double v = pop[r1][j] + F * (pop[r2][j] - pop[r3][j]);
-          trial[j] = std::clamp(int(std::lround(v)), 0, int(space[j].size()) - 1);
+          trial[j] = std::clamp(int(std::lround(v)), 0, int(space.values[j].size()) - 1);
         }
+        trial = space.canonical(std::move(trial));
         if (feasible(trial)) break;
         ++rejected;
       }
@@ -276,13 +236,13 @@ template <class T> int tune(Config c) {
   // shared machine affects both alike.
   std::vector<double> tb, td;
   for (int round = 0; round < 5; ++round) {
-    plan.set_parameters(decode(space, best));
+    plan.set_parameters(decode(best));
     tb.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
-    plan.set_parameters(decode(space, defaults));
+    plan.set_parameters(decode(defaults));
     td.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
   }
   const double best_s = median(tb), default_s = median(td);
-  const pscr::KernelParameters bp = decode(space, best), dp = decode(space, defaults);
+  const pscr::KernelParameters bp = decode(best), dp = decode(defaults);
   std::printf("%d candidates timed in %d generations (%d infeasible draws repaired, none timed)\n", int(timed.size()),
               generations, rejected);
   const char* anchor = c.from_database ? "database" : "defaults";
@@ -363,6 +323,8 @@ int main(int argc, char** argv) {
     } else usage("unknown argument '" + a + "'");
   }
   if (c.dim != 2 && c.dim != 3) usage("--dim must be 2 or 3");
+  const std::string unused = pscr::tune::held_value_unused(c.dim, c.fix);
+  if (!unused.empty()) usage("--fix " + unused);
   if (c.n == 0) c.n = c.dim == 2 ? 1023 : 127;
   try {
     if (c.type == "double") return tune<double>(c);

@@ -30,23 +30,30 @@ Factor<double> grid_factor(int n) {
 }  // namespace
 
 void Parameters::resolve() {
-  auto check = [](double v, const char* name) {
+  auto check = [](double v, const std::string& name) {
     if (!std::isfinite(v) || !(v > 0))
-      throw InvalidArgument(std::string("L1MC denoising: ") + name + " must be finite and > 0, got " +
-                            std::to_string(v));
+      throw InvalidArgument("L1MC denoising: " + name + " must be finite and > 0, got " + std::to_string(v));
   };
   check(r0, "r0");
   check(h, "h");
-  if (!(epsilon > 0)) epsilon = r0 * h;
-  if (!(r1 > 0)) r1 = 10 * r0 * h;
-  if (!(r2 > 0)) r2 = 5 * r0;
-  if (!(r3 > 0)) r3 = 5 * r0 * h * h;
-  check(epsilon, "epsilon");
-  check(r1, "r1");
-  check(r2, "r2");
-  check(r3, "r3");
+  // 0 alone means "coupled": a negative or NaN value is an error, not a default
+  auto coupled = [&](double& v, double from, const char* name, const char* formula) {
+    if (v == 0) {
+      v = from;
+      check(v, std::string(name) + " = " + formula);
+    } else {
+      check(v, name);
+    }
+  };
+  coupled(epsilon, r0 * h, "epsilon", "r0 h");
+  coupled(r1, 10 * r0 * h, "r1", "10 r0 h");
+  coupled(r2, 5 * r0, "r2", "5 r0");
+  coupled(r3, 5 * r0 * h * h, "r3", "5 r0 h^2");
   check(tol, "tol");
   if (max_iterations < 1) throw InvalidArgument("L1MC denoising: max_iterations must be >= 1");
+  // the shifts of the two separable solves
+  check(h * h / r1, "the shift h^2/r1 of subproblem 4");
+  check(r2 * h * h / r3, "the shift r2 h^2/r3 of subproblem 2");
 }
 
 Grid::Grid(int w, int hgt, double step) : width(w), height(hgt), h(step) {

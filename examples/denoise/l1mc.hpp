@@ -27,15 +27,20 @@
 namespace pscr::denoise {
 
 // The articles' coupling: ε = r0 h, r1 = 10 r0 h, r2 = 5 r0, r3 = 5 r0 h²,
-// h = 0.005 (image values in [0, 1]). A parameter set explicitly (> 0)
-// replaces its coupled value.
+// h = 0.005 (image values in [0, 1]). ε, r1, r2, r3 of exactly 0 (the
+// default) take their coupled value; any other value replaces it and must be
+// finite and > 0.
 struct Parameters {
   double r0 = 0.005;
   double h = 0.005;
-  double epsilon = 0, r1 = 0, r2 = 0, r3 = 0;  // 0: from r0 and h
+  double epsilon = 0, r1 = 0, r2 = 0, r3 = 0;  // 0: coupled to r0 and h
   int max_iterations = 1000;
   double tol = 1e-4;            // stop when |L_n − L_{n+1}| / |L_n| < tol (the articles' criterion)
-  void resolve();               // fills the coupled values; InvalidArgument for values ≤ 0 or non-finite
+  // Fills the coupled values. InvalidArgument naming the value for anything
+  // else ≤ 0 or non-finite (−1 and NaN are errors, not "default"), for a
+  // coupled value that underflows to 0, for max_iterations < 1, and for the
+  // solves' shifts h²/r1 and r2 h²/r3 out of range. L1mc and DeviceL1mc call it.
+  void resolve();
 };
 
 // Seconds per iteration, as the articles' tables: the four subproblems and

@@ -18,7 +18,6 @@ namespace halftone {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-constexpr int kCapacity = 128;   // dots per near-field cell
 constexpr std::size_t kGroup = 256;
 
 // What both device engines share: the dots and forces on the device, the
@@ -28,7 +27,6 @@ class DeviceDots : public ForceEngine {
   std::vector<Point> forces(const std::vector<Point>& dots) override {
     upload(dots);
     evaluate();
-    finished();
     std::vector<Point> f(dots.size());
     rt_->read(force_.get(), f.data(), f.size() * sizeof(Point));
     return f;
@@ -44,7 +42,6 @@ class DeviceDots : public ForceEngine {
                cl_ulong(m.seed), cl_ulong(4 + k), m.width, m.height);
       moved();
     }
-    finished();
     rt_->read(dots_.get(), dots.data(), dots.size() * sizeof(Point));
   }
 
@@ -53,7 +50,6 @@ class DeviceDots : public ForceEngine {
   virtual void resized() {}            // count_ changed
   virtual void started() {}            // new dots uploaded
   virtual void moved() {}              // after each move
-  virtual void finished() {}           // before results are read back
 
   void upload(const std::vector<Point>& dots) {
     static_assert(sizeof(Point) == 2 * sizeof(double), "Point must be two doubles (double2 on the device)");
@@ -90,8 +86,8 @@ class DeviceEngine final : public DeviceDots {
     order_ = p.multipole_order;
     rhs_ = rt_->alloc(N_ * sizeof(double), "mesh potential");
     fill_ = rt_->alloc(std::size_t(cw_) * ch_ * sizeof(int), "cell fill");
-    members_ = rt_->alloc(std::size_t(cw_) * ch_ * kCapacity * sizeof(int), "cell members");
-    overflow_ = rt_->alloc(sizeof(int), "cell overflow");
+    start_ = rt_->alloc(std::size_t(cw_) * ch_ * sizeof(int), "cell starts");
+    row_total_ = rt_->alloc(std::size_t(ch_) * sizeof(int), "dots per row of cells");
     moments_ = rt_->alloc((order_ + 1) * 2 * sizeof(double), "multipole moments");
     attraction_ = rt_->alloc(c.q.size() * 2 * sizeof(double), "attraction");
     compute_attraction(p, o);
@@ -116,24 +112,11 @@ class DeviceEngine final : public DeviceDots {
   void resized() override {
     groups_ = int((std::size_t(count_) + kGroup - 1) / kGroup);
     partial_ = rt_->alloc(std::size_t(groups_) * (order_ + 1) * 2 * sizeof(double), "moment partial sums");
+    slot_ = rt_->alloc(std::size_t(count_) * sizeof(int), "dots' places in their cells");
+    members_ = rt_->alloc(std::size_t(count_) * sizeof(int), "cell members");
   }
-  void started() override {
-    const int zero = 0;
-    if (clEnqueueFillBuffer(rt_->queue(), overflow_.get(), &zero, sizeof zero, 0, sizeof(int), 0, nullptr, nullptr) !=
-        CL_SUCCESS)
-      throw BackendError("clEnqueueFillBuffer (cell overflow flag) failed");
-    stamp_ = clock_type::now();
-  }
+  void started() override { stamp_ = clock_type::now(); }
   void moved() override { lap(5); }
-  void finished() override { check_cells(); }
-  // A cell that overflowed lost near-field pairs: refuse the result.
-  void check_cells() {
-    int overflow = 0;
-    rt_->read(overflow_.get(), &overflow, sizeof overflow);
-    if (overflow > 0)
-      throw std::runtime_error("near-field cell list: " + std::to_string(overflow) + " dots in one cell of " +
-                               std::to_string(cell_) + " px (capacity " + std::to_string(kCapacity) + ")");
-  }
   // Stage times (each stage waited for) only when asked: the waits cost time.
   void lap(int stage) {
     if (!timing_) return;
@@ -204,12 +187,16 @@ class DeviceEngine final : public DeviceDots {
     opencl::solve(*plan_, rhs_.get(), 1, false);
     lap(2);
     zero(fill_.get(), std::size_t(cw_) * ch_ * sizeof(int));
-    rt_->run("bin_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, cell_, cw_, ch_, kCapacity, fill_.get(),
-             members_.get(), overflow_.get());
-    rt_->run("sort_cells", 64, {std::size_t(cw_) * ch_}, fill_.get(), members_.get(), cw_ * ch_, kCapacity);
+    rt_->run("count_cells", kGroup, {std::size_t(count_)}, dots_.get(), count_, cell_, cw_, ch_, fill_.get(),
+             slot_.get());
+    rt_->run("row_fill", 64, {std::size_t(ch_)}, fill_.get(), cw_, ch_, row_total_.get());
+    rt_->run("cell_starts", 64, {std::size_t(ch_)}, fill_.get(), row_total_.get(), cw_, ch_, start_.get());
+    rt_->run("scatter_dots", kGroup, {std::size_t(count_)}, dots_.get(), count_, cell_, cw_, ch_, start_.get(),
+             slot_.get(), members_.get());
+    rt_->run("sort_cells", 64, {std::size_t(cw_) * ch_}, fill_.get(), start_.get(), members_.get(), cw_ * ch_);
     lap(3);
     rt_->run("dot_forces", kGroup, {std::size_t(count_)}, dots_.get(), count_, rhs_.get(), g_.x0, g_.y0, g_.h, g_.nx,
-             g_.ny, g_.reach, g_.sigma, fill_.get(), members_.get(), cell_, cw_, ch_, kCapacity, g_.cutoff,
+             g_.ny, g_.reach, g_.sigma, fill_.get(), start_.get(), members_.get(), cell_, cw_, ch_, g_.cutoff,
              attraction_.get(), charges_.width, charges_.height, force_.get());
     lap(4);
   }
@@ -220,7 +207,9 @@ class DeviceEngine final : public DeviceDots {
   std::size_t N_ = 0;
   double cell_ = 0;
   int cw_ = 0, ch_ = 0, order_ = 0, groups_ = 0;
-  ocl::Mem density_, rhs_, attraction_, fill_, members_, overflow_, moments_, partial_;
+  // the near-field cell list (kernels/halftone.cl: count_cells ... sort_cells)
+  ocl::Mem fill_, start_, row_total_, slot_, members_;
+  ocl::Mem density_, rhs_, attraction_, moments_, partial_;
   double t_[6] = {0, 0, 0, 0, 0, 0};
   bool timing_ = false;
   clock_type::time_point stamp_ = clock_type::now();

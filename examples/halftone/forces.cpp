@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "pscr/pscr.hpp"
 
@@ -104,14 +106,53 @@ struct Mesh {
   double node_y(int b) const { return y0 + (b + 1) * h; }
 };
 
+namespace {
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+// v within [lo, hi], or std::invalid_argument "what = v is outside [lo, hi] (bounds): why".
+void check_range(const std::string& what, double v, double lo, double hi, const std::string& bounds,
+                 const std::string& why) {
+  if (!(v >= lo && v <= hi))
+    throw std::invalid_argument(what + " = " + number(v) + " is outside [" + number(lo) + ", " + number(hi) + "]" +
+                                (bounds.empty() ? "" : " (" + bounds + ")") + ": " + why);
+}
+}  // namespace
+
+void check_mesh_parameters(const MeshParameters& p) {
+  check_range("sigma", p.sigma, kMinSigma, kMaxSigma, "",
+              "narrower needs a mesh finer than the pixels for no accuracy, wider loses accuracy");
+  check_range("step", p.step, kMinStepPerSigma * p.sigma, kMaxStepPerSigma * p.sigma, "sigma/8 ... sigma",
+              "a coarser mesh does not resolve the Gaussians (wrong forces), a finer one gains nothing");
+  const double sigma_e = p.sigma * std::sqrt(2.0);
+  if (p.cutoff != 0)
+    check_range("cutoff", p.cutoff, kMinCutoffPerSigmaE * sigma_e, kMaxCutoffPerSigmaE * sigma_e,
+                "3 ... 12 sigma sqrt(2)", "a closer cut drops the near field, beyond it nothing is left to add");
+  if (p.margin != 0)
+    check_range("margin", p.margin, kMinMarginPerSigma * p.sigma, INFINITY, "6.5 sigma or more",
+                "the Gaussians of charges at the border must stay on the mesh");
+  check_range("multipole_order", p.multipole_order, 0, kMaxMultipoleOrder, "",
+              "more terms change no boundary value in double precision");
+}
+
 MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool fine) {
   if (width < 2 || height < 2) throw std::invalid_argument("the image must be at least 2 x 2 pixels");
-  if (!(p.step > 0) || !(p.sigma > 0) || p.multipole_order < 0)
-    throw std::invalid_argument("particle mesh: step and sigma must be > 0, the multipole order >= 0");
+  check_mesh_parameters(p);
   const double sigma_e = p.sigma * std::sqrt(2.0);
   const double margin = p.margin > 0 ? p.margin : 0.25 * std::max(width, height) + 6 * p.sigma;
+  // the attraction's mesh, step h/2, is the larger: checked before either is built
+  const double fine_h = p.step / 2;
+  const double fine_nodes =
+      (std::ceil((width + 2 * margin) / fine_h) - 1) * (std::ceil((height + 2 * margin) / fine_h) - 1);
+  if (!(fine_nodes <= kMaxMeshNodes))
+    throw std::invalid_argument("the attraction's mesh (step/2 = " + number(fine_h) + " px over the " +
+                                std::to_string(width) + " x " + std::to_string(height) + " image and margins of " +
+                                number(margin) + " px) would have " + number(fine_nodes) +
+                                " nodes, more than 2^29 (4 GiB per array of doubles): raise step");
   MeshGeometry g;
-  g.h = fine ? p.step / 2 : p.step;
+  g.h = fine ? fine_h : p.step;
   g.sigma = p.sigma;
   g.cutoff = p.cutoff > 0 ? p.cutoff : 6.0 * sigma_e;
   if (fine) g.cutoff = std::max(g.cutoff, 6.0 * sigma_e);

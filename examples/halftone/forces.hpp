@@ -61,6 +61,33 @@ struct MeshParameters {
   int threads = 0;          // host threads for the solve (0: all)
 };
 
+// The bounds of MeshParameters, with their reasons (forces against direct
+// summation on a 96² image, docs/halftone.md):
+//   σ in [0.5, 16] px: narrower Gaussians need a mesh finer than the pixels
+//     (h ≤ σ) and gain no accuracy (median error 8e-5 at σ = 0.5 as at 1.5);
+//     wider ones lose it (8e-4 at σ = 16) while the near field, within 6σ_e,
+//     approaches direct summation;
+//   h in [σ/8, σ]: a coarser mesh does not resolve the Gaussians it carries
+//     (median error 9e-4 at h = σ, 15 at h = 1.5σ: wrong forces); a finer one
+//     gains nothing (1e-5 at σ/8 and σ/4) and each dot spreads onto
+//     (2⌈6σ/h⌉ + 3)² nodes;
+//   cutoff 0 or in [3σ_e, 12σ_e]: the near field's remainder exp(−r²/2σ_e²)
+//     is 1e-2 at 3σ_e (a closer cut drops it) and 1e-31 at 12σ_e;
+//   margin 0 or at least 6.5σ: the Gaussians of charges at the border stay on
+//     the (attraction's) mesh;
+//   multipole_order in [0, 128]: with the default margin the expansion's ratio
+//     is at most 3/4, and 0.75^128 < 1e-16;
+//   the attraction's mesh (step h/2 over the image and its margins) at most
+//     2^29 nodes: 4 GiB per array of doubles, of which the host engine holds
+//     four (the 1024² image of docs/halftone.md takes 2^24).
+constexpr double kMinSigma = 0.5, kMaxSigma = 16;
+constexpr double kMinStepPerSigma = 1.0 / 8, kMaxStepPerSigma = 1;
+constexpr double kMinCutoffPerSigmaE = 3, kMaxCutoffPerSigmaE = 12, kMinMarginPerSigma = 6.5;
+constexpr int kMaxMultipoleOrder = 128;
+constexpr double kMaxMeshNodes = 536870912.0;  // 2^29
+// std::invalid_argument naming the value, its bounds and their reason.
+void check_mesh_parameters(const MeshParameters& p);
+
 // A mesh over the image and its margin: node (a, b), 0-based, at
 // (x0 + (a+1) h, y0 + (b+1) h); the Gaussians cut `reach` nodes from the node
 // nearest their centre; the near field within `cutoff` pixels. The
@@ -73,6 +100,9 @@ struct MeshGeometry {
   int nx = 0, ny = 0, reach = 0;
   double cx = 0, cy = 0, radius = 1;
 };
+// std::invalid_argument for an image smaller than 2 × 2, parameters out of
+// their bounds (check_mesh_parameters), or an attraction's mesh of more than
+// kMaxMeshNodes nodes (checked whichever mesh is asked for: before any is built).
 MeshGeometry mesh_geometry(int width, int height, const MeshParameters& p, bool fine);
 // The expansion's moments Σ_j q_j ((z_j − c)/radius)^k, k = 0..order, as
 // (real, imaginary) pairs.

@@ -34,7 +34,12 @@ void help() {
       "  --direct              forces by direct summation of (1) on the device (O(dots^2) per\n"
       "                        iteration: the timing comparison)\n"
       "  --device SEL          OpenCL device (index P:D or name part; default: GPU, else PoCL)\n"
-      "  --step H --sigma S    mesh step and Gaussian split width in pixels (0.75, 1.5)\n"
+      "  --step H --sigma S    mesh step and Gaussian split width in pixels (0.75, 1.5); sigma in\n"
+      "                        [0.5, 16] (narrower needs a mesh finer than the pixels for no accuracy,\n"
+      "                        wider loses accuracy), step in [sigma/8, sigma] (coarser does not resolve\n"
+      "                        the Gaussians: wrong forces; finer gains nothing), and the attraction's\n"
+      "                        mesh, step/2 over the image and its margins, at most 2^29 nodes (4 GiB\n"
+      "                        per array)\n"
       "  --check-forces N      median/max relative error of the fast forces against direct\n"
       "                        summation on N random dots, at the start and at the end\n"
       "  --compare FILE        also write Floyd-Steinberg error diffusion of the input and print\n"
@@ -101,7 +106,11 @@ int main(int argc, char** argv) {
   if (input.empty() || output.empty()) pscr::cli::usage(kTool, "needs INPUT.png and OUTPUT.png");
   if (!(s.tau > 0)) pscr::cli::usage(kTool, "--tau must be > 0");
   if (!(s.shake >= 0)) pscr::cli::usage(kTool, "--shake must be >= 0");
-  if (!(s.mesh.step > 0) || !(s.mesh.sigma > 0)) pscr::cli::usage(kTool, "--step and --sigma must be > 0");
+  try {
+    check_mesh_parameters(s.mesh);  // the mesh's size, which needs the image, is checked with it
+  } catch (const std::invalid_argument& e) {
+    pscr::cli::usage(kTool, std::string("--step/--sigma: ") + e.what());
+  }
   try {
     int w = 0, h = 0;
     const auto rgb = pscr::image::read_png(input, w, h);

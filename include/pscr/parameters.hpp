@@ -102,6 +102,17 @@ struct ParameterInfo {
 // Every parameter with its range; the tuner searches exactly these.
 PSCR_API const std::vector<ParameterInfo>& parameter_table();
 
+// Whether parameter `e` takes effect on the solve of one right-hand side by
+// a plan of `dims` dimensions (what pscr-tune times): for some values of the
+// other parameters, or for those of `p`. dense_top only in 3D; rhs_apart only
+// in 2D, and only with whole lines on chip (line_rows > 0), as halve_lines and
+// line_group; halved_rows_once only where lines are halved (halve_lines > 0);
+// rhs_modes in 2D only with rhs_apart (3D forms its nested problems' batches
+// by tiles of modes). None depends on real or complex scalars. The tuner
+// searches only parameters that apply and holds the others at their defaults.
+PSCR_API bool parameter_applies(const ParameterInfo& e, int dims);
+PSCR_API bool parameter_applies(const ParameterInfo& e, int dims, const KernelParameters& p);
+
 // Throws InvalidArgument naming the parameter (prefixed by `where`) when a
 // value is outside its range or not a power of two where one is required.
 PSCR_API void validate(const KernelParameters& p, const std::string& where = "parameters");

@@ -1,6 +1,7 @@
 """Problems and plans: the NumPy face of pscr::Problem and pscr::Plan."""
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -14,11 +15,27 @@ _PLAN = {d: getattr(_core, "Plan_" + d.name) for d in DTYPES}
 _PRECISION = {"single": (np.float32, np.complex64), "double": (np.float64, np.complex128)}
 
 
+def _check_dtype(dt, what):
+    """Refuses, naming the argument, what libpscr cannot take: values that are
+    not numbers (strings, objects), and long double, which libpscr does not
+    have (narrowed to float64 it would silently lose digits; convert it first)."""
+    if dt.kind not in "biufc":
+        raise InvalidArgument(f"{what}: dtype {dt} is not numeric")
+    if dt.itemsize > (16 if dt.kind == "c" else 8):
+        raise InvalidArgument(f"{what}: dtype {dt} (long double): libpscr computes in float32 and float64 "
+                              "(complex64, complex128); convert it explicitly")
+
+
 def _scalar_type(arrays, c, dtype, precision):
     """The plan's dtype: `dtype` if given, else NumPy's promotion of the factor
-    arrays and c (ints count as float64), narrowed or widened by `precision`."""
+    arrays and c (ints count as float64), narrowed or widened by `precision`.
+    The arrays and c have passed _check_dtype."""
     if dtype is not None:
-        dt = np.dtype(dtype)
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise InvalidArgument(f"dtype {dtype!r} is not a dtype (needs float32, float64, complex64 or "
+                                  "complex128)") from None
         if dt not in DTYPES:
             raise InvalidArgument(f"dtype {dt} (needs float32, float64, complex64 or complex128)")
         if precision is not None:
@@ -27,45 +44,50 @@ def _scalar_type(arrays, c, dtype, precision):
     dt = np.result_type(*arrays, c)
     if dt.kind in "biu":
         dt = np.dtype(np.float64)
-    if dt.kind not in "fc":
-        raise InvalidArgument(f"factors and c of dtype {dt} (needs real or complex numbers)")
     complex_ = dt.kind == "c"
     if precision is None:
-        if dt.itemsize > (16 if complex_ else 8):
-            raise InvalidArgument(f"dtype {dt}: libpscr computes in float32/float64 (pass precision=)")
-        dt = np.dtype(np.complex64 if complex_ and dt.itemsize <= 8 else np.complex128 if complex_
-                      else np.float32 if dt.itemsize <= 4 else np.float64)
-        return dt
-    if precision not in _PRECISION:
-        raise InvalidArgument(f"precision '{precision}' (needs 'single' or 'double')")
+        return np.dtype(np.complex64 if complex_ and dt.itemsize <= 8 else np.complex128 if complex_
+                        else np.float32 if dt.itemsize <= 4 else np.float64)
+    if not isinstance(precision, str) or precision not in _PRECISION:
+        raise InvalidArgument(f"precision {precision!r} (needs 'single' or 'double')")
     return np.dtype(_PRECISION[precision][complex_])
 
 
 def _cast(a, dt, what):
-    """a as an array of dt; complex into real is refused rather than truncated."""
+    """a as an array of dt; complex into real is refused rather than truncated,
+    and so is what _check_dtype refuses."""
     a = np.asarray(a)
+    _check_dtype(a.dtype, what)
     if a.dtype.kind == "c" and dt.kind != "c":
         raise InvalidArgument(f"{what}: complex values ({a.dtype}) for a {dt} plan")
-    if a.dtype.kind not in "biufc":
-        raise InvalidArgument(f"{what}: dtype {a.dtype} is not numeric")
     return np.ascontiguousarray(a, dtype=dt)
 
 
-def _integer(value, what):
-    """value as a C int: 2.5, "4" or 2**40 are refused by name rather than truncated or
-    left to the binding's cast."""
+def _integer(value, what, lo=-2**31, hi=2**31 - 1, why="a C int"):
+    """value as an integer in [lo, hi] (by default a C int): 2.5, "4" or 2**40 are
+    refused by name rather than truncated or left to the binding's cast."""
     if not isinstance(value, (int, np.integer, np.bool_)):
         if not (isinstance(value, (float, np.floating)) and float(value).is_integer()):
             raise InvalidArgument(f"{what} = {value!r} (needs an integer)")
     v = int(value)
-    if not -2**31 <= v < 2**31:
-        raise InvalidArgument(f"{what} = {v} (out of range)")
+    if not lo <= v <= hi:
+        raise InvalidArgument(f"{what} = {v} (out of range: {lo} ... {hi}, {why})")
     return v
+
+
+def _string(value, what):
+    """A string option (backend, elimination, ...): anything else is refused by
+    name rather than left to the binding's cast."""
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{what} = {value!r} (needs a string)")
+    return value
 
 
 def _kernel_parameters(parameters):
     """A dict of kernel parameters as the binding takes it (names, integers)."""
-    return {str(k): _integer(v, f"parameters: {k}") for k, v in dict(parameters).items()}
+    if not isinstance(parameters, Mapping):
+        raise InvalidArgument(f"parameters: needs a dict of kernel parameters, not {type(parameters).__name__}")
+    return {str(k): _integer(v, f"parameters: {k}") for k, v in parameters.items()}
 
 
 def _factor_pairs(factors):
@@ -79,8 +101,12 @@ def _factor_pairs(factors):
     for d, p in enumerate(pairs, start=1):
         if len(p) != 2:
             raise InvalidArgument(f"factor {d}: needs a pair (A{d}, M{d})")
-        a, m = (np.asarray(x) for x in p)
+        try:
+            a, m = (np.asarray(x) for x in p)
+        except ValueError as e:  # ragged nested lists
+            raise InvalidArgument(f"factor {d}: {e}") from None
         for name, x in ((f"A{d}", a), (f"M{d}", m)):
+            _check_dtype(x.dtype, name)
             if x.ndim != 2 or x.shape[0] != 2:
                 raise SizeMismatch(f"{name}: shape {x.shape} (needs (2, n): row 0 the diagonal, "
                                    "row 1 the off-diagonal in its first n - 1 entries)")
@@ -107,6 +133,7 @@ class Problem:
         c_arr = np.asarray(c)
         if c_arr.ndim != 0:
             raise InvalidArgument(f"c: needs a scalar, not an array of shape {c_arr.shape}")
+        _check_dtype(c_arr.dtype, "c")
         # a Python scalar takes part in the promotion as a scalar (float32 stays float32)
         self.dtype = _scalar_type(arrays, c if np.isscalar(c) else c_arr, dtype, precision)
         c_arr = _cast(c_arr.reshape(1), self.dtype, "c")[0]
@@ -192,15 +219,20 @@ def _right_hand_sides(problem, f, what):
 def _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters, program_cache,
              refine, elimination, profile):
     """The pscr::Options of a plan, as a dict for the core module."""
-    options = {"backend": backend, "radix": _integer(radix, "radix"), "threads": _integer(threads, "threads"),
-               "refine": _integer(refine, "refine"),
-               "elimination": elimination, "profile": bool(profile)}
+    if not isinstance(profile, (bool, np.bool_)) and profile not in (0, 1):
+        raise InvalidArgument(f"profile = {profile!r} (needs True or False)")
+    options = {"backend": _string(backend, "backend"), "radix": _integer(radix, "radix"),
+               "threads": _integer(threads, "threads"), "refine": _integer(refine, "refine"),
+               "elimination": _string(elimination, "elimination"), "profile": bool(profile)}
     for key, value in (("device", device), ("tuning_file", tuning_file), ("program_cache", program_cache)):
         if value is not None:
             options[key] = str(value)
     if devices is not None:
+        # a string is iterable too: "gpu" would be the devices "g", "p", "u"
+        if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
+            raise InvalidArgument(f"devices = {devices!r} (needs a list of device selectors)")
         options["devices"] = [str(d) for d in devices]
-    options["device_split"] = str(device_split)
+    options["device_split"] = _string(device_split, "device_split")
     if parameters is not None:
         options["parameters"] = _kernel_parameters(parameters)
     return options
@@ -220,6 +252,18 @@ def device_bytes(problem, *, radix=0, device=None, devices=None, device_split="b
     options = _options("opencl", radix, 0, device, devices, device_split, tuning_file, parameters, program_cache,
                        0, elimination, False)
     return int(problem._core.device_bytes(options))
+
+
+def _neumann_weights(problem):
+    """w = (M1 1)⊗(M2 1)[⊗(M3 1)]: the weights of a pure Neumann solution's zero mean."""
+    w = np.ones(1)
+    for _, m in problem.factors:
+        n = m.shape[1]
+        rows = m[0].copy()
+        rows[:n - 1] += m[1, :n - 1]
+        rows[1:] += m[1, :n - 1]
+        w = np.kron(w, rows)
+    return w
 
 
 class Plan:
@@ -265,6 +309,8 @@ class Plan:
                            program_cache, refine, elimination, profile)
         self._queue = queue  # the pyopencl queue lives as long as the plan that uses it
         if queue is not None:
+            if not isinstance(getattr(queue, "int_ptr", None), int):
+                raise InvalidArgument(f"queue: needs a pyopencl.CommandQueue, not {type(queue).__name__}")
             options["queue"] = queue.int_ptr
         self._core = _PLAN[self.dtype](problem._core, options)
         info = self._core.info()
@@ -335,19 +381,44 @@ class Plan:
         return out
 
     def as_linear_operator(self):
-        """A SciPy LinearOperator applying A⁻¹ (a preconditioner for Krylov methods)."""
+        """A SciPy LinearOperator applying A⁻¹ (a preconditioner for Krylov methods),
+        to vectors (matvec) and columns (matmat), and its adjoint (rmatvec, rmatmat:
+        op.H, lsqr). A is symmetric (complex symmetric), so (A⁻¹)ᴴ x = conj(A⁻¹ conj(x)).
+        A pure Neumann plan applies its solve S = R A⁺ with R = I − 1wᵀ/(wᵀ1) (the
+        zero weighted mean, w = (M1 1)⊗(M2 1)[⊗(M3 1)]), whose adjoint is
+        conj(A⁺ Rᵀ conj(x)). A real plan takes complex vectors by their real and
+        imaginary parts."""
         from scipy.sparse.linalg import LinearOperator
 
         n, shape = self.problem.unknowns, self.shape
+        real_plan = self.dtype.kind != "c"
+        weights = _neumann_weights(self.problem) if self.info["pure_neumann"] else None
 
-        def matvec(x):
-            return self.solve(np.asarray(x).reshape(shape)).reshape(-1)
+        def solve_columns(X):  # A⁻¹ X for X of shape (n, k)
+            if real_plan and X.dtype.kind == "c":
+                return solve_columns(X.real) + 1j * solve_columns(X.imag)
+            k = X.shape[1]
+            if k == 0:
+                return np.zeros((n, 0), np.result_type(X.dtype, self.dtype))
+            return self.solve(np.ascontiguousarray(X.T).reshape((k,) + shape)).reshape(k, n).T
 
-        def matmat(X):
-            X = np.asarray(X)
-            return self.solve(np.ascontiguousarray(X.T).reshape((X.shape[1],) + shape)).reshape(X.shape[1], n).T
+        def adjoint_columns(X):
+            Z = np.conj(X)
+            if weights is None:
+                return np.conj(solve_columns(Z))
+            # A⁺ y is the solve's result less its mean (the solve's R only adds a constant)
+            Z = Z - np.outer(weights, Z.sum(axis=0)) / weights.sum()
+            V = solve_columns(Z)
+            return np.conj(V - V.mean(axis=0))
 
-        return LinearOperator((n, n), matvec=matvec, matmat=matmat, rmatvec=None, dtype=self.dtype)
+        def columns(x):
+            return np.asarray(x).reshape(n, -1)
+
+        return LinearOperator((n, n), dtype=self.dtype,
+                              matvec=lambda x: solve_columns(columns(x)).reshape(-1),
+                              matmat=lambda X: solve_columns(np.asarray(X)),
+                              rmatvec=lambda x: adjoint_columns(columns(x)).reshape(-1),
+                              rmatmat=lambda X: adjoint_columns(np.asarray(X)))
 
     def __repr__(self):
         return f"pscr.Plan(shape={self.shape}, dtype={self.dtype.name}, backend={self.info['backend']!r})"

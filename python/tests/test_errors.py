@@ -156,3 +156,104 @@ def test_bad_device_and_tuning_file(tmp_path):
     bad.write_text("{ not json")
     with pytest.raises(pscr.FileFormatError, match="t.json"):
         pscr.Plan(f, backend="opencl", tuning_file=str(bad))
+
+
+def test_non_numeric_factors_and_c_are_named():
+    # NumPy's promotion error (DTypePromotionError, or TypeError) used to leak
+    a, m = good()
+    text = np.full(a.shape, "x")
+    for factors, name in (([(text, m), (a, m)], "A1"), ([(a, m), (a, text)], "M2"),
+                          ([(a, m), (a, np.array(m, dtype=object))], "M2")):
+        with pytest.raises(pscr.InvalidArgument, match=f"{name}: dtype .* is not numeric"):
+            pscr.Plan(factors)
+        with pytest.raises(pscr.InvalidArgument, match=f"{name}: dtype"):
+            pscr.Problem(factors, dtype=np.float64)
+    with pytest.raises(pscr.InvalidArgument, match="c: dtype .* is not numeric"):
+        pscr.Plan([(a, m), (a, m)], c="0.5")
+    with pytest.raises(pscr.InvalidArgument, match="factor 2"):
+        pscr.Plan([(a, m), ([[1.0, 2.0], [3.0]], m)])
+    with pytest.raises(pscr.InvalidArgument, match="dtype 'nonsense' is not a dtype"):
+        pscr.Plan([(a, m), (a, m)], dtype="nonsense")
+    with pytest.raises(pscr.InvalidArgument, match="precision"):
+        pscr.Plan([(a, m), (a, m)], precision=["single"])
+
+
+@pytest.mark.skipif(np.dtype(np.longdouble).itemsize <= 8, reason="long double is double here")
+def test_long_double_is_refused_everywhere():
+    # libpscr has no long double: factors, c, right-hand sides, meshes and
+    # scalars of it are refused alike, never narrowed to float64
+    a, m = good()
+    ld = np.longdouble
+    with pytest.raises(pscr.InvalidArgument, match="A1: dtype float128 .*long double"):
+        pscr.Plan([(a.astype(ld), m), (a, m)])
+    with pytest.raises(pscr.InvalidArgument, match="A1: dtype float128"):
+        pscr.Plan([(a.astype(ld), m), (a, m)], precision="double")
+    with pytest.raises(pscr.InvalidArgument, match="M2: dtype complex256"):
+        pscr.Plan([(a, m), (a, m.astype(np.clongdouble))], dtype=np.complex128)
+    with pytest.raises(pscr.InvalidArgument, match="c: dtype float128"):
+        pscr.Plan([(a, m), (a, m)], c=ld(0.5))
+    plan = pscr.Plan([(a, m), (a, m)])
+    f = random_rhs(plan.shape, np.float64).astype(ld)
+    with pytest.raises(pscr.InvalidArgument, match="f: dtype float128"):
+        plan.solve(f)
+    with pytest.raises(pscr.InvalidArgument, match="u: dtype float128"):
+        plan.problem.apply(f)
+    with pytest.raises(pscr.InvalidArgument, match="poisson_factor: x: dtype float128"):
+        pscr.poisson_factor(np.linspace(0, 1, 6, dtype=ld))
+    with pytest.raises(pscr.InvalidArgument, match="helmholtz_factor: omega"):
+        pscr.helmholtz_factor(np.linspace(0, 1, 6), ld(3.0))
+
+
+def test_builder_arguments_are_named():
+    with pytest.raises(pscr.InvalidArgument, match=r"laplacian_factor: n = 2147483648 .*2147483647"):
+        pscr.laplacian_factor(2**31)
+    for n in (2.5, "4", None):
+        with pytest.raises(pscr.InvalidArgument, match="laplacian_factor: n"):
+            pscr.laplacian_factor(n)
+    with pytest.raises(pscr.InvalidArgument, match="laplacian_factor: n = 0"):
+        pscr.laplacian_factor(0)
+    with pytest.raises(pscr.InvalidArgument, match="laplacian_factor: h"):
+        pscr.laplacian_factor(5, "1")
+    with pytest.raises(pscr.InvalidArgument, match="laplacian_factor: left"):
+        pscr.laplacian_factor(5, 1.0, None)
+    with pytest.raises(pscr.InvalidArgument, match="graded_mesh: points = 2147483648"):
+        pscr.graded_mesh(2**31)
+    with pytest.raises(pscr.InvalidArgument, match="graded_mesh: points = 7.5"):
+        pscr.graded_mesh(7.5)
+    # steps growing by 2 over 1999 steps overflow: a NaN mesh before
+    with pytest.raises(pscr.InvalidArgument, match="graded_mesh: steps growing by ratio = 2"):
+        pscr.graded_mesh(2000, 1.0, 2.0)
+    with pytest.raises(pscr.InvalidArgument, match="length = inf"):
+        pscr.graded_mesh(10, math.inf)
+    for n in (-1, 1.5, 2**31):
+        with pytest.raises(pscr.InvalidArgument, match="uniform_mesh: n"):
+            pscr.uniform_mesh(n)
+    with pytest.raises(pscr.InvalidArgument, match="uniform_mesh: length"):
+        pscr.uniform_mesh(4, math.nan)
+    with pytest.raises(pscr.InvalidArgument, match="poisson_factor: x: dtype <U"):
+        pscr.poisson_factor(["0", "0.5", "1"])
+    with pytest.raises(pscr.InvalidArgument, match=r"poisson_factor: x: needs a 1-D array"):
+        pscr.poisson_factor(np.zeros((3, 3)))
+    with pytest.raises(pscr.InvalidArgument, match="helmholtz_factor: x: complex"):
+        pscr.helmholtz_factor(np.linspace(0, 1, 5) + 0j, 2.0)
+    for omega in ("3", 1 + 2j, None):
+        with pytest.raises(pscr.InvalidArgument, match="omega"):
+            pscr.helmholtz2d(np.linspace(0, 1, 5), np.linspace(0, 1, 5), omega)
+
+
+def test_option_types_are_named():
+    f = [good(), good()]
+    for key, value in (("backend", None), ("backend", 1), ("elimination", 0), ("device_split", None)):
+        with pytest.raises(pscr.InvalidArgument, match=f"{key} = "):
+            pscr.Plan(f, **{key: value})
+    # a string is no list of devices ("gpu" would be the devices "g", "p", "u")
+    for devices in ("gpu", 5):
+        with pytest.raises(pscr.InvalidArgument, match="devices"):
+            pscr.Plan(f, backend="opencl", devices=devices)
+    for parameters in ([("radix", 4)], 4):
+        with pytest.raises(pscr.InvalidArgument, match="parameters: needs a dict"):
+            pscr.Plan(f, backend="opencl", parameters=parameters)
+    with pytest.raises(pscr.InvalidArgument, match="profile"):
+        pscr.Plan(f, profile="no")
+    with pytest.raises(pscr.InvalidArgument, match="queue"):
+        pscr.Plan(f, queue=object())

@@ -141,6 +141,52 @@ def test_linear_operator_inverts_the_operator():
     assert np.abs(op.matmat(K @ X) - X).max() < 1e-11
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_operator_adjoint_against_dense_inverse(dtype):
+    # (A⁻¹)ᴴ = conj(A⁻¹) for a (complex) symmetric A: op.H, rmatvec, rmatmat
+    # against the dense inverse, and lsqr (which needs the adjoint) solving A⁻¹ x = b
+    import scipy.sparse.linalg as sla
+    shape = (6, 5)
+    factors, c = random_problem(shape, dtype, seed=7)
+    plan = pscr.Plan(factors, c=c)
+    op = plan.as_linear_operator()
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    inverse = np.linalg.inv(pscr.Problem(plan.problem.factors, plan.problem.c, dtype=wide).to_sparse().toarray())
+    tol = TOL[dtype] * np.abs(inverse).max()
+    x = random_rhs(30, np.complex128, seed=8)  # complex vectors for the real plans too
+    X = np.stack([x, 2 * x.conj(), x.real.astype(np.complex128)], axis=1)
+    assert np.abs(op.matvec(x) - inverse @ x).max() < tol
+    assert np.abs(op.rmatvec(x) - inverse.conj().T @ x).max() < tol
+    assert np.abs(op.H @ x - inverse.conj().T @ x).max() < tol
+    assert np.abs(op.matmat(X) - inverse @ X).max() < tol
+    assert np.abs(op.rmatmat(X) - inverse.conj().T @ X).max() < tol
+    assert np.abs(op.H @ X - inverse.conj().T @ X).max() < tol
+    b = inverse @ x.real if np.dtype(dtype).kind == "f" else inverse @ x
+    y = sla.lsqr(op, b, atol=1e-14, btol=1e-14, iter_lim=200)[0]
+    assert np.abs(y - (x.real if np.dtype(dtype).kind == "f" else x)).max() < 1e3 * TOL[dtype] * np.abs(x).max()
+
+
+def test_linear_operator_adjoint_of_a_pure_neumann_plan():
+    # the solve of a pure Neumann plan is S = R A⁺ (zero weighted mean), not
+    # symmetric when the weights are not uniform: its adjoint from S itself
+    x1 = np.array([0.0, 0.1, 0.35, 0.5, 0.8, 1.0])
+    x2 = np.array([0.0, 0.3, 0.4, 0.9, 1.0])
+    plan = pscr.Plan([pscr.poisson_neumann_factor(x1), pscr.poisson_neumann_factor(x2)], c=0.0)
+    assert plan.info["pure_neumann"]
+    n = plan.problem.unknowns
+    S = plan.solve(np.eye(n).reshape((n,) + plan.shape)).reshape(n, n).T  # column j: S e_j
+    assert np.abs(S - S.T).max() > 1e-3 * np.abs(S).max()  # not symmetric: conj(S conj(x)) would be wrong
+    op = plan.as_linear_operator()
+    x = random_rhs(n, np.float64, seed=9)
+    X = np.stack([x, -x, x * x], axis=1)
+    tol = 1e-11 * np.abs(S).max()
+    assert np.abs(op.matvec(x) - S @ x).max() < tol
+    assert np.abs(op.rmatvec(x) - S.T @ x).max() < tol
+    assert np.abs(op.rmatmat(X) - S.T @ X).max() < tol
+    z = x + 1j * x[::-1]
+    assert np.abs(op.H @ z - S.T @ z).max() < tol
+
+
 def test_info_and_version(backend):
     plan = pscr.Plan(random_problem((9, 7), np.float64)[0], c=0.1, backend=backend, profile=True)
     info = plan.info

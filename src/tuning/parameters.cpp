@@ -31,6 +31,26 @@ const std::vector<ParameterInfo>& parameter_table() {
   return table;
 }
 
+namespace {
+// p: the other parameters' values, or null for "some values".
+bool applies(const ParameterInfo& e, int dims, const KernelParameters* p) {
+  using P = KernelParameters;
+  const auto m = e.member;
+  const bool lines = !p || p->line_rows > 0;  // whole lines on chip (TridiagonalSolver)
+  if (m == &P::dense_top) return dims == 3;
+  if (m == &P::halve_lines || m == &P::line_group) return lines;
+  if (m == &P::halved_rows_once) return lines && (!p || p->halve_lines > 0);
+  // 3D's leaf lines come in batches (the modes of dimension 1): never apart
+  if (m == &P::rhs_apart) return dims == 2 && lines;
+  // tiles of modes: 3D's batches of nested problems, 2D's lines formed apart
+  if (m == &P::rhs_modes) return dims == 3 || (lines && (!p || p->rhs_apart == 1));
+  return true;
+}
+}  // namespace
+
+bool parameter_applies(const ParameterInfo& e, int dims) { return applies(e, dims, nullptr); }
+bool parameter_applies(const ParameterInfo& e, int dims, const KernelParameters& p) { return applies(e, dims, &p); }
+
 void validate(const KernelParameters& p, const std::string& where) {
   for (const auto& e : parameter_table()) {
     const int v = p.*(e.member);

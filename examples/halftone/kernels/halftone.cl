@@ -146,33 +146,79 @@ __kernel void boundary_rhs(__global double* rhs, double x0, double y0, double h,
   rhs[(size_t)b * nx + a] += add;
 }
 
-// Cell list of the near field: cells of side `cell` pixels, at most `capacity` dots each.
-__kernel void bin_dots(__global const double2* dots, int count, double cell, int cw, int ch, int capacity,
-                       __global int* fill, __global int* members, __global int* overflow) {
+// Cell list of the near field in compressed rows: cells of side `cell`
+// pixels, cell c's dots at members[start[c] .. start[c] + fill[c]), by dot
+// index. No capacity: a cell holds as many dots as land in it (dots piled up
+// by a long step, --tau 1e10, put hundreds into one).
+int cell_of(double2 p, double cell, int cw, int ch) {
+  const int cx = clamp((int)floor((p.x + 0.5) / cell), 0, cw - 1);
+  const int cy = clamp((int)floor((p.y + 0.5) / cell), 0, ch - 1);
+  return cy * cw + cx;
+}
+
+// fill[c]: the dots in cell c; slot[a]: dot a's place among them (in the
+// order the atomics land; sort_cells restores the index order).
+__kernel void count_cells(__global const double2* dots, int count, double cell, int cw, int ch, __global int* fill,
+                          __global int* slot) {
   const int a = get_global_id(0);
-  if (a >= count) return;
-  const int cx = clamp((int)floor((dots[a].x + 0.5) / cell), 0, cw - 1);
-  const int cy = clamp((int)floor((dots[a].y + 0.5) / cell), 0, ch - 1);
-  const int c = cy * cw + cx, slot = atomic_inc(fill + c);
-  if (slot < capacity) members[(size_t)c * capacity + slot] = a;
-  else atomic_max(overflow, slot + 1);
+  if (a < count) slot[a] = atomic_inc(fill + cell_of(dots[a], cell, cw, ch));
+}
+
+// The dots of each row of cells.
+__kernel void row_fill(__global const int* fill, int cw, int ch, __global int* row_total) {
+  const int y = get_global_id(0);
+  if (y >= ch) return;
+  int s = 0;
+  for (int x = 0; x < cw; ++x) s += fill[y * cw + x];
+  row_total[y] = s;
+}
+
+// start[c] = the dots of the cells before c: the rows before c's row, then
+// c's row up to c.
+__kernel void cell_starts(__global const int* fill, __global const int* row_total, int cw, int ch,
+                          __global int* start) {
+  const int y = get_global_id(0);
+  if (y >= ch) return;
+  int s = 0;
+  for (int r = 0; r < y; ++r) s += row_total[r];
+  for (int x = 0; x < cw; ++x) {
+    start[y * cw + x] = s;
+    s += fill[y * cw + x];
+  }
+}
+
+__kernel void scatter_dots(__global const double2* dots, int count, double cell, int cw, int ch,
+                           __global const int* start, __global const int* slot, __global int* members) {
+  const int a = get_global_id(0);
+  if (a < count) members[start[cell_of(dots[a], cell, cw, ch)] + slot[a]] = a;
+}
+
+// m[root] moved down the max-heap m[0 .. n).
+void sift_down(__global int* m, int root, int n) {
+  const int v = m[root];
+  for (int child = 2 * root + 1; child < n; child = 2 * root + 1) {
+    if (child + 1 < n && m[child + 1] > m[child]) ++child;
+    if (m[child] <= v) break;
+    m[root] = m[child];
+    root = child;
+  }
+  m[root] = v;
 }
 
 // Each cell's members in index order (the near-field sums then do not depend
-// on the order of the atomics above).
-__kernel void sort_cells(__global const int* fill, __global int* members, int cells, int capacity) {
+// on the order of the atomics above); heap sort, O(n log n) however many
+// dots a cell holds.
+__kernel void sort_cells(__global const int* fill, __global const int* start, __global int* members, int cells) {
   const int c = get_global_id(0);
   if (c >= cells) return;
-  __global int* m = members + (size_t)c * capacity;
-  const int n = min(fill[c], capacity);
-  for (int i = 1; i < n; ++i) {
-    const int v = m[i];
-    int j = i - 1;
-    while (j >= 0 && m[j] > v) {
-      m[j + 1] = m[j];
-      --j;
-    }
-    m[j + 1] = v;
+  __global int* m = members + start[c];
+  const int n = fill[c];
+  for (int i = n / 2 - 1; i >= 0; --i) sift_down(m, i, n);
+  for (int end = n - 1; end > 0; --end) {
+    const int top = m[0];
+    m[0] = m[end];
+    m[end] = top;
+    sift_down(m, 0, end);
   }
 }
 
@@ -236,7 +282,8 @@ __kernel void pixel_attraction(__global const double* q, int width, int height, 
 // attraction interpolated bilinearly between the pixel centres.
 __kernel void dot_forces(__global const double2* dots, int count, __global const double* phi, double x0, double y0,
                          double h, int nx, int ny, int reach, double sigma, __global const int* fill,
-                         __global const int* members, double cell, int cw, int ch, int capacity, double cutoff,
+                         __global const int* start, __global const int* members, double cell, int cw, int ch,
+                         double cutoff,
                          __global const double2* attraction, int width, int height, __global double2* force) {
   const int a = get_global_id(0);
   if (a >= count) return;
@@ -245,13 +292,14 @@ __kernel void dot_forces(__global const double2* dots, int count, __global const
   double fx = mf.x, fy = mf.y;
   // near field of the other dots
   const double inv2e = 1.0 / (4 * sigma * sigma), rc2 = cutoff * cutoff;
-  const int cx = clamp((int)floor((p.x + 0.5) / cell), 0, cw - 1), cy = clamp((int)floor((p.y + 0.5) / cell), 0, ch - 1);
+  const int home = cell_of(p, cell, cw, ch), cx = home % cw, cy = home / cw;
   const int span = (int)ceil(cutoff / cell);
   for (int yy = max(0, cy - span); yy <= min(ch - 1, cy + span); ++yy)
     for (int xx = max(0, cx - span); xx <= min(cw - 1, cx + span); ++xx) {
-      const int c = yy * cw + xx, n = min(fill[c], capacity);
+      const int c = yy * cw + xx, n = fill[c];
+      __global const int* in_cell = members + start[c];
       for (int i = 0; i < n; ++i) {
-        const int b = members[(size_t)c * capacity + i];
+        const int b = in_cell[i];
         if (b == a) continue;
         const double dx = dots[b].x - p.x, dy = dots[b].y - p.y, r2 = dx * dx + dy * dy;
         if (r2 >= rc2 || r2 == 0) continue;
