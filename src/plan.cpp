@@ -39,6 +39,9 @@ template <class T> void check_solution(const T* u, std::size_t n) {
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options) {
   if (options.radix < 0 || options.radix == 1)
     throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2, or 0 for automatic)");
+  if (options.backend == Backend::opencl && options.radix > kMaxOpenCLRadix)
+    throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (the OpenCL backend takes q <= " +
+                          std::to_string(kMaxOpenCLRadix) + ": its kernels hold q + 1 scalars per work-item)");
   if (options.radix > 0) return options.radix;
   if (options.backend == Backend::opencl) return opencl_parameters(problem, options).parameters.radix;
   return kReferenceRadix;

@@ -26,7 +26,7 @@ struct PlanChoice {
   int radix = 0;
   bool dense_top = false;
 };
-// InvalidArgument for a negative or unit radix.
+// InvalidArgument for a negative or unit radix, or one past kMaxOpenCLRadix on OpenCL.
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
 
 // KernelParameters::dense_top takes effect on 3D plans whose dimension 1 is

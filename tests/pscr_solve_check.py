@@ -122,6 +122,9 @@ with tempfile.TemporaryDirectory() as tmp:
         ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
         ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
         ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
+        # the OpenCL kernels' bound (PoCL aborted the process loading those of q = 999)
+        ("radix past the OpenCL bound", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--radix", "999"],
+         "q <= 64"),
         ("no such device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "99"], "device"),
         ("bad backend", base + ["--rhs", P("good.npy"), "--backend", "cuda"], "backend"),
     ]

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "pscr/opencl.hpp"
 #include "support.hpp"
 
 using pscr::Factor;
@@ -114,6 +115,38 @@ BOOST_AUTO_TEST_CASE(bad_options) {
   BOOST_TEST(pscr::Plan<double>(p, o).info().radix == 4);
   pscr::Plan<double> plan(p);
   BOOST_CHECK_THROW(plan.solve(nullptr, nullptr), pscr::InvalidArgument);
+}
+
+// A radix past what the OpenCL kernels hold (q + 1 scalars per work-item)
+// is refused by name before anything is compiled: PoCL aborted the process
+// loading the kernels of q = 999. The largest one taken builds and solves;
+// the reference backend takes any radix (one level once q exceeds n).
+BOOST_AUTO_TEST_CASE(radix_bound_per_backend) {
+  const auto p = Problem<double>::make2d(good(17), good(13), 0.1);
+  const auto f = test::random_vector<double>(p.unknowns(), 3);
+  std::vector<double> u(f.size());
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  for (int q : {pscr::kMaxOpenCLRadix + 1, 999, 1000, std::numeric_limits<int>::max()}) {
+    o.radix = q;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, [](auto& e) {
+      return mentions(e, "radix") && mentions(e, ("q <= " + std::to_string(pscr::kMaxOpenCLRadix)).c_str());
+    });
+    BOOST_CHECK_THROW(pscr::opencl::device_bytes(p, o), pscr::InvalidArgument);  // as the plan would
+  }
+  o.radix = pscr::kMaxOpenCLRadix;
+  pscr::Plan<double> largest(p, o);
+  BOOST_TEST(largest.info().radix == pscr::kMaxOpenCLRadix);
+  largest.solve(f.data(), u.data());
+  BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-14);
+  o.backend = pscr::Backend::reference;
+  for (int q : {pscr::kMaxOpenCLRadix + 1, 1000, std::numeric_limits<int>::max()}) {
+    o.radix = q;
+    pscr::Plan<double> plan(p, o);
+    BOOST_TEST(plan.info().radix == q);
+    plan.solve(f.data(), u.data());
+    BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-14, "radix " << q);
+  }
 }
 
 // The automatic radix: the smallest with as many levels as the reference

@@ -41,7 +41,7 @@ typedef enum { PSCR_BACKEND_REFERENCE = 0, PSCR_BACKEND_OPENCL = 1 } pscr_backen
 
 typedef struct {
   pscr_backend backend; /* default reference */
-  int radix;            /* 0 (default): automatic; else q >= 2 */
+  int radix;            /* 0 (default): automatic; else q >= 2 (OpenCL: at most 64, pscr::kMaxOpenCLRadix) */
   int threads;          /* reference executor; 0 = all cores; at most 1024 */
   const char* device;   /* OpenCL device selector, or NULL */
   int refine;           /* steps of iterative refinement, default 0 */
