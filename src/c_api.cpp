@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "pscr/pscr.hpp"
+#include "size_product.hpp"
 
 struct pscr_plan {
   std::variant<pscr::Plan<float>, pscr::Plan<double>, pscr::Plan<std::complex<float>>,
@@ -67,6 +68,7 @@ pscr::Plan<T> make_plan(int dims, const size_t* n, const void* const* a_diag, co
   std::vector<pscr::Factor<T>> fs;
   for (int d = 0; d < dims; ++d) {
     if (n[d] < 1) throw pscr::InvalidArgument("pscr_plan_create: n[" + std::to_string(d) + "] = 0");
+    pscr::size_product({n[d], sizeof(T)}, ("pscr_plan_create: n[" + std::to_string(d) + "] × bytes per scalar").c_str());
     if (!a_diag[d] || !m_diag[d] || (n[d] > 1 && (!a_off[d] || !m_off[d])))
       throw pscr::InvalidArgument("pscr_plan_create: null factor array for dimension " + std::to_string(d + 1));
     auto vec = [&](const void* p, std::size_t len) {

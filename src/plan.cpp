@@ -11,6 +11,7 @@
 #include "finite_scan.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
+#include "size_product.hpp"
 #include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
 
@@ -136,11 +137,13 @@ template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->da
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
 
 template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
-  const int steps = impl_->options.refine;
-  if (steps == 0) return solve_once(f, u, count);
   if (!f || !u) throw InvalidArgument("solve: null array");
   using W = wide_t<T>;
   const std::size_t N = impl_->data.problem.unknowns();
+  const int steps = impl_->options.refine;
+  // the batch's entries, and the bytes of the widest copy made of them, fit size_t
+  size_product({N, count, steps > 0 ? sizeof(W) : sizeof(T)}, "solve: unknowns × right-hand sides × bytes per scalar");
+  if (steps == 0) return solve_once(f, u, count);
   const auto t0 = clock_type::now();
   std::vector<W> fw(f, f + N * count);  // before u (which may alias f) is overwritten
   // A near-singular elimination (a pivot below sqrt(eps)) loses more than
@@ -195,7 +198,6 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
 }
 
 template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t count) const {
-  if (!f || !u) throw InvalidArgument("solve: null array");
   const auto t0 = clock_type::now();
   const std::size_t N = impl_->data.problem.unknowns();
   check_finite(f, N * count, "right-hand side");

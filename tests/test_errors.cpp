@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "pscr/npy.hpp"
 #include "pscr/opencl.hpp"
 #include "support.hpp"
 
@@ -147,6 +148,55 @@ BOOST_AUTO_TEST_CASE(radix_bound_per_backend) {
     plan.solve(f.data(), u.data());
     BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-14, "radix " << q);
   }
+}
+
+// Products of sizes past size_t: refused with the sizes named, never
+// wrapped into a short copy or buffer check (pscr_solve with count =
+// SIZE_MAX / 25 + 2 on a 5×5 plan crashed).
+BOOST_AUTO_TEST_CASE(size_products_past_size_t) {
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const auto p = Problem<double>::make2d(good(5), good(5), 0.5);
+  const auto f = test::random_vector<double>(2 * p.unknowns(), 4);
+  std::vector<double> u(f.size());
+  const auto overflow = [](const std::exception& e) { return mentions(e, "overflows size_t"); };
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl})
+    for (int refine : {0, 1}) {
+      pscr::Options o;
+      o.backend = backend;
+      o.refine = refine;
+      pscr::Plan<double> plan(p, o);
+      BOOST_TEST_CONTEXT(plan.info().backend << " refine " << refine) {
+        // entries, and bytes, past size_t
+        BOOST_CHECK_EXCEPTION(plan.solve_batch(f.data(), u.data(), kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        BOOST_CHECK_EXCEPTION(plan.solve_batch(f.data(), u.data(), kMax / (25 * sizeof(double)) + 1),
+                              pscr::AllocationTooLarge, overflow);
+        plan.solve_batch(f.data(), u.data(), 2);  // the plan still works
+        BOOST_TEST(p.backward_error(f.data() + 25, u.data() + 25) < 1e-14);
+      }
+      if (backend == pscr::Backend::opencl && refine == 0) {  // a device buffer of count right-hand sides
+        cl_int st;
+        cl_mem x = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, 25 * sizeof(double), nullptr, &st);
+        BOOST_REQUIRE(st == CL_SUCCESS);
+        BOOST_CHECK_EXCEPTION(pscr::opencl::solve(plan, x, kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        BOOST_CHECK_EXCEPTION(pscr::opencl::solve_async(plan, x, kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        clReleaseMemObject(x);
+      }
+    }
+  // unknowns whose bytes overflow: 2^21 rows in each of three dimensions (2^63 unknowns of 4 bytes)
+  const auto big = pscr::laplacian_factor(1 << 21, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet)
+                       .cast<float>();
+  BOOST_CHECK_EXCEPTION(Problem<float>::make3d(big, big, big, 0.0f), pscr::AllocationTooLarge, [](auto& e) {
+    return mentions(e, "2097152 × 2097152 × 2097152 × 4 overflows size_t");
+  });
+  // NumPy arrays: a shape whose entries overflow, and one its bytes do not hold
+  BOOST_CHECK_EXCEPTION(pscr::npy::save<double>("/nonexistent/never-written.npy", {kMax / 2, 3}, nullptr),
+                        pscr::AllocationTooLarge, overflow);
+  pscr::npy::Array a;
+  a.shape = {kMax / 4, 4};
+  BOOST_CHECK_EXCEPTION(a.as<double>(), pscr::AllocationTooLarge, overflow);
+  a.shape = {3, 4};
+  a.bytes.resize(11 * sizeof(double));
+  BOOST_CHECK_EXCEPTION(a.as<double>(), pscr::FileFormatError, [](auto& e) { return mentions(e, "needs 96 bytes"); });
 }
 
 // The automatic radix: the smallest with as many levels as the reference

@@ -3,6 +3,7 @@
 #include <complex>
 
 #include "../plan_impl.hpp"
+#include "../size_product.hpp"
 #include "cl_check.hpp"
 #include "device.hpp"
 #include "opencl_executor.hpp"
@@ -58,7 +59,8 @@ template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, 
   if (ctx != e.opencl_context()) throw InvalidArgument("opencl::solve: the buffer belongs to another OpenCL context");
   std::size_t bytes = 0;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
-  const std::size_t need = count * plan.problem().unknowns() * sizeof(T);
+  const std::size_t need = size_product({count, plan.problem().unknowns(), sizeof(T)},
+                                        "opencl::solve: right-hand sides × unknowns × bytes per scalar");
   if (bytes < need)
     throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
                        " right-hand sides need " + std::to_string(need));
