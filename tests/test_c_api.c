@@ -97,6 +97,11 @@ int main(void) {
   check("batch of bytes past size_t refused",
         pscr_solve(plan, f, u, SIZE_MAX / (N * sizeof(double)) + 1) == PSCR_ALLOCATION_TOO_LARGE &&
             strstr(pscr_last_error(), "overflows size_t"));
+  /* a null plan, reported by every call */
+  check("null plan: solve", pscr_solve(NULL, f, u, 1) == PSCR_INVALID_ARGUMENT && strstr(pscr_last_error(), "null plan"));
+  check("null plan: dtype", pscr_plan_dtype(NULL) == PSCR_DTYPE_INVALID && strstr(pscr_last_error(), "null plan"));
+  check("null plan: unknowns", pscr_plan_unknowns(NULL) == 0 && strstr(pscr_last_error(), "null plan"));
+  check("getter clears the message", pscr_plan_dtype(plan) == PSCR_FLOAT64 && pscr_last_error()[0] == 0);
   pscr_plan_destroy(plan);
   pscr_plan* bad = NULL;
   o.radix = 1;
