@@ -137,6 +137,7 @@ template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->da
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
 
 template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
+  if (count == 0) return {};  // an empty batch solves nothing; f and u may then be null
   if (!f || !u) throw InvalidArgument("solve: null array");
   using W = wide_t<T>;
   const std::size_t N = impl_->data.problem.unknowns();

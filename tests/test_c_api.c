@@ -97,6 +97,10 @@ int main(void) {
   check("batch of bytes past size_t refused",
         pscr_solve(plan, f, u, SIZE_MAX / (N * sizeof(double)) + 1) == PSCR_ALLOCATION_TOO_LARGE &&
             strstr(pscr_last_error(), "overflows size_t"));
+  /* an empty batch solves nothing, null arrays allowed */
+  u[0] = 12345.0;
+  check("empty batch", pscr_solve(plan, f, u, 0) == PSCR_OK && pscr_last_error()[0] == 0 && u[0] == 12345.0);
+  check("empty batch of null arrays", pscr_solve(plan, NULL, NULL, 0) == PSCR_OK && pscr_last_error()[0] == 0);
   /* a null plan, reported by every call */
   check("null plan: solve", pscr_solve(NULL, f, u, 1) == PSCR_INVALID_ARGUMENT && strstr(pscr_last_error(), "null plan"));
   check("null plan: dtype", pscr_plan_dtype(NULL) == PSCR_DTYPE_INVALID && strstr(pscr_last_error(), "null plan"));

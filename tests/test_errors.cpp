@@ -199,6 +199,42 @@ BOOST_AUTO_TEST_CASE(size_products_past_size_t) {
   BOOST_CHECK_EXCEPTION(a.as<double>(), pscr::FileFormatError, [](auto& e) { return mentions(e, "needs 96 bytes"); });
 }
 
+// One rule for empty batches: count = 0 is valid and solves nothing, null
+// arrays allowed, whatever the backend (pscr-solve refused one with "solve:
+// null array" while pscr-solve-mpi and Python took it).
+BOOST_AUTO_TEST_CASE(empty_batch_solves_nothing) {
+  const auto p = Problem<double>::make2d(good(6), good(5), 0.5);
+  const auto neumann = pscr::laplacian_factor(6, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+  for (const auto& problem : {p, Problem<double>::make2d(neumann, neumann, 0.0)})
+    for (int variant = 0; variant < 4; ++variant) {
+      pscr::Options o;
+      o.refine = variant == 1 ? 1 : 0;
+      if (variant >= 2) o.backend = pscr::Backend::opencl;
+      if (variant == 3) {
+        o.devices = {"0:0", "0:0"};
+        o.device_split = pscr::DeviceSplit::rows;
+      }
+      const pscr::Plan<double> plan(problem, o);
+      BOOST_TEST_CONTEXT(plan.info().backend << " refine " << o.refine << " pure Neumann "
+                                             << plan.info().pure_neumann) {
+        const auto st = plan.solve_batch(nullptr, nullptr, 0);
+        BOOST_TEST(st.seconds == 0.0);
+        BOOST_TEST(st.incompatible_part == 0.0);
+        std::vector<double> f(problem.unknowns(), 1.0), u(problem.unknowns(), 7.0);
+        plan.solve_batch(f.data(), u.data(), 0);
+        BOOST_TEST((u == std::vector<double>(problem.unknowns(), 7.0)));  // nothing written
+      }
+      if (variant == 2) {  // device buffers: nothing solved, a null buffer allowed, an event all the same
+        BOOST_TEST(pscr::opencl::solve(plan, nullptr, 0).seconds == 0.0);
+        cl_event done = pscr::opencl::solve_async(plan, nullptr, 0);
+        BOOST_REQUIRE(done != nullptr);
+        BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+        clReleaseEvent(done);
+        BOOST_CHECK_THROW(pscr::opencl::solve(plan, nullptr, 1), pscr::InvalidArgument);  // one is not empty
+      }
+    }
+}
+
 // The automatic radix: the smallest with as many levels as the reference
 // radix for plans of a million unknowns or more whose shifted systems are all
 // diagonally dominant (n1 = 40: two levels, radix 7); the reference radix

@@ -98,7 +98,12 @@ template <class T> class PSCR_API Plan {
   // constants span the null space) the compatible part of f is solved and the
   // returned u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
   SolveStats solve(const T* f, T* u) const;
-  // `count` right-hand sides stored one after another.
+  // `count` right-hand sides stored one after another. An empty batch
+  // (count = 0) is valid and solves nothing: f and u may then be null, and
+  // the stats are zero. The same rule holds for opencl::solve, the C API
+  // (pscr_solve), Python (a (0, n1, n2[, n3]) array gives an empty result)
+  // and pscr-solve / pscr-solve-mpi (an empty output file). AllocationTooLarge
+  // when count · unknowns · sizeof(T) overflows size_t.
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
 
   const PlanInfo& info() const;

@@ -67,8 +67,9 @@ PSCR_C_API pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int 
                                         const pscr_options* options);
 
 /* Solves `count` right-hand sides stored one after another; u == f allowed.
- * A batch whose bytes (count × unknowns × scalar size) overflow size_t is
- * refused with PSCR_ALLOCATION_TOO_LARGE. */
+ * An empty batch (count = 0) is valid and solves nothing: PSCR_OK, and f and u
+ * may then be NULL. A batch whose bytes (count × unknowns × scalar size)
+ * overflow size_t is refused with PSCR_ALLOCATION_TOO_LARGE. */
 PSCR_C_API pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t count);
 
 /* The number of unknowns of one right-hand side, and the plan's scalar type.

@@ -52,6 +52,7 @@ template <class T> cl_command_queue queue(const Plan<T>& plan, std::size_t devic
 
 namespace {
 
+// (An empty batch is not checked: it solves nothing, and x may be null.)
 template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
   if (!x) throw InvalidArgument("opencl::solve: null buffer");
   cl_context ctx = nullptr;
@@ -71,6 +72,7 @@ template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, 
 namespace {
 
 template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  if (count == 0) return {};
   const auto t0 = std::chrono::steady_clock::now();
   check_buffer(e, plan, x, count);
   SolveStats st;
@@ -80,7 +82,7 @@ template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan
 }
 
 template <class T> cl_event solve_async_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
-  check_buffer(e, plan, x, count);
+  if (count > 0) check_buffer(e, plan, x, count);  // an empty batch: a marker on the plan's queue
   void* ev = nullptr;
   e.solve_device(x, count, false, &ev);
   return static_cast<cl_event>(ev);
