@@ -280,6 +280,8 @@ template <class T> void bind_type(py::module_& m) {
              return out;
            })
       .def("set_profiling", &L::set_profiling)
+      // Keeps the GIL: it waits for solves in progress (they run without it)
+      // and rewrites what info() reads, which is read under the GIL.
       .def("set_parameters",
            [](L& plan, const py::dict& p) {
              py::dict d;

@@ -1,6 +1,7 @@
 // pscr/opencl.hpp: device-resident solves.
 #include <chrono>
 #include <complex>
+#include <shared_mutex>
 
 #include "../plan_impl.hpp"
 #include "../size_product.hpp"
@@ -12,6 +13,12 @@
 
 namespace pscr::opencl {
 namespace {
+
+// Each call below holds the plan's lock shared while it uses the executor,
+// as host solves do: set_parameters replaces it.
+template <class T> std::shared_lock<PlanLock> hold_shared(const Plan<T>& plan) {
+  return std::shared_lock<PlanLock>(plan.impl().lock);
+}
 
 template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
   const Executor<T>& e = *plan.impl().exec;
@@ -37,16 +44,23 @@ template <class T> const Executor<T>& device_executor(const Plan<T>& plan, std::
 void prepare_device(const std::string& device) { ocl::shared_context(ocl::select_device(device)); }
 
 template <class T> cl_context context(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_context>(opencl_executor(plan).opencl_context());
 }
 template <class T> cl_command_queue queue(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_command_queue>(opencl_executor(plan).opencl_queue());
 }
-template <class T> std::size_t device_count(const Plan<T>& plan) { return opencl_executor(plan).device_count(); }
+template <class T> std::size_t device_count(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
+  return opencl_executor(plan).device_count();
+}
 template <class T> cl_context context(const Plan<T>& plan, std::size_t device) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_context>(device_executor(plan, device).opencl_context());
 }
 template <class T> cl_command_queue queue(const Plan<T>& plan, std::size_t device) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_command_queue>(device_executor(plan, device).opencl_queue());
 }
 
@@ -91,19 +105,24 @@ template <class T> cl_event solve_async_on(const Executor<T>& e, const Plan<T>& 
 }  // namespace
 
 template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  const auto shared = hold_shared(plan);
   return solve_on(opencl_executor(plan), plan, x, count, check);
 }
 template <class T> SolveStats solve(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count, bool check) {
+  const auto shared = hold_shared(plan);
   return solve_on(device_executor(plan, device), plan, x, count, check);
 }
 template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count) {
+  const auto shared = hold_shared(plan);
   return solve_async_on(opencl_executor(plan), plan, x, count);
 }
 template <class T> cl_event solve_async(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count) {
+  const auto shared = hold_shared(plan);
   return solve_async_on(device_executor(plan, device), plan, x, count);
 }
 
 template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts) {
+  const auto shared = hold_shared(plan);
   const Executor<T>& e = opencl_executor(plan);
   e.check_shifts(shifts);
   check_buffer(e, plan, x, shifts.size());
