@@ -82,12 +82,9 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   double sent[2] = {double(plan.info().messages_per_solve), double(plan.info().bytes_per_solve)};
   MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : sent, sent, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank_ != 0) return 0;
-  double worst = 0;
-  for (std::size_t b = 0; b < batch; ++b)
-    worst = std::max(worst, problem->relative_residual(all + b * N, whole.data() + b * N));
-  std::vector<std::size_t> out_shape = shape;
-  pscr::npy::save(args.at("out"), out_shape, whole.data());
-  report(*problem, batch, plan.info().plan, st, worst);
+  pscr::npy::save(args.at("out"), shape, whole.data());
+  const pscr::PlanInfo& info = plan.info().plan;
+  report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch));
   std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "pscr/pscr.hpp"
+#include "size_product.hpp"
 
 struct pscr_plan {
   std::variant<pscr::Plan<float>, pscr::Plan<double>, pscr::Plan<std::complex<float>>,
@@ -67,6 +68,7 @@ pscr::Plan<T> make_plan(int dims, const size_t* n, const void* const* a_diag, co
   std::vector<pscr::Factor<T>> fs;
   for (int d = 0; d < dims; ++d) {
     if (n[d] < 1) throw pscr::InvalidArgument("pscr_plan_create: n[" + std::to_string(d) + "] = 0");
+    pscr::size_product({n[d], sizeof(T)}, ("pscr_plan_create: n[" + std::to_string(d) + "] × bytes per scalar").c_str());
     if (!a_diag[d] || !m_diag[d] || (n[d] > 1 && (!a_off[d] || !m_off[d])))
       throw pscr::InvalidArgument("pscr_plan_create: null factor array for dimension " + std::to_string(d + 1));
     auto vec = [&](const void* p, std::size_t len) {
@@ -141,8 +143,23 @@ pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t cou
   });
 }
 
-size_t pscr_plan_unknowns(const pscr_plan* plan) { return plan ? plan->unknowns : 0; }
-pscr_dtype pscr_plan_dtype(const pscr_plan* plan) { return plan ? plan->dtype : PSCR_FLOAT64; }
+// A null plan is reported as by the other calls (the thread's last error), with a value no plan has.
+size_t pscr_plan_unknowns(const pscr_plan* plan) {
+  size_t unknowns = 0;
+  guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_plan_unknowns: null plan");
+    unknowns = plan->unknowns;
+  });
+  return unknowns;
+}
+pscr_dtype pscr_plan_dtype(const pscr_plan* plan) {
+  pscr_dtype dtype = PSCR_DTYPE_INVALID;
+  guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_plan_dtype: null plan");
+    dtype = plan->dtype;
+  });
+  return dtype;
+}
 void pscr_plan_destroy(pscr_plan* plan) { delete plan; }
 const char* pscr_last_error(void) { return last_error.c_str(); }
 const char* pscr_version_string(void) { return pscr::version(); }

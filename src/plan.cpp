@@ -5,12 +5,15 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <shared_mutex>
 #include <sstream>
 
 #include "neumann_weights.hpp"
 #include "finite_scan.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
+#include "size_product.hpp"
 #include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
 
@@ -39,6 +42,9 @@ template <class T> void check_solution(const T* u, std::size_t n) {
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options) {
   if (options.radix < 0 || options.radix == 1)
     throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2, or 0 for automatic)");
+  if (options.backend == Backend::opencl && options.radix > kMaxOpenCLRadix)
+    throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (the OpenCL backend takes q <= " +
+                          std::to_string(kMaxOpenCLRadix) + ": its kernels hold q + 1 scalars per work-item)");
   if (options.radix > 0) return options.radix;
   if (options.backend == Backend::opencl) return opencl_parameters(problem, options).parameters.radix;
   return kReferenceRadix;
@@ -67,6 +73,27 @@ void check_options(const Options& options) {
     throw InvalidArgument("shifts = " + std::to_string(options.shifts) + " (needs 1 ... 64 problems per solve)");
 }
 
+namespace {
+
+// What PlanInfo says of the plan's data and executor (once made, and after
+// set_parameters replaces them); radix: the plan's choice (plan_choice).
+template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
+  PlanInfo& info = m.info;
+  info.radix = m.data.dims.empty() ? radix : m.data.dims.back().layout.radix;
+  info.shift_amplification = m.data.shift_amplification;
+  info.predicted_error = m.data.predicted_error;
+  info.warning = m.data.warning;
+  info.eigen_problems = m.data.eigen_problems;
+  info.host_bytes = m.data.bytes();
+  info.pure_neumann = m.data.pure_neumann;
+  info.elimination = m.data.excess_form ? "excess" : "ordinary";
+  info.eigen_methods.clear();
+  for (auto& dp : m.data.dims) info.eigen_methods.push_back(dp.eigen_method);
+  m.exec->describe(info);
+}
+
+}  // namespace
+
 template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& options) {
   check_options(options);
   const auto t0 = clock_type::now();
@@ -84,16 +111,7 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
   impl_->info.init_seconds = seconds_since(t0);
-  impl_->info.radix = impl_->data.dims.empty() ? choice.radix : impl_->data.dims.back().layout.radix;
-  impl_->info.shift_amplification = impl_->data.shift_amplification;
-  impl_->info.predicted_error = impl_->data.predicted_error;
-  impl_->info.warning = impl_->data.warning;
-  impl_->info.eigen_problems = impl_->data.eigen_problems;
-  impl_->info.host_bytes = impl_->data.bytes();
-  impl_->info.pure_neumann = impl_->data.pure_neumann;
-  impl_->info.elimination = impl_->data.excess_form ? "excess" : "ordinary";
-  for (auto& dp : impl_->data.dims) impl_->info.eigen_methods.push_back(dp.eigen_method);
-  impl_->exec->describe(impl_->info);
+  describe_plan<T>(*impl_, choice.radix);
 }
 
 template <class T> Plan<T>::~Plan() = default;
@@ -101,45 +119,72 @@ template <class T> Plan<T>::Plan(Plan&&) noexcept = default;
 template <class T> Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 template <class T> const PlanInfo& Plan<T>::info() const { return impl_->info; }
-template <class T> std::vector<KernelTime> Plan<T>::kernel_times() const { return impl_->exec->kernel_times(); }
-template <class T> void Plan<T>::set_profiling(bool on) { impl_->exec->set_profiling(on); }
+template <class T> std::vector<KernelTime> Plan<T>::kernel_times() const {
+  std::shared_lock<PlanLock> shared(impl_->lock);
+  return impl_->exec->kernel_times();
+}
+template <class T> void Plan<T>::set_profiling(bool on) {
+  std::shared_lock<PlanLock> shared(impl_->lock);  // the executor orders it with its solves
+  impl_->exec->set_profiling(on);
+}
 template <class T> std::string Plan<T>::check_parameters(const KernelParameters& p) const {
+  std::shared_lock<PlanLock> shared(impl_->lock);
   return impl_->exec->check_parameters(p);
 }
 template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
-  const std::string why = check_parameters(p);
+  Impl& m = *impl_;
+  // waits for the solves in progress; later ones wait for the new executor
+  std::lock_guard<PlanLock> exclusive(m.lock);
+  const std::string why = m.exec->check_parameters(p);
   if (!why.empty()) throw InvalidArgument("set_parameters: " + why);
-  Options o = impl_->options;
+  Options o = m.options;
   o.parameters = p;
-  if ((o.radix == 0 && p.radix != impl_->info.radix) ||
-      dense_top_applies(p, impl_->data.problem) != impl_->data.dense_top) {
-    // another radix or dimension 1 in one level is another plan (layout and eigen data); built whole
-    // before this one is replaced, in the same context where it had one
-    if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
-    Plan rebuilt(impl_->data.problem, o);
-    rebuilt.impl_->options.opencl_queue = impl_->options.opencl_queue;
-    *this = std::move(rebuilt);
-    return;
-  }
   // Same queue, so the same context: the caller's buffers stay valid (a
   // plan on several devices is rebuilt on the same devices instead).
-  if (!o.opencl_queue && impl_->exec->device_count() == 1) o.opencl_queue = impl_->exec->opencl_queue();
-  auto exec = make_opencl_executor(impl_->data, o);  // throws with the plan unchanged
-  o.opencl_queue = impl_->options.opencl_queue;
-  impl_->exec = std::move(exec);
-  impl_->options = o;
-  impl_->exec->describe(impl_->info);
+  if (!o.opencl_queue && m.exec->device_count() == 1) o.opencl_queue = m.exec->opencl_queue();
+  const auto t0 = clock_type::now();
+  PlanChoice choice{m.info.radix, m.data.dense_top};
+  // Another radix, or dimension 1 in one level, is another layout and eigen
+  // data: made beside the plan's and swapped in, so that the new executor
+  // refers to the plan's own (the old one is kept until it is gone).
+  std::optional<planner::PlanData<T>> previous;
+  double eigen_seconds = 0;
+  if ((o.radix == 0 && p.radix != m.info.radix) || dense_top_applies(p, m.data.problem) != m.data.dense_top) {
+    choice = plan_choice(m.data.problem, o);
+    previous.emplace(plan_data(m.data.problem, o, choice));
+    eigen_seconds = seconds_since(t0);
+    std::swap(m.data, *previous);
+  }
+  std::unique_ptr<Executor<T>> exec;
+  try {
+    exec = make_opencl_executor(m.data, o);
+  } catch (...) {
+    if (previous) std::swap(m.data, *previous);  // the plan unchanged
+    throw;
+  }
+  m.exec = std::move(exec);  // the old executor goes before the data it ran on (previous)
+  m.options.parameters = p;
+  if (previous) {  // as a new plan's
+    m.info.eigen_seconds = eigen_seconds;
+    m.info.init_seconds = seconds_since(t0);
+  }
+  describe_plan<T>(m, choice.radix);
 }
 template <class T> const Problem<T>& Plan<T>::problem() const { return impl_->data.problem; }
 
 template <class T> SolveStats Plan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
 
 template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
-  const int steps = impl_->options.refine;
-  if (steps == 0) return solve_once(f, u, count);
+  if (count == 0) return {};  // an empty batch solves nothing; f and u may then be null
   if (!f || !u) throw InvalidArgument("solve: null array");
+  // set_parameters waits for this solve, and this solve for it
+  std::shared_lock<PlanLock> shared(impl_->lock);
   using W = wide_t<T>;
   const std::size_t N = impl_->data.problem.unknowns();
+  const int steps = impl_->options.refine;
+  // the batch's entries, and the bytes of the widest copy made of them, fit size_t
+  size_product({N, count, steps > 0 ? sizeof(W) : sizeof(T)}, "solve: unknowns × right-hand sides × bytes per scalar");
+  if (steps == 0) return solve_once(f, u, count);
   const auto t0 = clock_type::now();
   std::vector<W> fw(f, f + N * count);  // before u (which may alias f) is overwritten
   // A near-singular elimination (a pivot below sqrt(eps)) loses more than
@@ -179,8 +224,8 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
     last_correction = un > 0 ? std::sqrt(dn / un) : 0;
   }
   for (std::size_t i = 0; i < N * count; ++i) u[i] = T(uw[i]);
+  const double limit = std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon()));
   if (!held.empty()) {
-    const double limit = std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon()));
     if (!(last_correction <= limit)) {
       std::ostringstream os;
       os << held << "; iterative refinement (" << steps << " steps) did not recover them: its last correction was "
@@ -192,8 +237,7 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   st.seconds = seconds_since(t0);
   // the plan's warning holds unless the corrections show the digits recovered
   st.warning.clear();
-  if (!impl_->info.warning.empty() &&
-      !(last_correction <= std::sqrt(double(std::numeric_limits<real_t<T>>::epsilon())))) {
+  if (!impl_->info.warning.empty() && !(last_correction <= limit)) {
     std::ostringstream os;
     os << impl_->info.warning << " (after " << steps << " refinement steps the last correction was "
        << last_correction << " of the solution)";
@@ -203,7 +247,6 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
 }
 
 template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t count) const {
-  if (!f || !u) throw InvalidArgument("solve: null array");
   const auto t0 = clock_type::now();
   const std::size_t N = impl_->data.problem.unknowns();
   check_finite(f, N * count, "right-hand side");

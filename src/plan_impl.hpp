@@ -1,6 +1,8 @@
 // What a Plan holds (internal; shared by plan.cpp and the backend-specific APIs).
 #pragma once
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "planner/plan_data.hpp"
@@ -26,7 +28,7 @@ struct PlanChoice {
   int radix = 0;
   bool dense_top = false;
 };
-// InvalidArgument for a negative or unit radix.
+// InvalidArgument for a negative or unit radix, or one past kMaxOpenCLRadix on OpenCL.
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
 
 // KernelParameters::dense_top takes effect on 3D plans whose dimension 1 is
@@ -44,6 +46,44 @@ template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Opt
   return planner::make_plan_data(p, c.radix, o.elimination == Elimination::automatic, radix_free(o), c.dense_top);
 }
 
+// Who may use a plan's executor and data: solves and the other calls hold it
+// shared (reference solves run side by side; OpenCL executors take turns
+// under their own locks), set_parameters exclusively, as it replaces the
+// executor and, for another radix, the layout and eigen data. A waiting
+// exclusive holder keeps new shared ones out, so that threads solving in a
+// loop cannot starve it (std::shared_mutex on glibc prefers readers). Not
+// recursive: a holder must not take it again.
+class PlanLock {
+ public:
+  void lock_shared() {
+    std::unique_lock<std::mutex> guard(mutex_);
+    changed_.wait(guard, [&] { return !writing_ && writers_waiting_ == 0; });
+    ++readers_;
+  }
+  void unlock_shared() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (--readers_ == 0) changed_.notify_all();
+  }
+  void lock() {
+    std::unique_lock<std::mutex> guard(mutex_);
+    ++writers_waiting_;
+    changed_.wait(guard, [&] { return !writing_ && readers_ == 0; });
+    --writers_waiting_;
+    writing_ = true;
+  }
+  void unlock() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    writing_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int readers_ = 0, writers_waiting_ = 0;
+  bool writing_ = false;
+};
+
 template <class T> struct Plan<T>::Impl {
   // c.radix: the plan's q, which Options::radix leaves open when 0; the
   // planner may then take another (planner::make_plan_data)
@@ -55,6 +95,7 @@ template <class T> struct Plan<T>::Impl {
   std::vector<double> neumann_weights;  // pure Neumann: (M1 1)⊗(M2 1)[⊗(M3 1)]
   double neumann_weight_sum = 0;
   std::unique_ptr<Problem<wide_t<T>>> wide;  // Options::refine: the problem in double for residuals
+  mutable PlanLock lock;  // over exec, data and options.parameters
 };
 
 // The radix alone, as plan_choice gives it (the OpenCL parameters resolved

@@ -7,6 +7,7 @@
 
 #include "kron.hpp"
 #include "pscr/errors.hpp"
+#include "size_product.hpp"
 
 namespace pscr {
 namespace {
@@ -41,6 +42,9 @@ Problem<T>::Problem(std::vector<Factor<T>> factors, T c) : factors_(std::move(fa
                          " has size " + std::to_string(factors_[d].M.size()));
   }
   if (!is_finite(c_)) throw NonFiniteInput("the shift c is not finite");
+  // one right-hand side's bytes fit size_t, so unknowns() and the array sizes of one solve cannot wrap
+  size_product({size(0), size(1), dims() == 3 ? size(2) : 1, sizeof(T)},
+               "problem: n1 × n2 × n3 unknowns × bytes per scalar");
 }
 
 template <class T> std::size_t Problem<T>::unknowns() const {

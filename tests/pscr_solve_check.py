@@ -12,7 +12,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor, write_system
+from pscr_solve_check_lib import assemble, factor, neumann_factor, write_system
 
 EXE = sys.argv[1]
 rng = np.random.default_rng(2026)
@@ -94,6 +94,60 @@ with tempfile.TemporaryDirectory() as tmp:
         bound = 1e2 * eps_of[dtype] * cond * amp * amp * max(1.0, np.log2(A.shape[0]))
         check(f"{name}: error {err:.1e} within eps*cond*R^2 (cond {cond:.0f}, R {amp:.3g})", err <= bound, r.stdout)
 
+    # Pure Neumann (pixel-grid Laplacians, c = 0): the compatible part
+    # f_c = f - mean(f) is solved and the residual reported against it (it was
+    # reported against f, 0.86 for a correct solve), the incompatible part
+    # ||f - f_c|| / ||f|| apart.
+    for backend in ("reference", "opencl"):
+        ns, batch = [17, 13], 2
+        fs = [neumann_factor(n) for n in ns]
+        args = []
+        for d, (a, m) in enumerate(fs, 1):
+            np.save(P(f"NA{d}.npy"), a)
+            np.save(P(f"NM{d}.npy"), m)
+            args += [f"--A{d}", P(f"NA{d}.npy"), f"--M{d}", P(f"NM{d}.npy")]
+        f = rng.uniform(-1, 1, [batch] + ns) + 0.5  # clearly incompatible
+        np.save(P("nf.npy"), f)
+        name = f"{backend} pure Neumann 17x13 batch 2"
+        r = run(args + ["--rhs", P("nf.npy"), "--out", P("nu.npy"), "--backend", backend])
+        if r.returncode != 0:
+            check(name, False, r.stderr)
+            continue
+        A = assemble(fs, 0.0)
+        u = np.load(P("nu.npy")).reshape(batch, -1)
+        fb = f.reshape(batch, -1)
+        fc = fb - fb.mean(axis=1, keepdims=True)
+        solved = max(np.linalg.norm(A @ u[b] - fc[b]) / np.linalg.norm(fc[b]) for b in range(batch))
+        incompatible = max(np.linalg.norm(fb[b] - fc[b]) / np.linalg.norm(fb[b]) for b in range(batch))
+        printed = float(r.stdout.split("relative residual: ")[1].split()[0])
+        printed_incompatible = float(r.stdout.split("removed incompatible part ")[1].split()[0])
+        check(f"{name}: solves the compatible part ({solved:.1e})", solved <= 1e-12, r.stdout)
+        check(f"{name}: residual {printed:.1e} reported against the compatible part",
+              printed <= 1e-12 and "against the compatible part" in r.stdout, r.stdout)
+        check(f"{name}: incompatible part {printed_incompatible:.3e} reported apart (numpy: {incompatible:.3e})",
+              abs(printed_incompatible - incompatible) <= 1e-3 * incompatible, r.stdout)
+
+    # An empty batch is valid and solves nothing: an empty output file of the
+    # input's shape and dtype (it was refused with "solve: null array").
+    a, m = factor(rng, 6, np.float64, False)
+    np.save(P("A.npy"), a)
+    np.save(P("M.npy"), m)
+    for backend in ("reference", "opencl"):
+        for shape in ((0, 6, 6), (0, 6, 6, 6)):
+            np.save(P("empty.npy"), np.zeros(shape, dtype=np.float32))
+            np.save(P("A32.npy"), a.astype(np.float32))
+            np.save(P("M32.npy"), m.astype(np.float32))
+            args = [x for d in range(1, len(shape)) for x in (f"--A{d}", P("A32.npy"), f"--M{d}", P("M32.npy"))]
+            r = run(args + ["--rhs", P("empty.npy"), "--out", P("empty_u.npy"), "--backend", backend])
+            name = f"{backend} empty batch {shape}"
+            if r.returncode != 0:
+                check(name, False, r.stderr)
+                continue
+            u = np.load(P("empty_u.npy"))
+            check(f"{name}: empty output of the input's shape and dtype", u.shape == shape and u.dtype == np.float32,
+                  f"{u.shape} {u.dtype}")
+            check(f"{name}: reported", "batch 0" in r.stdout and "nothing solved" in r.stdout, r.stdout)
+
     # Bad input: each must exit with status 2 and a message naming the problem.
     a, m = factor(rng, 6, np.float64, False)
     np.save(P("A.npy"), a)
@@ -122,6 +176,9 @@ with tempfile.TemporaryDirectory() as tmp:
         ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
         ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
         ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
+        # the OpenCL kernels' bound (PoCL aborted the process loading those of q = 999)
+        ("radix past the OpenCL bound", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--radix", "999"],
+         "q <= 64"),
         ("no such device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "99"], "device"),
         ("bad backend", base + ["--rhs", P("good.npy"), "--backend", "cuda"], "backend"),
     ]

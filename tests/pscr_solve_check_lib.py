@@ -39,6 +39,18 @@ def assemble(factors, c):
     return total.tocsc()
 
 
+def neumann_factor(n):
+    """The pixel-grid Laplacian with Neumann ends (zero row sums) and M = I:
+    with c = 0 the pure-Neumann case, whose null space is the constants."""
+    a = np.zeros((2, n))
+    a[0] = 2.0
+    a[0, 0] = a[0, -1] = 1.0
+    a[1, : n - 1] = -1.0
+    m = np.zeros((2, n))
+    m[0] = 1.0
+    return a, m
+
+
 def write_system(P, rng, ns, dtype, batch):
     """Random factor files and right-hand side under the path function P:
     returns the factors, the right-hand side and the factor arguments."""

@@ -14,7 +14,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor, write_system
+from pscr_solve_check_lib import assemble, factor, neumann_factor, write_system
 
 MPIRUN, SOLVE, SOLVE_MPI = sys.argv[1:4]
 rng = np.random.default_rng(2027)
@@ -69,6 +69,46 @@ with tempfile.TemporaryDirectory() as tmp:
                          r.stdout, show_pass=True)
             checks.check(f"{label}: report", "relative residual" in r.stdout and f"ranks: {ranks}" in r.stdout
                          and r.stdout.count("relative residual") == 1, r.stdout)
+
+    # Pure Neumann: the residual reported against the compatible part
+    # f - mean(f) (what was solved), the incompatible part apart, as pscr-solve.
+    ns = [19, 7]
+    fs = [neumann_factor(n) for n in ns]
+    args = []
+    for d, (a, m) in enumerate(fs, 1):
+        np.save(P(f"NA{d}.npy"), a)
+        np.save(P(f"NM{d}.npy"), m)
+        args += [f"--A{d}", P(f"NA{d}.npy"), f"--M{d}", P(f"NM{d}.npy")]
+    f = rng.uniform(-1, 1, ns) + 0.5
+    np.save(P("nf.npy"), f)
+    A = assemble(fs, 0.0)
+    for ranks, backend in ((1, []), (3, []), (2, ["--backend", "opencl"])):
+        label = f"pure Neumann 19x7 on {ranks} {'OpenCL ' if backend else ''}ranks"
+        r = mpi(ranks, args + backend + ["--rhs", P("nf.npy"), "--out", P("nu.npy")])
+        if r.returncode != 0:
+            checks.check(label, False, r.stdout + r.stderr)
+            continue
+        u = np.load(P("nu.npy")).reshape(-1)
+        fc = f.reshape(-1) - f.mean()
+        solved = np.linalg.norm(A @ u - fc) / np.linalg.norm(fc)
+        printed = float(r.stdout.split("relative residual: ")[1].split()[0])
+        incompatible = float(r.stdout.split("removed incompatible part ")[1].split()[0])
+        expect = np.linalg.norm(f.reshape(-1) - fc) / np.linalg.norm(f)
+        checks.check(f"{label}: residual {printed:.1e} against the compatible part ({solved:.1e}), incompatible part "
+                     f"{incompatible:.3e} ({expect:.3e})", solved <= 1e-12 and printed <= 1e-12 and
+                     "against the compatible part" in r.stdout and abs(incompatible - expect) <= 1e-3 * expect,
+                     r.stdout, show_pass=True)
+
+    # An empty batch solves nothing: an empty output file, as pscr-solve writes.
+    a, m = factor(rng, 6, np.float64, False)
+    np.save(P("A.npy"), a)
+    np.save(P("M.npy"), m)
+    np.save(P("empty.npy"), np.zeros((0, 6, 6)))
+    for ranks in (1, 3):
+        r = mpi(ranks, ["--A1", P("A.npy"), "--M1", P("M.npy"), "--A2", P("A.npy"), "--M2", P("M.npy"),
+                        "--rhs", P("empty.npy"), "--out", P("empty_u.npy")])
+        ok = r.returncode == 0 and np.load(P("empty_u.npy")).shape == (0, 6, 6) and "nothing solved" in r.stdout
+        checks.check(f"empty batch on {ranks} ranks: an empty output", ok, r.stdout + r.stderr, show_pass=True)
 
     # Bad input: exit status 2 and pscr-solve's message, whatever the rank count.
     a, m = factor(rng, 6, np.float64, False)

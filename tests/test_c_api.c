@@ -3,6 +3,7 @@
  * path returning its status with a message. */
 #include <complex.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,21 @@ int main(void) {
   check("NaN refused", pscr_solve(plan, f, u, 1) == PSCR_NON_FINITE_INPUT && strstr(pscr_last_error(), "non-finite"));
   check("null array refused", pscr_solve(plan, NULL, u, 1) == PSCR_INVALID_ARGUMENT);
   check("message cleared by a good call", pscr_solve(plan, u, u, 1) == PSCR_OK && pscr_last_error()[0] == 0);
+  /* count × unknowns (× 8 bytes) past size_t: refused, not wrapped into a short copy (it crashed) */
+  check("batch of entries past size_t refused", pscr_solve(plan, f, u, SIZE_MAX / N + 2) == PSCR_ALLOCATION_TOO_LARGE &&
+                                                    strstr(pscr_last_error(), "overflows size_t"));
+  check("batch of bytes past size_t refused",
+        pscr_solve(plan, f, u, SIZE_MAX / (N * sizeof(double)) + 1) == PSCR_ALLOCATION_TOO_LARGE &&
+            strstr(pscr_last_error(), "overflows size_t"));
+  /* an empty batch solves nothing, null arrays allowed */
+  u[0] = 12345.0;
+  check("empty batch", pscr_solve(plan, f, u, 0) == PSCR_OK && pscr_last_error()[0] == 0 && u[0] == 12345.0);
+  check("empty batch of null arrays", pscr_solve(plan, NULL, NULL, 0) == PSCR_OK && pscr_last_error()[0] == 0);
+  /* a null plan, reported by every call */
+  check("null plan: solve", pscr_solve(NULL, f, u, 1) == PSCR_INVALID_ARGUMENT && strstr(pscr_last_error(), "null plan"));
+  check("null plan: dtype", pscr_plan_dtype(NULL) == PSCR_DTYPE_INVALID && strstr(pscr_last_error(), "null plan"));
+  check("null plan: unknowns", pscr_plan_unknowns(NULL) == 0 && strstr(pscr_last_error(), "null plan"));
+  check("getter clears the message", pscr_plan_dtype(plan) == PSCR_FLOAT64 && pscr_last_error()[0] == 0);
   pscr_plan_destroy(plan);
   pscr_plan* bad = NULL;
   o.radix = 1;
@@ -102,6 +118,11 @@ int main(void) {
   const size_t huge[2] = {(size_t)1 << 50, N2};
   check("host memory exhausted", pscr_plan_create(&bad, PSCR_FLOAT64, 2, huge, ad, ao, md, mo, &c, &o) ==
                                      PSCR_ALLOCATION_TOO_LARGE && bad == NULL && strstr(pscr_last_error(), "memory"));
+  /* rows whose bytes overflow size_t */
+  const size_t past[2] = {SIZE_MAX / 4, N2};
+  check("rows past size_t refused", pscr_plan_create(&bad, PSCR_FLOAT64, 2, past, ad, ao, md, mo, &c, &o) ==
+                                        PSCR_ALLOCATION_TOO_LARGE && bad == NULL &&
+                                        strstr(pscr_last_error(), "overflows size_t"));
   /* a singular operator: c = −(λ_min of both pencils) is not generally hit, so use the pure-Neumann-free
      singular case of a zero mass matrix */
   double zero[N1];

@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -143,6 +144,22 @@ void errors() {
   // The plan still works after the error.
   std::fill(f.begin(), f.end(), 1.0);
   plan.solve(f.data(), u.data());
+  // A batch whose bytes overflow size_t: refused on every rank (the whole
+  // problem's size decides, so ranks without rows agree), none hangs; an
+  // empty batch solves nothing, null arrays allowed.
+  expect_error<pscr::AllocationTooLarge>("batch past size_t", [&] {
+    plan.solve_batch(f.data(), u.data(), std::numeric_limits<std::size_t>::max() / p.unknowns() + 2);
+  });
+  try {
+    plan.solve_batch(nullptr, nullptr, 0);
+  } catch (const std::exception& e) {
+    check(false, std::string("empty batch: ") + e.what());
+  }
+  // A radix past what the OpenCL kernels hold: refused on every rank before planning.
+  pscr::Options wide_radix;
+  wide_radix.backend = pscr::Backend::opencl;
+  wide_radix.radix = pscr::kMaxOpenCLRadix + 1;
+  expect_error<pscr::InvalidArgument>("OpenCL radix past its bound", [&] { pscr::mpi_plan(MPI_COMM_WORLD, p, wide_radix); });
   // The same on OpenCL ranks, whose devices scan their slabs; the error
   // names the rank and index that hold the NaN.
   pscr::Options on_cl;

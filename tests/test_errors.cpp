@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "pscr/npy.hpp"
+#include "pscr/opencl.hpp"
 #include "support.hpp"
 
 using pscr::Factor;
@@ -114,6 +116,123 @@ BOOST_AUTO_TEST_CASE(bad_options) {
   BOOST_TEST(pscr::Plan<double>(p, o).info().radix == 4);
   pscr::Plan<double> plan(p);
   BOOST_CHECK_THROW(plan.solve(nullptr, nullptr), pscr::InvalidArgument);
+}
+
+// A radix past what the OpenCL kernels hold (q + 1 scalars per work-item)
+// is refused by name before anything is compiled: PoCL aborted the process
+// loading the kernels of q = 999. The largest one taken builds and solves;
+// the reference backend takes any radix (one level once q exceeds n).
+BOOST_AUTO_TEST_CASE(radix_bound_per_backend) {
+  const auto p = Problem<double>::make2d(good(17), good(13), 0.1);
+  const auto f = test::random_vector<double>(p.unknowns(), 3);
+  std::vector<double> u(f.size());
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  for (int q : {pscr::kMaxOpenCLRadix + 1, 999, 1000, std::numeric_limits<int>::max()}) {
+    o.radix = q;
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, [](auto& e) {
+      return mentions(e, "radix") && mentions(e, ("q <= " + std::to_string(pscr::kMaxOpenCLRadix)).c_str());
+    });
+    BOOST_CHECK_THROW(pscr::opencl::device_bytes(p, o), pscr::InvalidArgument);  // as the plan would
+  }
+  o.radix = pscr::kMaxOpenCLRadix;
+  pscr::Plan<double> largest(p, o);
+  BOOST_TEST(largest.info().radix == pscr::kMaxOpenCLRadix);
+  largest.solve(f.data(), u.data());
+  BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-14);
+  o.backend = pscr::Backend::reference;
+  for (int q : {pscr::kMaxOpenCLRadix + 1, 1000, std::numeric_limits<int>::max()}) {
+    o.radix = q;
+    pscr::Plan<double> plan(p, o);
+    BOOST_TEST(plan.info().radix == q);
+    plan.solve(f.data(), u.data());
+    BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-14, "radix " << q);
+  }
+}
+
+// Products of sizes past size_t: refused with the sizes named, never
+// wrapped into a short copy or buffer check (pscr_solve with count =
+// SIZE_MAX / 25 + 2 on a 5×5 plan crashed).
+BOOST_AUTO_TEST_CASE(size_products_past_size_t) {
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const auto p = Problem<double>::make2d(good(5), good(5), 0.5);
+  const auto f = test::random_vector<double>(2 * p.unknowns(), 4);
+  std::vector<double> u(f.size());
+  const auto overflow = [](const std::exception& e) { return mentions(e, "overflows size_t"); };
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl})
+    for (int refine : {0, 1}) {
+      pscr::Options o;
+      o.backend = backend;
+      o.refine = refine;
+      pscr::Plan<double> plan(p, o);
+      BOOST_TEST_CONTEXT(plan.info().backend << " refine " << refine) {
+        // entries, and bytes, past size_t
+        BOOST_CHECK_EXCEPTION(plan.solve_batch(f.data(), u.data(), kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        BOOST_CHECK_EXCEPTION(plan.solve_batch(f.data(), u.data(), kMax / (25 * sizeof(double)) + 1),
+                              pscr::AllocationTooLarge, overflow);
+        plan.solve_batch(f.data(), u.data(), 2);  // the plan still works
+        BOOST_TEST(p.backward_error(f.data() + 25, u.data() + 25) < 1e-14);
+      }
+      if (backend == pscr::Backend::opencl && refine == 0) {  // a device buffer of count right-hand sides
+        cl_int st;
+        cl_mem x = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, 25 * sizeof(double), nullptr, &st);
+        BOOST_REQUIRE(st == CL_SUCCESS);
+        BOOST_CHECK_EXCEPTION(pscr::opencl::solve(plan, x, kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        BOOST_CHECK_EXCEPTION(pscr::opencl::solve_async(plan, x, kMax / 25 + 2), pscr::AllocationTooLarge, overflow);
+        clReleaseMemObject(x);
+      }
+    }
+  // unknowns whose bytes overflow: 2^21 rows in each of three dimensions (2^63 unknowns of 4 bytes)
+  const auto big = pscr::laplacian_factor(1 << 21, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet)
+                       .cast<float>();
+  BOOST_CHECK_EXCEPTION(Problem<float>::make3d(big, big, big, 0.0f), pscr::AllocationTooLarge, [](auto& e) {
+    return mentions(e, "2097152 × 2097152 × 2097152 × 4 overflows size_t");
+  });
+  // NumPy arrays: a shape whose entries overflow, and one its bytes do not hold
+  BOOST_CHECK_EXCEPTION(pscr::npy::save<double>("/nonexistent/never-written.npy", {kMax / 2, 3}, nullptr),
+                        pscr::AllocationTooLarge, overflow);
+  pscr::npy::Array a;
+  a.shape = {kMax / 4, 4};
+  BOOST_CHECK_EXCEPTION(a.as<double>(), pscr::AllocationTooLarge, overflow);
+  a.shape = {3, 4};
+  a.bytes.resize(11 * sizeof(double));
+  BOOST_CHECK_EXCEPTION(a.as<double>(), pscr::FileFormatError, [](auto& e) { return mentions(e, "needs 96 bytes"); });
+}
+
+// One rule for empty batches: count = 0 is valid and solves nothing, null
+// arrays allowed, whatever the backend (pscr-solve refused one with "solve:
+// null array" while pscr-solve-mpi and Python took it).
+BOOST_AUTO_TEST_CASE(empty_batch_solves_nothing) {
+  const auto p = Problem<double>::make2d(good(6), good(5), 0.5);
+  const auto neumann = pscr::laplacian_factor(6, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+  for (const auto& problem : {p, Problem<double>::make2d(neumann, neumann, 0.0)})
+    for (int variant = 0; variant < 4; ++variant) {
+      pscr::Options o;
+      o.refine = variant == 1 ? 1 : 0;
+      if (variant >= 2) o.backend = pscr::Backend::opencl;
+      if (variant == 3) {
+        o.devices = {"0:0", "0:0"};
+        o.device_split = pscr::DeviceSplit::rows;
+      }
+      const pscr::Plan<double> plan(problem, o);
+      BOOST_TEST_CONTEXT(plan.info().backend << " refine " << o.refine << " pure Neumann "
+                                             << plan.info().pure_neumann) {
+        const auto st = plan.solve_batch(nullptr, nullptr, 0);
+        BOOST_TEST(st.seconds == 0.0);
+        BOOST_TEST(st.incompatible_part == 0.0);
+        std::vector<double> f(problem.unknowns(), 1.0), u(problem.unknowns(), 7.0);
+        plan.solve_batch(f.data(), u.data(), 0);
+        BOOST_TEST((u == std::vector<double>(problem.unknowns(), 7.0)));  // nothing written
+      }
+      if (variant == 2) {  // device buffers: nothing solved, a null buffer allowed, an event all the same
+        BOOST_TEST(pscr::opencl::solve(plan, nullptr, 0).seconds == 0.0);
+        cl_event done = pscr::opencl::solve_async(plan, nullptr, 0);
+        BOOST_REQUIRE(done != nullptr);
+        BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+        clReleaseEvent(done);
+        BOOST_CHECK_THROW(pscr::opencl::solve(plan, nullptr, 1), pscr::InvalidArgument);  // one is not empty
+      }
+    }
 }
 
 // The automatic radix: the smallest with as many levels as the reference

@@ -97,7 +97,8 @@ template <class T> class PSCR_API DistributedPlan {
   // f, u: this rank's slab (local_unknowns() values each; u may equal f).
   // Collective. Pure Neumann as Plan::solve (the means are global).
   SolveStats solve(const T* f, T* u) const;
-  // `count` right-hand sides, each a local slab, one after another.
+  // `count` right-hand sides, each a local slab, one after another; an empty
+  // batch as Plan::solve_batch (nothing solved, null arrays allowed).
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
 
  private:

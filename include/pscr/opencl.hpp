@@ -46,7 +46,8 @@ template <class T> PSCR_API cl_command_queue queue(const Plan<T>& plan);
 // Pure Neumann (see Plan::solve): the projection and the zero weighted mean
 // are done on the device too, and SolveStats::incompatible_part is reported.
 // Errors: InvalidArgument (not an OpenCL plan, buffer of another context),
-// SizeMismatch (buffer smaller than count right-hand sides).
+// SizeMismatch (buffer smaller than count right-hand sides). count = 0 solves
+// nothing (x may then be null; solve_async returns an event all the same).
 // check = false skips the pass over the solutions that looks for non-finite
 // values and the report of near-singular eliminations (one device pass and a
 // read-back): the caller takes responsibility for the data.

@@ -31,6 +31,17 @@ enum class Elimination { automatic, ordinary };
 // 172 ms).
 inline constexpr int kReferenceRadix = 16;
 
+// The largest radix of OpenCL plans (Options::radix; the tuned radices,
+// KernelParameters::radix, stay within 2 ... 16). The kernels hold q + 1
+// scalars per work-item in private arrays and unroll their loops over them
+// (the weighted sums of kernels/level.cl), so registers, private memory and
+// compile time grow with q: PoCL compiled q = 256 in 20 to 50 s and could not
+// load the kernels it built for q = 999 (the process aborted). Larger radices
+// gain nothing there: q = 64 lays out n up to 2^31 in six levels, and the
+// automatic choice never passes 16. The reference backend has no bound (its
+// work arrays are sized by the groups, and a radix past n is one level).
+inline constexpr int kMaxOpenCLRadix = 64;
+
 // The most host threads Options::threads may ask for.
 inline constexpr int kMaxThreads = 1024;
 
@@ -45,7 +56,8 @@ struct Options {
   // 2047 with 16: 13) if it has a million unknowns or more and every shifted
   // system is diagonally dominant (smaller, indefinite and complex problems
   // keep it: docs/method.md, "Choosing the radix"). Radices named in Options::parameters are kept as given.
-  // PlanInfo::radix tells which was used.
+  // PlanInfo::radix tells which was used. OpenCL plans (over MPI ranks too)
+  // take at most kMaxOpenCLRadix.
   int radix = 0;
   int threads = 0;     // host threads for the reference executor; 0 = all cores; at most kMaxThreads
   // OpenCL device selection: "platform:device" indices, or a substring of the

@@ -96,10 +96,16 @@ struct SolveStats {
 
 // Threads: a plan may be used from several threads at once. solve() and
 // solve_batch() of the reference backend run concurrently (each call has its
-// own workspace); an OpenCL plan has one set of device buffers, so its solves
-// (and opencl::solve) take turns under a lock held by the plan. Moving,
-// assigning or destroying a plan, and set_parameters(), must not overlap
-// other calls on it.
+// own workspace); an OpenCL plan has one set of device buffers (a plan split
+// over devices by rows, one set of communicators between them), so its
+// solves (and opencl::solve) take turns under a lock held by the plan; a plan
+// splitting batches over devices takes turns per device. set_parameters() may
+// be called while other threads solve: it waits for the solves in progress,
+// and solves started meanwhile (host arrays or opencl:: calls) wait for it
+// and then run with the new parameters. It rewrites info() (and, when the
+// radix changes, problem() with equal values), so reads of those must not
+// overlap it. Moving, assigning or destroying a plan must not overlap any
+// other call on it.
 template <class T> class PSCR_API Plan {
  public:
   Plan(const Problem<T>& problem, const Options& options = {});
@@ -112,7 +118,12 @@ template <class T> class PSCR_API Plan {
   // constants span the null space) the compatible part of f is solved and the
   // returned u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
   SolveStats solve(const T* f, T* u) const;
-  // `count` right-hand sides stored one after another.
+  // `count` right-hand sides stored one after another. An empty batch
+  // (count = 0) is valid and solves nothing: f and u may then be null, and
+  // the stats are zero. The same rule holds for opencl::solve, the C API
+  // (pscr_solve), Python (a (0, n1, n2[, n3]) array gives an empty result)
+  // and pscr-solve / pscr-solve-mpi (an empty output file). AllocationTooLarge
+  // when count · unknowns · sizeof(T) overflows size_t.
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
 
   const PlanInfo& info() const;
@@ -127,7 +138,8 @@ template <class T> class PSCR_API Plan {
 
   // OpenCL backend: runs from now on with kernel parameters p (rebuilding the
   // program and the plan's device buffers on the same queue and context, so
-  // the caller's buffers stay valid; the eigenpairs are kept).
+  // the caller's buffers stay valid; the eigenpairs are kept unless p takes
+  // another radix). Safe while other threads solve (see Threads above).
   // InvalidArgument, and the plan unchanged, when p is out of range, exceeds
   // the device's limits (see check_parameters) or the plan is not OpenCL.
   void set_parameters(const KernelParameters& p);

@@ -18,7 +18,8 @@ template <class T> struct Factor {
 };
 
 // Index 1 slowest: u[(i1*n2 + i2)*n3 + i3]. Constructors validate sizes and
-// finiteness and throw SizeMismatch / InvalidArgument / NonFiniteInput.
+// finiteness and throw SizeMismatch / InvalidArgument / NonFiniteInput, and
+// AllocationTooLarge when the bytes of one right-hand side overflow size_t.
 template <class T> class PSCR_API Problem {
  public:
   Problem(std::vector<Factor<T>> factors, T c);

@@ -20,7 +20,14 @@ extern "C" {
 
 typedef struct pscr_plan pscr_plan;
 
-typedef enum { PSCR_FLOAT32 = 0, PSCR_FLOAT64 = 1, PSCR_COMPLEX64 = 2, PSCR_COMPLEX128 = 3 } pscr_dtype;
+/* PSCR_DTYPE_INVALID: what pscr_plan_dtype returns for a NULL plan. */
+typedef enum {
+  PSCR_DTYPE_INVALID = -1,
+  PSCR_FLOAT32 = 0,
+  PSCR_FLOAT64 = 1,
+  PSCR_COMPLEX64 = 2,
+  PSCR_COMPLEX128 = 3
+} pscr_dtype;
 
 /* One per pscr::Error class. */
 typedef enum {
@@ -41,7 +48,7 @@ typedef enum { PSCR_BACKEND_REFERENCE = 0, PSCR_BACKEND_OPENCL = 1 } pscr_backen
 
 typedef struct {
   pscr_backend backend; /* default reference */
-  int radix;            /* 0 (default): automatic; else q >= 2 */
+  int radix;            /* 0 (default): automatic; else q >= 2 (OpenCL: at most 64, pscr::kMaxOpenCLRadix) */
   int threads;          /* reference executor; 0 = all cores; at most 1024 */
   const char* device;   /* OpenCL device selector, or NULL */
   int refine;           /* steps of iterative refinement, default 0 */
@@ -59,10 +66,15 @@ PSCR_C_API pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int 
                                         const void* const* m_diag, const void* const* m_off, const void* c,
                                         const pscr_options* options);
 
-/* Solves `count` right-hand sides stored one after another; u == f allowed. */
+/* Solves `count` right-hand sides stored one after another; u == f allowed.
+ * An empty batch (count = 0) is valid and solves nothing: PSCR_OK, and f and u
+ * may then be NULL. A batch whose bytes (count × unknowns × scalar size)
+ * overflow size_t is refused with PSCR_ALLOCATION_TOO_LARGE. */
 PSCR_C_API pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t count);
 
-/* The number of unknowns of one right-hand side, and the plan's scalar type. */
+/* The number of unknowns of one right-hand side, and the plan's scalar type.
+ * A NULL plan gives 0 and PSCR_DTYPE_INVALID, values no plan has, and sets
+ * pscr_last_error() as a failing call does. */
 PSCR_C_API size_t pscr_plan_unknowns(const pscr_plan* plan);
 PSCR_C_API pscr_dtype pscr_plan_dtype(const pscr_plan* plan);
 

@@ -245,10 +245,16 @@ template <class T> void bind_type(py::module_& m) {
            [](const L& plan, py::array f, py::array u, std::size_t count) {
              const T* fp = input_of<T>(f, "solve: f");
              T* up = output_of<T>(u, "solve: u");
-             const std::size_t need = count * plan.problem().unknowns();
-             if (static_cast<std::size_t>(f.size()) != need || static_cast<std::size_t>(u.size()) != need)
+             // count right-hand sides of N unknowns each, compared without the product count·N (it may wrap)
+             const std::size_t N = plan.problem().unknowns();
+             auto holds_count = [&](const py::array& a) {
+               const auto entries = static_cast<std::size_t>(a.size());
+               return entries % N == 0 && entries / N == count;
+             };
+             if (!holds_count(f) || !holds_count(u))
                throw pscr::SizeMismatch("solve: arrays of " + std::to_string(f.size()) + " and " +
-                                        std::to_string(u.size()) + " entries for " + std::to_string(need));
+                                        std::to_string(u.size()) + " entries for " + std::to_string(count) +
+                                        " right-hand sides of " + std::to_string(N) + " unknowns");
              pscr::SolveStats s;
              {
                py::gil_scoped_release release;
@@ -277,6 +283,8 @@ template <class T> void bind_type(py::module_& m) {
              return out;
            })
       .def("set_profiling", &L::set_profiling)
+      // Keeps the GIL: it waits for solves in progress (they run without it)
+      // and rewrites what info() reads, which is read under the GIL.
       .def("set_parameters",
            [](L& plan, const py::dict& p) {
              py::dict d;

@@ -1,4 +1,5 @@
-"""No copies of contiguous inputs, the GIL released during solves."""
+"""No copies of contiguous inputs, the GIL released during solves, plans shared
+by threads."""
 
 import threading
 import time
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 import pscr
-from conftest import random_problem, random_rhs
+from conftest import random_problem, random_rhs, rel_err, sparse_solve
 
 
 def test_contiguous_input_is_not_copied(backend):
@@ -95,3 +96,73 @@ def test_device_bytes_are_stated_before_planning():
         pscr.device_bytes(factors)  # not a Problem
     with pytest.raises(pscr.InvalidArgument):
         pscr.device_bytes(problem, radix=1)
+
+
+def test_threads_share_a_split_plan():
+    # a plan split by rows over PoCL's one device listed twice: its devices
+    # share one set of communicators, so solves from several threads take
+    # turns (77 of 80 such solves failed when they did not)
+    shape = (45, 17)
+    factors, c = random_problem(shape, np.float64, seed=11)
+    split = pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "0:0"], device_split="rows")
+    single = pscr.Plan(factors, c=c, backend="opencl")
+    rhs = [random_rhs(shape, np.float64, seed=s) for s in range(4)]
+    expected = [single.solve(f) for f in rhs]
+    failures = []
+
+    def solve_all(k):
+        try:
+            for _ in range(5):
+                for f, e in zip(rhs, expected):
+                    err = rel_err(split.solve(f), e)
+                    if not err <= 1e-12:
+                        failures.append(f"thread {k}: error {err}")
+        except pscr.Error as e:
+            failures.append(f"thread {k}: {e}")
+
+    threads = [threading.Thread(target=solve_all, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[:3]
+
+
+def test_set_parameters_while_another_thread_solves():
+    # set_parameters waits for the solve in progress and the next one for it;
+    # every solution is right whichever parameters solved it (the sets take
+    # two radices: another layout and eigen data)
+    shape = (40, 21)
+    factors, c = random_problem(shape, np.float64, seed=12)
+    plan = pscr.Plan(factors, c=c, backend="opencl")
+    first = plan.info["parameters"]
+    second = dict(first, radix=5 if first["radix"] == 4 else 4, work_group=32 if first["work_group"] == 64 else 64)
+    f = random_rhs(shape, np.float64, seed=3)
+    expected = sparse_solve(plan.problem, f)
+    done = threading.Event()
+    solved = []
+    failures = []
+
+    def solver():
+        try:
+            while not done.is_set():
+                err = rel_err(plan.solve(f), expected)
+                solved.append(err)
+                if not err <= 1e-12:
+                    failures.append(f"error {err}")
+        except pscr.Error as e:
+            failures.append(str(e))
+
+    t = threading.Thread(target=solver)
+    t.start()
+    try:
+        for i in range(6):
+            seen = len(solved)
+            while len(solved) == seen and t.is_alive():  # a solve between the changes
+                time.sleep(0.001)
+            plan.set_parameters(first if i % 2 else second)
+    finally:
+        done.set()
+        t.join()
+    assert not failures, failures[:3]
+    assert plan.info["parameters"] == first

@@ -47,6 +47,21 @@ def test_3d_batch(backend):
         assert rel_err(U[k], sparse_solve(plan.problem, F[k])) < 1e-11
 
 
+def test_empty_batch_solves_nothing(backend):
+    # one rule across the interfaces: a batch of no right-hand sides is valid
+    # and gives an empty result of its shape and the plan's dtype
+    for shape in ((7, 5), (4, 3, 5)):
+        factors, c = random_problem(shape, np.float64, seed=3)
+        plan = pscr.Plan(factors, c=c, backend=backend)
+        f = np.empty((0,) + shape)
+        u = plan.solve(f)
+        assert u.shape == (0,) + shape and u.dtype == plan.dtype
+        out = np.empty_like(f)
+        assert plan.solve(f, out=out) is out
+        assert plan.last_stats["seconds"] == 0
+        assert plan.problem.apply(f).shape == f.shape
+
+
 def test_builders_poisson_and_helmholtz(backend):
     x1, x2 = pscr.graded_mesh(21, 1.0, 1.05), pscr.uniform_mesh(14, 2.0)
     p = pscr.poisson2d(x1, x2)

@@ -3,6 +3,7 @@
 // threads of this process (local_communicators), each device holding a slab
 // of rows of dimension 1 (docs/distributed.md).
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "../opencl/device.hpp"
@@ -63,6 +64,7 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
   }
 
   double solve_in_place(T* x, std::size_t count) const override {
+    std::lock_guard<std::mutex> turn(mutex_);
     const std::size_t P = plans_.size();
     std::vector<double> copies(P, 0);
     on_ranks(comms_, [&](std::size_t p) {
@@ -107,6 +109,10 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
 
  private:
   std::size_t unknowns_;
+  // One set of communicators and device plans: solves from several threads
+  // take turns (two at once mixed their messages: "rank 0 expects 264 bytes
+  // from rank 1 that it did not send", "another device of the plan failed").
+  mutable std::mutex mutex_;
   std::vector<std::shared_ptr<Communicator>> comms_;
   std::vector<std::unique_ptr<DistributedPlan<T>>> plans_;
 };

@@ -23,6 +23,7 @@
 #include "../neumann_weights.hpp"
 #include "../opencl/opencl_executor.hpp"
 #include "../plan_impl.hpp"
+#include "../size_product.hpp"
 #include "pscr/distributed.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
@@ -201,6 +202,8 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   Communicator& comm = *m.comm;
   const auto t0 = clock_type::now();
   const std::size_t N = m.info.local_unknowns;
+  // of the whole problem, the same on every rank: each refuses before any message
+  size_product({m.data.problem.unknowns(), count, sizeof(T)}, "solve: unknowns × right-hand sides × bytes per scalar");
   // Checks every rank agrees on before any message of the solve. A device
   // scans its slab itself, after the upload (a host pass over the arrays
   // costs more than the device's solve), except in pure Neumann problems,

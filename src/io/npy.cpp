@@ -7,6 +7,7 @@
 
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
+#include "../size_product.hpp"
 
 namespace pscr::npy {
 namespace {
@@ -56,7 +57,7 @@ std::size_t dtype_size(DType t) {
 
 std::size_t Array::size() const {
   std::size_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape) n = size_product({n, s}, "npy::Array: shape");
   return n;
 }
 
@@ -122,6 +123,10 @@ Array load(const std::string& path) {
 
 template <class T> std::vector<T> Array::as() const {
   const std::size_t n = size();
+  if (const std::size_t need = size_product({n, dtype_size(dtype)}, "npy::Array: entries × bytes per scalar");
+      bytes.size() < need)
+    throw FileFormatError("npy::Array: its shape needs " + std::to_string(need) + " bytes, it holds " +
+                          std::to_string(bytes.size()));
   std::vector<T> out(n);
   // Copies the payload as Src values (unaligned bytes), then converts each.
   auto conv = [&](auto tag) {
@@ -150,7 +155,11 @@ template <class T> void save(const std::string& path, const std::vector<std::siz
                       : std::is_same_v<T, std::complex<float>> ? "<c8" : "<c16";
   std::string sh = "(";
   std::size_t n = 1;
-  for (auto s : shape) { sh += std::to_string(s) + ","; n *= s; }
+  for (auto s : shape) {
+    sh += std::to_string(s) + ",";
+    n = size_product({n, s}, "npy::save: shape");
+  }
+  size_product({n, sizeof(T)}, "npy::save: entries × bytes per scalar");
   if (shape.size() > 1) sh.pop_back();
   sh += ")";
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";

@@ -1,8 +1,10 @@
 // pscr/opencl.hpp: device-resident solves.
 #include <chrono>
 #include <complex>
+#include <shared_mutex>
 
 #include "../plan_impl.hpp"
+#include "../size_product.hpp"
 #include "cl_check.hpp"
 #include "device.hpp"
 #include "opencl_executor.hpp"
@@ -11,6 +13,12 @@
 
 namespace pscr::opencl {
 namespace {
+
+// Each call below holds the plan's lock shared while it uses the executor,
+// as host solves do: set_parameters replaces it.
+template <class T> std::shared_lock<PlanLock> hold_shared(const Plan<T>& plan) {
+  return std::shared_lock<PlanLock>(plan.impl().lock);
+}
 
 template <class T> const Executor<T>& opencl_executor(const Plan<T>& plan) {
   const Executor<T>& e = *plan.impl().exec;
@@ -36,21 +44,29 @@ template <class T> const Executor<T>& device_executor(const Plan<T>& plan, std::
 void prepare_device(const std::string& device) { ocl::shared_context(ocl::select_device(device)); }
 
 template <class T> cl_context context(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_context>(opencl_executor(plan).opencl_context());
 }
 template <class T> cl_command_queue queue(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_command_queue>(opencl_executor(plan).opencl_queue());
 }
-template <class T> std::size_t device_count(const Plan<T>& plan) { return opencl_executor(plan).device_count(); }
+template <class T> std::size_t device_count(const Plan<T>& plan) {
+  const auto shared = hold_shared(plan);
+  return opencl_executor(plan).device_count();
+}
 template <class T> cl_context context(const Plan<T>& plan, std::size_t device) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_context>(device_executor(plan, device).opencl_context());
 }
 template <class T> cl_command_queue queue(const Plan<T>& plan, std::size_t device) {
+  const auto shared = hold_shared(plan);
   return static_cast<cl_command_queue>(device_executor(plan, device).opencl_queue());
 }
 
 namespace {
 
+// (An empty batch is not checked: it solves nothing, and x may be null.)
 template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
   if (!x) throw InvalidArgument("opencl::solve: null buffer");
   cl_context ctx = nullptr;
@@ -58,7 +74,8 @@ template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, 
   if (ctx != e.opencl_context()) throw InvalidArgument("opencl::solve: the buffer belongs to another OpenCL context");
   std::size_t bytes = 0;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
-  const std::size_t need = count * plan.problem().unknowns() * sizeof(T);
+  const std::size_t need = size_product({count, plan.problem().unknowns(), sizeof(T)},
+                                        "opencl::solve: right-hand sides × unknowns × bytes per scalar");
   if (bytes < need)
     throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
                        " right-hand sides need " + std::to_string(need));
@@ -69,6 +86,7 @@ template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, 
 namespace {
 
 template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  if (count == 0) return {};
   const auto t0 = std::chrono::steady_clock::now();
   check_buffer(e, plan, x, count);
   SolveStats st;
@@ -78,7 +96,7 @@ template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan
 }
 
 template <class T> cl_event solve_async_on(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
-  check_buffer(e, plan, x, count);
+  if (count > 0) check_buffer(e, plan, x, count);  // an empty batch: a marker on the plan's queue
   void* ev = nullptr;
   e.solve_device(x, count, false, &ev);
   return static_cast<cl_event>(ev);
@@ -87,19 +105,24 @@ template <class T> cl_event solve_async_on(const Executor<T>& e, const Plan<T>& 
 }  // namespace
 
 template <class T> SolveStats solve(const Plan<T>& plan, cl_mem x, std::size_t count, bool check) {
+  const auto shared = hold_shared(plan);
   return solve_on(opencl_executor(plan), plan, x, count, check);
 }
 template <class T> SolveStats solve(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count, bool check) {
+  const auto shared = hold_shared(plan);
   return solve_on(device_executor(plan, device), plan, x, count, check);
 }
 template <class T> cl_event solve_async(const Plan<T>& plan, cl_mem x, std::size_t count) {
+  const auto shared = hold_shared(plan);
   return solve_async_on(opencl_executor(plan), plan, x, count);
 }
 template <class T> cl_event solve_async(const Plan<T>& plan, std::size_t device, cl_mem x, std::size_t count) {
+  const auto shared = hold_shared(plan);
   return solve_async_on(device_executor(plan, device), plan, x, count);
 }
 
 template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, const std::vector<T>& shifts) {
+  const auto shared = hold_shared(plan);
   const Executor<T>& e = opencl_executor(plan);
   e.check_shifts(shifts);
   check_buffer(e, plan, x, shifts.size());

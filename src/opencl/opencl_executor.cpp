@@ -373,6 +373,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     }
     const std::vector<T> packed = ocl::packed_rows(pd_.problem.factor(D_ - 1), pd_.excess_form, pd_.excess);
     line_coef_ = rt.upload(packed, "packed last factor");
+    // The first buffer that grows with the unknowns (whose bytes fit size_t,
+    // Problem checks): a plan past the device fails here, before the level
+    // buffers multiply them by batches and groups.
     x_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "solution vector");
     sigma0_ = rt.upload(std::vector<T>{pd_.problem.c()}, "shift");
     pinned0_ = rt.upload(std::vector<int>{pd_.pure_neumann ? 1 : 0}, "flags");
