@@ -146,7 +146,7 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   PlanChoice choice{m.info.radix, m.data.dense_top};
   // Another radix, or dimension 1 in one level, is another layout and eigen
   // data: made beside the plan's and swapped in, so that the new executor
-  // refers to the plan's own (the old one is kept until it is gone).
+  // refers to the plan's own; the old data (previous) outlives the old executor.
   std::optional<planner::PlanData<T>> previous;
   double eigen_seconds = 0;
   if ((o.radix == 0 && p.radix != m.info.radix) || dense_top_applies(p, m.data.problem) != m.data.dense_top) {
