@@ -160,6 +160,22 @@ pscr_dtype pscr_plan_dtype(const pscr_plan* plan) {
   });
   return dtype;
 }
+double pscr_plan_predicted_error(const pscr_plan* plan) {
+  double error = -1;
+  guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_plan_predicted_error: null plan");
+    error = std::visit([](auto& p) { return p.info().predicted_error; }, plan->plan);
+  });
+  return error;
+}
+const char* pscr_plan_warning(const pscr_plan* plan) {
+  const char* warning = nullptr;
+  guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_plan_warning: null plan");
+    warning = std::visit([](auto& p) { return p.info().warning.c_str(); }, plan->plan);
+  });
+  return warning;
+}
 void pscr_plan_destroy(pscr_plan* plan) { delete plan; }
 const char* pscr_last_error(void) { return last_error.c_str(); }
 const char* pscr_version_string(void) { return pscr::version(); }

@@ -106,6 +106,11 @@ int main(void) {
   check("null plan: dtype", pscr_plan_dtype(NULL) == PSCR_DTYPE_INVALID && strstr(pscr_last_error(), "null plan"));
   check("null plan: unknowns", pscr_plan_unknowns(NULL) == 0 && strstr(pscr_last_error(), "null plan"));
   check("getter clears the message", pscr_plan_dtype(plan) == PSCR_FLOAT64 && pscr_last_error()[0] == 0);
+  check("predicted error of a definite plan", pscr_plan_predicted_error(plan) > 0 &&
+                                                  pscr_plan_predicted_error(plan) < 1e-10 &&
+                                                  strcmp(pscr_plan_warning(plan), "") == 0);
+  check("null plan: predicted error", pscr_plan_predicted_error(NULL) == -1 && strstr(pscr_last_error(), "null plan"));
+  check("null plan: warning", pscr_plan_warning(NULL) == NULL && strstr(pscr_last_error(), "null plan"));
   pscr_plan_destroy(plan);
   pscr_plan* bad = NULL;
   o.radix = 1;
@@ -157,6 +162,25 @@ int main(void) {
   printf("float residual %.2e\n", rf);
   check("float residual", rf < 1e-5);
   pscr_plan_destroy(pf);
+  /* an indefinite float operator 1e-3 from singular (Laplacians, c just above minus their smallest
+     eigenvalues): condition 1e4, fewer than half the digits of float kept, and the plan says so */
+  {
+    float ld1[N1], lo1[N1], id1[N1], io1[N1], ld2[N2], lo2[N2], id2[N2], io2[N2];
+    for (int i = 0; i < N1; ++i) { ld1[i] = 2; lo1[i] = -1; id1[i] = 1; io1[i] = 0; }
+    for (int i = 0; i < N2; ++i) { ld2[i] = 2; lo2[i] = -1; id2[i] = 1; io2[i] = 0; }
+    const double pi = 3.14159265358979323846;
+    const double s1 = sin(pi / (2.0 * (N1 + 1))), s2 = sin(pi / (2.0 * (N2 + 1)));
+    const float cw = (float)(-4 * s1 * s1 - 4 * s2 * s2 + 1e-3);
+    const void* ldv[2] = {ld1, ld2};
+    const void* lov[2] = {lo1, lo2};
+    const void* idv[2] = {id1, id2};
+    const void* iov[2] = {io1, io2};
+    pscr_plan* pw = NULL;
+    check("create near-singular float", pscr_plan_create(&pw, PSCR_FLOAT32, 2, n, ldv, lov, idv, iov, &cw, NULL) == PSCR_OK);
+    printf("near-singular float: predicted error %.2e, warning: %s\n", pscr_plan_predicted_error(pw), pscr_plan_warning(pw));
+    check("its warning", pscr_plan_predicted_error(pw) > 3.4e-4 && strstr(pscr_plan_warning(pw), "refine") != NULL);
+    pscr_plan_destroy(pw);
+  }
 
   double complex a1dc[N1], a1oc[N1], m1dc[N1], m1oc[N1], a2dc[N2], a2oc[N2], m2dc[N2], m2oc[N2];
   for (int i = 0; i < N1; ++i) { a1dc[i] = a1d[i]; a1oc[i] = a1o[i]; m1dc[i] = m1d[i]; m1oc[i] = m1o[i]; }

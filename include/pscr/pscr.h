@@ -78,6 +78,14 @@ PSCR_C_API pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u,
 PSCR_C_API size_t pscr_plan_unknowns(const pscr_plan* plan);
 PSCR_C_API pscr_dtype pscr_plan_dtype(const pscr_plan* plan);
 
+/* The plan's estimated relative error of a solve (pscr::PlanInfo::
+ * predicted_error) and its accuracy warning: "" when the estimate keeps at
+ * least half the digits of the plan's precision, else what was estimated and
+ * what recovers the digits (options.refine). The string lives as long as the
+ * plan. A NULL plan gives -1 and NULL, and sets pscr_last_error(). */
+PSCR_C_API double pscr_plan_predicted_error(const pscr_plan* plan);
+PSCR_C_API const char* pscr_plan_warning(const pscr_plan* plan);
+
 /* NULL is allowed. */
 PSCR_C_API void pscr_plan_destroy(pscr_plan* plan);
 
