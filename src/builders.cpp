@@ -95,7 +95,11 @@ Factor<double> poisson_neumann_factor(const std::vector<double>& x) {
 
 Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega) {
   check_mesh(x, 2, "helmholtz_factor");
-  if (!std::isfinite(omega) || !(omega > 0)) throw InvalidArgument("helmholtz_factor: wave number omega must be > 0");
+  if (!std::isfinite(omega) || !(omega > 0)) {
+    std::ostringstream os;
+    os << "helmholtz_factor: wave number omega = " << omega << " (needs a finite omega > 0)";
+    throw InvalidArgument(os.str());
+  }
   using C = std::complex<double>;
   Factor<C> f = linear_elements(x, false).cast<C>();
   // Second-order absorbing boundary terms at both ends, (3.18).
@@ -109,8 +113,13 @@ Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, doub
 
 Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right) {
   if (n < 1) throw InvalidArgument("laplacian_factor: size n = " + std::to_string(n) + " (needs n >= 1)");
-  if (!std::isfinite(h) || !(h > 0)) throw InvalidArgument("laplacian_factor: non-positive mesh step h");
   const double s = 1 / (h * h);
+  // 2/h² must be a finite double too (h = 1e-200 gave infinite entries)
+  if (!std::isfinite(h) || !(h > 0) || !std::isfinite(2 * s)) {
+    std::ostringstream os;
+    os << "laplacian_factor: mesh step h = " << h << " (needs a finite h > 0 with 2/h^2 finite: h >= 1.1e-154)";
+    throw InvalidArgument(os.str());
+  }
   Factor<double> f;
   f.A.diag.assign(n, 2 * s);
   f.A.off.assign(n - 1, -s);

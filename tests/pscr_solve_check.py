@@ -186,4 +186,29 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run(args)
         check(f"bad input: {name}", r.returncode == 2 and needle in r.stderr, f"rc={r.returncode} stderr={r.stderr!r}")
 
+    # A float operator 1e-3 from singular (Laplacians, c just above minus their smallest eigenvalues):
+    # the report warns that fewer than half the digits are kept and names --refine, which recovers them.
+    n1, n2 = 21, 10
+    lap = lambda n: np.array([np.full(n, 2.0), np.r_[np.full(n - 1, -1.0), 0.0]], dtype=np.float32)
+    eye = lambda n: np.array([np.ones(n), np.zeros(n)], dtype=np.float32)
+    for name, a in (("A1", lap(n1)), ("M1", eye(n1)), ("A2", lap(n2)), ("M2", eye(n2))):
+        np.save(P(f"w{name}.npy"), a)
+    lam = lambda n: 4 * np.sin(np.pi / (2 * (n + 1))) ** 2
+    cw = float(np.float32(-lam(n1) - lam(n2) + 1e-3))
+    fw = rng.uniform(-1, 1, (n1, n2)).astype(np.float32)
+    np.save(P("fw.npy"), fw)
+    K = assemble([(lap(n).astype(np.float64), eye(n).astype(np.float64)) for n in (n1, n2)], cw)
+    ref = spla.spsolve(K.tocsc(), fw.astype(np.float64).ravel())
+    wargs = sum((["--" + k, P(f"w{k}.npy")] for k in ("A1", "M1", "A2", "M2")), []) + [
+        "--rhs", P("fw.npy"), "--out", P("uw.npy"), "--c", repr(cw)]
+    r = run(wargs)
+    check("near-singular float: warning printed", r.returncode == 0 and "warning:" in r.stdout and "--refine" in r.stdout,
+          r.stdout + r.stderr)
+    r = run(wargs + ["--refine", "3"])
+    err = np.abs(np.load(P("uw.npy")).ravel() - ref).max() / np.abs(ref).max()
+    check("near-singular float: --refine 3 recovers the digits", r.returncode == 0 and "warning:" not in r.stdout
+          and err <= 1e-5, f"error {err:.2e}\n{r.stdout}{r.stderr}")
+    r = run(wargs + ["--refine", "11"])
+    check("bad input: --refine 11", r.returncode == 2 and "--refine" in r.stderr, r.stderr)
+
 checks.finish()

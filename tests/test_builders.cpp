@@ -101,3 +101,23 @@ BOOST_AUTO_TEST_CASE(graded_mesh_refuses_meshes_it_cannot_represent) {
   const auto x = pscr::graded_mesh(1000, 1.0, 1.02);  // 1.02^998 = 4e8: representable
   BOOST_TEST(x.back() == 1.0);
 }
+
+// Steps whose squares leave the double range, and NaN arguments: refused naming the value.
+BOOST_AUTO_TEST_CASE(builder_arguments_name_the_value) {
+  for (double h : {1e-200, std::nan(""), -1.0, 0.0}) {
+    try {
+      pscr::laplacian_factor(5, h, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+      BOOST_ERROR("laplacian_factor took h = " << h);
+    } catch (const pscr::InvalidArgument& e) {
+      BOOST_TEST(std::string(e.what()).find("mesh step h =") != std::string::npos, e.what());
+    }
+  }
+  const auto f = pscr::laplacian_factor(5, 1e-150, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  BOOST_TEST(std::isfinite(f.A.diag[0]));
+  try {
+    pscr::helmholtz_factor(pscr::graded_mesh(5, 1.0, 1.0), std::nan(""));
+    BOOST_ERROR("helmholtz_factor took omega = nan");
+  } catch (const pscr::InvalidArgument& e) {
+    BOOST_TEST(std::string(e.what()).find("omega = nan") != std::string::npos, e.what());
+  }
+}

@@ -22,6 +22,8 @@ struct Usage : std::runtime_error { using std::runtime_error::runtime_error; };
 inline const char* kOptions =
     "--A1 F --M1 F --A2 F --M2 F [--A3 F --M3 F] --rhs F --out F\n"
     "                  [--c VALUE] [--radix Q] [--backend reference|opencl] [--device SEL] [--threads N]\n"
+    "                  [--refine K]  (K steps of iterative refinement, 0 ... 10: recovers the digits\n"
+    "                  that a plan's accuracy warning says a solve loses)\n"
     "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
 
 // --key value pairs; --help returns an empty map with help set.
@@ -34,7 +36,7 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
     if (a.rfind("--", 0) != 0 || i + 1 >= argc) throw Usage("unexpected argument '" + a + "'");
     args[a.substr(2)] = argv[++i];
   }
-  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads"};
+  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine"};
   for (auto& [k, v] : args)
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) throw Usage("unknown option --" + k);
   for (const char* k : {"A1", "M1", "A2", "M2", "rhs", "out"})
@@ -137,6 +139,7 @@ inline pscr::Options load_options(const std::map<std::string, std::string>& args
   if (args.count("radix")) o.radix = int(pscr::cli::integer(program, "--radix", args.at("radix"), -1000, 1 << 20));
   if (args.count("threads")) o.threads = int(pscr::cli::integer(program, "--threads", args.at("threads"), 0, pscr::kMaxThreads));
   if (args.count("device")) o.device = args.at("device");
+  if (args.count("refine")) o.refine = int(pscr::cli::integer(program, "--refine", args.at("refine"), 0, 10));
   if (args.count("backend")) {
     const auto& b = args.at("backend");
     if (b == "reference") o.backend = pscr::Backend::reference;

@@ -44,8 +44,9 @@ struct PlanInfo {
   // excess-form plans only, definite problems where it stays 1.)
   double shift_amplification = 1;
   // Estimated relative forward error of a solve (docs/accuracy.md,
-  // "Predicted error"): ε of the working precision for diagonally dominant
-  // problems (PlanInfo::elimination "excess" and definite ones); for
+  // §9): ε of the working precision for diagonally dominant problems in the
+  // excess form, n² ε (n = the last size) for dominant ones eliminated by
+  // the ordinary formulas (complex types with real data); for
   // indefinite and complex problems ε · κ · shift_amplification², with κ the
   // operator's eigenvalue ratio, which the unpivoted eliminations lose.
   double predicted_error = 0;

@@ -90,6 +90,27 @@ template <class T> WideFactor<W<T>> wide_factor(const Factor<T>& given, bool pur
   return w;
 }
 
+// Whether an eigenvalue v (of the pencil scaled as WideFactor keeps it) is
+// zero or, times `scale`, a normal number of T: an eigenvalue in T's
+// subnormal range (A small and M large: a pencil of 1e-160 against 1e160 in
+// double, 1e-22 against 1e22 in float) keeps only some of its digits, or
+// none, and the shifts built from it would be wrong with no other sign.
+template <class T, class C> bool normal_eigenvalue(const C& v, double scale) {
+  if (v == C(0)) return true;
+  const double x = std::abs(v) * scale;
+  return std::isfinite(x) && x >= double(std::numeric_limits<real_t<T>>::min()) &&
+         x <= double(std::numeric_limits<real_t<T>>::max());
+}
+
+template <class T> std::string eigenvalue_range_error(double value) {
+  std::ostringstream os;
+  os << "an eigenvalue of magnitude " << value << " outside the normal range of " << scalar_name<T>() << " ("
+     << std::numeric_limits<real_t<T>>::min() << " ... " << std::numeric_limits<real_t<T>>::max()
+     << "): the magnitudes of A and M differ too much for this precision; scale them (A and M of a factor by "
+        "different powers of ten, and c and the other factors accordingly)";
+  return os.str();
+}
+
 // "factor 2 (A2, M2)": how errors name a factor (d from 0).
 std::string factor_name(int d) {
   const std::string k = std::to_string(d + 1);
@@ -153,6 +174,16 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
       ge.m = j.e - j.s + 1;
       ge.rows = j.rows;
       if (o == 0) dp.eigen_method = pe.method;
+      // the pure-Neumann null mode (the whole pencil's smallest) is exempt: it becomes exactly 0
+      const bool whole_pencil = j.s == 0 && j.e + 1 == int(f.size());
+      std::size_t null_mode = pe.lambda.size();
+      if (neumann && whole_pencil)
+        null_mode = std::size_t(std::min_element(pe.lambda.begin(), pe.lambda.end(), [](auto& a, auto& b) {
+                                  return std::abs(a) < std::abs(b);
+                                }) - pe.lambda.begin());
+      for (std::size_t l = 0; l < pe.lambda.size(); ++l)
+        if (l != null_mode && !normal_eigenvalue<T>(pe.lambda[l], wf.lambda_scale))
+          throw NumericalBreakdown(eigenvalue_range_error<T>(std::abs(pe.lambda[l]) * wf.lambda_scale));
       for (auto& v : pe.lambda) v *= wf.lambda_scale;
       if (j.s == 0 && j.e + 1 == int(f.size())) whole = pe.lambda;
       for (auto& v : pe.lambda) ge.lambda.push_back(static_cast<T>(v));
@@ -321,7 +352,8 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
       else
         os << "to the working precision (|sum| = " << nearest << " <= " << kCancellationUlps << " eps (|lambda| + |nu|), "
            << "eps = " << eps << ": singular in this precision; a wider type may resolve it)";
-      os << "; only the pure-Neumann case (c = 0, constant null space) is supported";
+      os << "; only the pure-Neumann case (c = 0, constant null space) is supported: row sums of every A_d "
+         << "count as zero up to " << kZeroRowSumUlps << " eps of the row's entries";
       throw SingularPencil(os.str());
     }
     if (!s.top && singular) shifted_singular = true;
@@ -355,6 +387,17 @@ template <class T> int dimension_radix(const Problem<T>& problem, int d, int rad
   return dense_top && d == 0 ? int(problem.size(0)) + 1 : radix;
 }
 
+// Every entry and c without imaginary part.
+template <class T> bool real_valued(const Problem<T>& p) {
+  if constexpr (is_complex_v<T>) {
+    auto real = [](const std::vector<T>& v) { return std::all_of(v.begin(), v.end(), [](const T& x) { return x.imag() == 0; }); };
+    if (p.c().imag() != 0) return false;
+    for (auto& f : p.factors())
+      if (!real(f.A.diag) || !real(f.A.off) || !real(f.M.diag) || !real(f.M.off)) return false;
+  }
+  return true;
+}
+
 // The layout and eigenpairs for one radix.
 template <class T>
 PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra,
@@ -380,6 +423,11 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     } catch (const NumericalBreakdown& e) {
       throw NumericalBreakdown(factor_name(D - 1) + ": " + e.what());
     }
+    const auto null_mode = std::min_element(nu.begin(), nu.end(), [](const W<T>& a, const W<T>& b) { return std::abs(a) < std::abs(b); });
+    for (auto it = nu.begin(); it != nu.end(); ++it)
+      if (!(pd.pure_neumann && it == null_mode) && !normal_eigenvalue<T>(*it, wide_last.lambda_scale))
+        throw NumericalBreakdown(factor_name(D - 1) + ": " +
+                                 eigenvalue_range_error<T>(std::abs(*it) * wide_last.lambda_scale));
     for (auto& v : nu) v *= wide_last.lambda_scale;
   }
   if (pd.pure_neumann) {
@@ -404,29 +452,48 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   }
   const auto& last = problem.factor(D - 1);
   // pure Neumann: dominance of the factor with exact zero row sums, which the plan solves
-  pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
-  pd.excess_form = allow_excess && pd.dominant;
+  if constexpr (is_complex_v<T>) {
+    // complex type, real data (pure Neumann, or a real problem in complex
+    // arithmetic): its systems are as dominant as the real ones, and their
+    // ordinary eliminations as stable; the excess form itself is real only
+    if (pd.pure_neumann || real_valued(problem)) {
+      Factor<double> re_last;
+      for (auto [from, to] : {std::pair{&wide_last.f.A, &re_last.A}, std::pair{&wide_last.f.M, &re_last.M}}) {
+        for (auto& v : from->diag) to->diag.push_back(v.real());
+        for (auto& v : from->off) to->off.push_back(v.real());
+      }
+      pd.dominant = excess_form_applies(re_last, sigma_min);
+    }
+  } else {
+    pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
+  }
+  pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
   return pd;
 }
 
 // The estimated relative forward error of a plan: ε for diagonally dominant
-// systems (excess form or unpivoted elimination of dominant systems: errors
-// within a few ε of an FFT solver's, docs/accuracy.md); otherwise the
+// systems in the excess form (errors within a few ε of an FFT solver's,
+// docs/accuracy.md), n² ε for them in the ordinary formulas; otherwise the
 // unpivoted eliminations of indefinite or complex systems lose about the
 // operator's condition times the square of the shift amplification. Where
 // that leaves fewer than half the digits of T, the plan says so and what
 // recovers them.
 template <class T> void predict_error(PlanData<T>& pd, double eps) {
-  pd.predicted_error = pd.dominant ? eps : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
+  // dominant systems eliminated by the ordinary formulas (complex types,
+  // Elimination::ordinary) lose up to n² ε where a shift is small beside the
+  // diagonal (docs/accuracy.md §1); the excess form none of it
+  const double n = double(pd.problem.size(pd.problem.dims() - 1));
+  pd.predicted_error = pd.dominant ? (pd.excess_form ? eps : eps * std::max(1.0, n * n))
+                                   : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
   pd.warning.clear();
   if (pd.predicted_error <= half_digits_error<T>()) return;
   std::ostringstream os;
   os.precision(3);
   os << "accuracy: estimated relative error " << pd.predicted_error << " (eps " << eps << " x condition "
      << pd.condition << " x shift amplification^2 " << pd.shift_amplification * pd.shift_amplification
-     << ") leaves fewer than half the digits of the working precision; Options::refine (iterative refinement "
-     << "in double, e.g. refine = 2) or a wider type recovers them";
+     << ") leaves fewer than half the digits of the working precision; iterative refinement in double "
+     << "(Options::refine = 2; Python refine=2; pscr-solve --refine 2) or a wider type recovers them";
   pd.warning = os.str();
 }
 

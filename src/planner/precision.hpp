@@ -15,17 +15,17 @@ namespace pscr::planner {
 // Unit roundoff of the working precision of T (float for complex<float>).
 template <class T> double working_eps() { return double(std::numeric_limits<real_t<T>>::epsilon()); }
 
-// A row of A_d whose sum is at most this fraction of the sum of its entries'
-// magnitudes has a zero row sum: eps^(3/4) (6.4e-6 in single, 1.8e-12 in
-// double precision). Entries rounded to T leave sums of a few ε; a quarter of
-// the digits above that is the headroom for data assembled from several
-// terms. A real Robin term or shift that small would leave an operator
-// singular to working precision (its smallest eigenvalue below ε of its
-// largest for any mesh of more than a few points): taken as zero, the
-// problem is solved as pure Neumann (compatible part, incompatible part
-// reported) instead of returning the huge multiple of the constants that
-// rounding errors alone would decide.
-template <class T> double zero_row_sum_tolerance() { return std::pow(working_eps<T>(), 0.75); }
+// A row of A_d whose sum is at most this fraction of the sum of its
+// entries' magnitudes has a zero row sum: 8 ε (9.5e-7 in single, 1.8e-15 in
+// double precision). Entries rounded to T from a zero-row-sum factor leave
+// sums below ε/2 of that magnitude, a diagonal assembled from two terms in T
+// one ε more; 8 ε leaves a margin of four. A larger row sum is the data's:
+// the row sums of the excess representation are formed exactly from the
+// entries, so a Robin term of a few dozen units of roundoff is solved as
+// the regular operator it is (taking it for zero answered a float Robin
+// term of 42 ε with a solution that was 100 % wrong).
+inline constexpr double kZeroRowSumUlps = 8;
+template <class T> double zero_row_sum_tolerance() { return kZeroRowSumUlps * working_eps<T>(); }
 
 // An eigenvalue sum σ of the leading pencils (plus c) and an eigenvalue ν of
 // the last one cancel to working precision when |σ + ν| is at most this

@@ -306,7 +306,7 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
   std::vector<double> sq(m);
   for (int i = 0; i < m; ++i) {
     if (!(M.diag[i] > 0))
-      throw SingularPencil("mass matrix M is not positive definite (diagonal entry " + std::to_string(i) + " <= 0)");
+      throw SingularPencil("mass matrix M is not positive definite (its diagonal entry in row " + std::to_string(i) + " is not > 0)");
     sq[i] = std::sqrt(M.diag[i]);
   }
   const std::size_t max_entries = std::size_t(1) << 26;  // 512 MiB of eigenvector block
