@@ -12,7 +12,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor, neumann_factor, write_system
+from pscr_solve_check_lib import assemble, factor, neumann_factor, save_factors, write_system
 
 EXE = sys.argv[1]
 rng = np.random.default_rng(2026)
@@ -101,11 +101,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for backend in ("reference", "opencl"):
         ns, batch = [17, 13], 2
         fs = [neumann_factor(n) for n in ns]
-        args = []
-        for d, (a, m) in enumerate(fs, 1):
-            np.save(P(f"NA{d}.npy"), a)
-            np.save(P(f"NM{d}.npy"), m)
-            args += [f"--A{d}", P(f"NA{d}.npy"), f"--M{d}", P(f"NM{d}.npy")]
+        args = save_factors(P, fs, "N")
         f = rng.uniform(-1, 1, [batch] + ns) + 0.5  # clearly incompatible
         np.save(P("nf.npy"), f)
         name = f"{backend} pure Neumann 17x13 batch 2"
@@ -191,16 +187,14 @@ with tempfile.TemporaryDirectory() as tmp:
     n1, n2 = 21, 10
     lap = lambda n: np.array([np.full(n, 2.0), np.r_[np.full(n - 1, -1.0), 0.0]], dtype=np.float32)
     eye = lambda n: np.array([np.ones(n), np.zeros(n)], dtype=np.float32)
-    for name, a in (("A1", lap(n1)), ("M1", eye(n1)), ("A2", lap(n2)), ("M2", eye(n2))):
-        np.save(P(f"w{name}.npy"), a)
+    wfs = [(lap(n1), eye(n1)), (lap(n2), eye(n2))]
     lam = lambda n: 4 * np.sin(np.pi / (2 * (n + 1))) ** 2
     cw = float(np.float32(-lam(n1) - lam(n2) + 1e-3))
     fw = rng.uniform(-1, 1, (n1, n2)).astype(np.float32)
     np.save(P("fw.npy"), fw)
-    K = assemble([(lap(n).astype(np.float64), eye(n).astype(np.float64)) for n in (n1, n2)], cw)
+    K = assemble([(a.astype(np.float64), m.astype(np.float64)) for a, m in wfs], cw)
     ref = spla.spsolve(K.tocsc(), fw.astype(np.float64).ravel())
-    wargs = sum((["--" + k, P(f"w{k}.npy")] for k in ("A1", "M1", "A2", "M2")), []) + [
-        "--rhs", P("fw.npy"), "--out", P("uw.npy"), "--c", repr(cw)]
+    wargs = save_factors(P, wfs, "w") + ["--rhs", P("fw.npy"), "--out", P("uw.npy"), "--c", repr(cw)]
     r = run(wargs)
     check("near-singular float: warning printed", r.returncode == 0 and "warning:" in r.stdout and "--refine" in r.stdout,
           r.stdout + r.stderr)

@@ -51,16 +51,23 @@ def neumann_factor(n):
     return a, m
 
 
+def save_factors(P, fs, prefix=""):
+    """Saves factors (A_d, M_d) as {prefix}A{d}.npy and {prefix}M{d}.npy under
+    the path function P; returns pscr-solve's factor arguments."""
+    args = []
+    for d, (a, m) in enumerate(fs, 1):
+        np.save(P(f"{prefix}A{d}.npy"), a)
+        np.save(P(f"{prefix}M{d}.npy"), m)
+        args += [f"--A{d}", P(f"{prefix}A{d}.npy"), f"--M{d}", P(f"{prefix}M{d}.npy")]
+    return args
+
+
 def write_system(P, rng, ns, dtype, batch):
     """Random factor files and right-hand side under the path function P:
     returns the factors, the right-hand side and the factor arguments."""
     cplx = np.issubdtype(dtype, np.complexfloating)
     fs = [factor(rng, n, dtype, cplx) for n in ns]
-    args = []
-    for d, (a, m) in enumerate(fs, 1):
-        np.save(P(f"A{d}.npy"), a)
-        np.save(P(f"M{d}.npy"), m)
-        args += [f"--A{d}", P(f"A{d}.npy"), f"--M{d}", P(f"M{d}.npy")]
+    args = save_factors(P, fs)
     shape = ([batch] if batch > 1 else []) + ns
     f = rng.uniform(-1, 1, shape).astype(dtype)
     if cplx:

@@ -14,7 +14,7 @@ import checks
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from pscr_solve_check_lib import assemble, factor, neumann_factor, write_system
+from pscr_solve_check_lib import assemble, factor, neumann_factor, save_factors, write_system
 
 MPIRUN, SOLVE, SOLVE_MPI = sys.argv[1:4]
 rng = np.random.default_rng(2027)
@@ -74,11 +74,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # f - mean(f) (what was solved), the incompatible part apart, as pscr-solve.
     ns = [19, 7]
     fs = [neumann_factor(n) for n in ns]
-    args = []
-    for d, (a, m) in enumerate(fs, 1):
-        np.save(P(f"NA{d}.npy"), a)
-        np.save(P(f"NM{d}.npy"), m)
-        args += [f"--A{d}", P(f"NA{d}.npy"), f"--M{d}", P(f"NM{d}.npy")]
+    args = save_factors(P, fs, "N")
     f = rng.uniform(-1, 1, ns) + 0.5
     np.save(P("nf.npy"), f)
     A = assemble(fs, 0.0)
