@@ -43,6 +43,14 @@ template <class T> double abs_max(const std::vector<T>& v) {
   return b;
 }
 
+// The index of the eigenvalue of least magnitude: the null mode of a
+// pure-Neumann pencil.
+template <class C> std::size_t null_mode(const std::vector<C>& lambda) {
+  return std::size_t(std::min_element(lambda.begin(), lambda.end(),
+                                      [](const C& a, const C& b) { return std::abs(a) < std::abs(b); }) -
+                     lambda.begin());
+}
+
 // Pencils at least this large are computed one after another, each spread
 // over the host threads (twisted_eigen.hpp); smaller ones side by side.
 constexpr int kLargePencil = 512;
@@ -176,13 +184,9 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
       if (o == 0) dp.eigen_method = pe.method;
       // the pure-Neumann null mode (the whole pencil's smallest) is exempt: it becomes exactly 0
       const bool whole_pencil = j.s == 0 && j.e + 1 == int(f.size());
-      std::size_t null_mode = pe.lambda.size();
-      if (neumann && whole_pencil)
-        null_mode = std::size_t(std::min_element(pe.lambda.begin(), pe.lambda.end(), [](auto& a, auto& b) {
-                                  return std::abs(a) < std::abs(b);
-                                }) - pe.lambda.begin());
+      const std::size_t exempt = neumann && whole_pencil ? null_mode(pe.lambda) : pe.lambda.size();
       for (std::size_t l = 0; l < pe.lambda.size(); ++l)
-        if (l != null_mode && !normal_eigenvalue<T>(pe.lambda[l], wf.lambda_scale))
+        if (l != exempt && !normal_eigenvalue<T>(pe.lambda[l], wf.lambda_scale))
           throw NumericalBreakdown(eigenvalue_range_error<T>(std::abs(pe.lambda[l]) * wf.lambda_scale));
       for (auto& v : pe.lambda) v *= wf.lambda_scale;
       if (j.s == 0 && j.e + 1 == int(f.size())) whole = pe.lambda;
@@ -217,11 +221,8 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
   if (neumann) {
     // The top-level pencil (A_d, M_d) of a pure-Neumann factor has eigenvalue 0.
     auto& top = dp.eigen[dp.groups.back()[0].eigen];
-    int best = 0;
-    for (int l = 1; l < top.m; ++l)
-      if (std::abs(top.lambda[l]) < std::abs(top.lambda[best])) best = l;
-    dp.zero_mode = best;
-    top.lambda[best] = T(0);
+    dp.zero_mode = int(null_mode(top.lambda));
+    top.lambda[std::size_t(dp.zero_mode)] = T(0);
   }
   return dp;
 }
@@ -423,17 +424,16 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     } catch (const NumericalBreakdown& e) {
       throw NumericalBreakdown(factor_name(D - 1) + ": " + e.what());
     }
-    const auto null_mode = std::min_element(nu.begin(), nu.end(), [](const W<T>& a, const W<T>& b) { return std::abs(a) < std::abs(b); });
-    for (auto it = nu.begin(); it != nu.end(); ++it)
-      if (!(pd.pure_neumann && it == null_mode) && !normal_eigenvalue<T>(*it, wide_last.lambda_scale))
+    const std::size_t exempt = pd.pure_neumann ? null_mode(nu) : nu.size();
+    for (std::size_t l = 0; l < nu.size(); ++l)
+      if (l != exempt && !normal_eigenvalue<T>(nu[l], wide_last.lambda_scale))
         throw NumericalBreakdown(factor_name(D - 1) + ": " +
-                                 eigenvalue_range_error<T>(std::abs(*it) * wide_last.lambda_scale));
+                                 eigenvalue_range_error<T>(std::abs(nu[l]) * wide_last.lambda_scale));
     for (auto& v : nu) v *= wide_last.lambda_scale;
   }
   if (pd.pure_neumann) {
     // the null mode of the last pencil is 0, as the leading ones' (plan_dimension)
-    auto zero = std::min_element(nu.begin(), nu.end(), [](const W<T>& a, const W<T>& b) { return std::abs(a) < std::abs(b); });
-    *zero = W<T>(0);
+    nu[null_mode(nu)] = W<T>(0);
   }
   spectra.nu = nu;
   std::vector<std::vector<ShiftValue<W<T>>>> values;
