@@ -51,11 +51,13 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
 }
 
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options) {
-  if (options.backend != Backend::opencl || problem.dims() != 3) return {plan_radix(problem, options), false};
-  // 3D on OpenCL: the parameters resolved once, for the radix and dense_top
+  if (options.backend != Backend::opencl) return {plan_radix(problem, options), false, 0};
+  // on OpenCL: the parameters resolved once, for the radix, dense_top and transforms
   const int named = options.radix == 0 ? 0 : plan_radix(problem, options);  // throws for a bad radix
   const KernelParameters p = opencl_parameters(problem, options).parameters;
-  return {named > 0 ? named : p.radix, dense_top_applies(p, problem)};
+  const bool split = options.device_split == DeviceSplit::rows && opencl_devices(options).size() > 1;
+  const int sine_limit = p.transforms == 1 && options.shifts == 1 && !split ? opencl_sine_limit<T>(options) : 0;
+  return {named > 0 ? named : p.radix, dense_top_applies(p, problem), sine_limit};
 }
 
 void check_threads(int threads) {
@@ -79,7 +81,7 @@ namespace {
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
   PlanInfo& info = m.info;
-  info.radix = m.data.dims.empty() ? radix : m.data.dims.back().layout.radix;
+  info.radix = m.data.transformed ? 0 : m.data.dims.empty() ? radix : m.data.dims.back().layout.radix;
   info.shift_amplification = m.data.shift_amplification;
   info.predicted_error = m.data.predicted_error;
   info.warning = m.data.warning;
@@ -89,6 +91,9 @@ template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
   info.elimination = m.data.excess_form ? "excess" : "ordinary";
   info.eigen_methods.clear();
   for (auto& dp : m.data.dims) info.eigen_methods.push_back(dp.eigen_method);
+  info.dimension_methods.clear();
+  for (auto& dp : m.data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
+  info.dimension_methods.push_back("tridiagonal");
   m.exec->describe(info);
 }
 
@@ -143,14 +148,14 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   // plan on several devices is rebuilt on the same devices instead).
   if (!o.opencl_queue && m.exec->device_count() == 1) o.opencl_queue = m.exec->opencl_queue();
   const auto t0 = clock_type::now();
-  PlanChoice choice{m.info.radix, m.data.dense_top};
-  // Another radix, or dimension 1 in one level, is another layout and eigen
-  // data: made beside the plan's and swapped in, so that the new executor
-  // refers to the plan's own; the old data (previous) outlives the old executor.
+  // Another radix, dimension 1 in one level or transforms on or off is
+  // another layout and eigen data: made beside the plan's and swapped in, so
+  // that the new executor refers to the plan's own; the old data (previous)
+  // outlives the old executor.
+  const PlanChoice choice = plan_choice(m.data.problem, o);
   std::optional<planner::PlanData<T>> previous;
   double eigen_seconds = 0;
-  if ((o.radix == 0 && p.radix != m.info.radix) || dense_top_applies(p, m.data.problem) != m.data.dense_top) {
-    choice = plan_choice(m.data.problem, o);
+  if (!(choice == m.choice)) {
     previous.emplace(plan_data(m.data.problem, o, choice));
     eigen_seconds = seconds_since(t0);
     std::swap(m.data, *previous);
@@ -164,6 +169,7 @@ template <class T> void Plan<T>::set_parameters(const KernelParameters& p) {
   }
   m.exec = std::move(exec);  // the old executor goes before the data it ran on (previous)
   m.options.parameters = p;
+  m.choice = choice;
   if (previous) {  // as a new plan's
     m.info.eigen_seconds = eigen_seconds;
     m.info.init_seconds = seconds_since(t0);

@@ -24,9 +24,16 @@ inline bool radix_free(const Options& options) {
 // many levels, planner::make_plan_data) and whether dimension 1 is one level
 // (dense_top_applies to the OpenCL parameters and the problem). The OpenCL parameters are
 // resolved once for both.
+// sine_limit: the longest sine transform (n + 1) the plan's device takes, 0
+// where transforms are off (KernelParameters::transforms, the reference
+// backend, Options::shifts > 1, a split by rows over devices).
 struct PlanChoice {
   int radix = 0;
   bool dense_top = false;
+  int sine_limit = 0;
+  bool operator==(const PlanChoice& o) const {
+    return radix == o.radix && dense_top == o.dense_top && sine_limit == o.sine_limit;
+  }
 };
 // InvalidArgument for a negative or unit radix, or one past kMaxOpenCLRadix on OpenCL.
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
@@ -43,7 +50,8 @@ template <class T> bool dense_top_applies(const KernelParameters& p, const Probl
 // The layout and eigen data a plan of `p` with `o` executes: the one
 // construction for plans and for what they would need (opencl::device_bytes).
 template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Options& o, const PlanChoice& c) {
-  return planner::make_plan_data(p, c.radix, o.elimination == Elimination::automatic, radix_free(o), c.dense_top);
+  return planner::make_plan_data(p, c.radix, o.elimination == Elimination::automatic, radix_free(o), c.dense_top,
+                                 c.sine_limit);
 }
 
 // Who may use a plan's executor and data: solves and the other calls hold it
@@ -87,8 +95,10 @@ class PlanLock {
 template <class T> struct Plan<T>::Impl {
   // c.radix: the plan's q, which Options::radix leaves open when 0; the
   // planner may then take another (planner::make_plan_data)
-  Impl(const Problem<T>& p, const Options& o, const PlanChoice& c) : options(o), data(plan_data(p, o, c)) {}
+  Impl(const Problem<T>& p, const Options& o, const PlanChoice& c)
+      : options(o), choice(c), data(plan_data(p, o, c)) {}
   Options options;
+  PlanChoice choice;  // what laid data out
   planner::PlanData<T> data;
   std::unique_ptr<Executor<T>> exec;
   PlanInfo info;

@@ -89,6 +89,15 @@ struct KernelParameters {
   // Plans with n1 > n2·n3 keep the levels (the basis, n1² scalars, would
   // outgrow the data); PlanInfo::parameters says which a plan took.
   int dense_top = 0;
+  // 1: where every leading dimension's pencil is Toeplitz with Dirichlet
+  // ends (uniform meshes: finite differences, lumped or consistent linear
+  // elements) and n + 1 is a power of two whose line fits a work-group's
+  // local memory, those dimensions are taken by fast sine transforms and the
+  // last one by one tridiagonal solve per line (kernels/sine_transform.cl;
+  // PlanInfo::dimension_methods): 3 passes over the unknowns in 2D, 5 in 3D,
+  // instead of a reduction's levels. Plans with Options::shifts > 1 or split
+  // by rows over devices keep the reduction. 0: the reduction always.
+  int transforms = 1;
 };
 
 struct ParameterInfo {

@@ -17,7 +17,7 @@ struct PlanInfo {
   double eigen_seconds = 0;     // of which the layout and eigenpairs
   double build_seconds = 0;     // of which the OpenCL program (compiled, or loaded from the program cache)
   std::string program_cache;    // OpenCL: "hit", "miss", "miss (not stored: ...)" or "off"
-  int radix = 0;                // the radix q of the plan (Options::radix, or the automatic choice)
+  int radix = 0;                // the radix q of the plan's reduction (Options::radix, or the automatic choice; 0: none)
   std::size_t eigen_problems = 0;  // distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
@@ -31,6 +31,13 @@ struct PlanInfo {
   // "newton", "aberth", "mrrr", "crawford" or "dense" (docs/eigen.md).
   std::string elimination;
   std::vector<std::string> eigen_methods;
+  // How each dimension is taken, in order: a leading one by "reduction"
+  // (PSCR levels of the radix), "dense products" (one level, its whole
+  // basis applied as matrix products: KernelParameters::dense_top) or "sine
+  // transform" (one level, its basis a fast DST-I: KernelParameters::
+  // transforms); the last one "tridiagonal" (its systems solved as
+  // line_solver says).
+  std::vector<std::string> dimension_methods;
   // How many times nearer to singular the shifted tridiagonal systems of the
   // partial solutions come than the operator itself: its smallest |eigenvalue|
   // over theirs (1 for definite problems, where the shifts only move away).

@@ -16,6 +16,7 @@
 #include "null_space_projection.hpp"
 #include "program_options.hpp"
 #include "runtime.hpp"
+#include "sine_transform.hpp"
 #include "solve_flags.hpp"
 #include "tridiagonal_solver.hpp"
 
@@ -57,14 +58,14 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // the plan's radix, whether it came from these parameters or from
     // Options::radix (the dimensions it lays out: dimension 1 of a dense-top
     // plan is one level of its own)
-    const int q = pd.dims.empty() ? p_.radix : pd.dims.back().layout.radix;
+    const int q = pd.dims.empty() || pd.transformed ? p_.radix : pd.dims.back().layout.radix;
     p_.radix = q;
     p_.dense_top = pd.dense_top ? 1 : 0;
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const std::string opts = ocl::program_options(
-        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form});
+        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form, pd.transformed});
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
@@ -385,6 +386,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       shifts_ = rt.alloc(std::size_t(shift_capacity_) * sizeof(T), "shifts");
       shift_flags_ = rt.upload(std::vector<int>(std::size_t(shift_capacity_), 0), "flags");
     }
+    if (pd_.transformed) return upload_transforms(packed);
     // the top level's batch: the shifted problems one solve takes together
     int batch = shift_capacity_;
     for (int d = 0; d + 1 < D_; ++d) {
@@ -473,6 +475,73 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
+  // A transformed plan (PlanData::transformed): the leading dimensions' sine
+  // transforms, the shifts c + Σ λ of the lines of the last dimension (line
+  // l1·n2 + l2 in 3D), and their solver.
+  void upload_transforms(const std::vector<T>& packed) {
+    ocl::Runtime& rt = *rt_;
+    std::size_t lines = 1;
+    for (int d = 0; d + 1 < D_; ++d) {
+      const auto& dp = pd_.dims[std::size_t(d)];
+      sines_.push_back(std::make_unique<ocl::SineTransform>(rt, dp.layout.n, dp.transform_scale, sizeof(real_t<T>),
+                                                             is_complex_v<T>));
+      lines *= std::size_t(dp.layout.n);
+      DimBufs db;
+      db.n = dp.layout.n;
+      db.R = pd_.problem.unknowns() / lines;
+      dims_.push_back(std::move(db));
+    }
+    std::vector<T> sigma(lines, pd_.problem.c());
+    std::size_t block = lines;  // lines per mode of dimension d
+    for (int d = 0; d + 1 < D_; ++d) {
+      const auto& lambda = pd_.dims[std::size_t(d)].eigen[0].lambda;
+      block /= lambda.size();
+      for (std::size_t l = 0; l < lines; ++l) sigma[l] += lambda[l / block % lambda.size()];
+    }
+    line_sigma_ = rt.upload(sigma, "shift buffer");
+    line_pinned_ = rt.upload(std::vector<int>(lines, 0), "flag buffer");
+    tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lines, sizeof(T), line_coef_.get(), packed.data(),
+                                                    flags_.buffer(), pd_.pure_neumann);
+    // lines past local memory are solved stored [row][line]: a copy of that layout
+    if (!tri_->whole_lines()) row_lines_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "line buffer");
+  }
+
+  // The solve of a transformed plan: each leading dimension to its modes in
+  // place (dimension 1 first: X[l1][j2][j3], then X[l1][l2][j3]), one
+  // tridiagonal system per line of the last dimension, and back.
+  void transform_solve(cl_mem X) const {
+    const ocl::Runtime& rt = *rt_;
+    const std::size_t n_last = std::size_t(leaf_n());
+    std::size_t before = 1;  // the blocks dimension d is transformed in
+    for (int d = 0; d + 1 < D_; ++d) {
+      const std::size_t R = dims_[std::size_t(d)].R, n = std::size_t(dims_[std::size_t(d)].n);
+      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, true);
+      before *= n;
+    }
+    const int lines = int(before);
+    if (tri_->whole_lines()) {
+      tri_->solve(X, lines, line_sigma_.get(), line_pinned_.get());
+    } else {
+      transpose(X, row_lines_.get(), before, n_last);
+      tri_->solve(row_lines_.get(), lines, line_sigma_.get(), line_pinned_.get());
+      transpose(row_lines_.get(), X, n_last, before);
+    }
+    for (int d = D_ - 2; d >= 0; --d) {
+      const std::size_t R = dims_[std::size_t(d)].R, n = std::size_t(dims_[std::size_t(d)].n);
+      before /= n;
+      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, false);
+    }
+    (void)rt;
+  }
+
+  // out[c][r] = in[r][c] for a rows × cols array (tiles through local memory).
+  void transpose(cl_mem in, cl_mem out, std::size_t rows, std::size_t cols) const {
+    constexpr std::size_t tile = 16;
+    rt_->count(0, 2.0 * double(rows) * double(cols));
+    rt_->launch("transpose", 2, {round_up(cols, tile), round_up(rows, tile), 1}, {tile, tile, 1}, in, out, int(rows),
+                int(cols));
+  }
+
   // What the plan's buffers need of the device, summed before any of them is
   // allocated (a dry pass of upload_plan): the bytes upload_plan() will
   // allocate, or AllocationTooLarge naming the total, the device's memory and
@@ -482,6 +551,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     afac_.clear();  // the dry pass left tables of null buffers
     mfac_.clear();
     dims_.clear();
+    sines_.clear();
     tri_.reset();
     std::map<std::string, std::size_t> by_name;
     std::size_t total = 0;
@@ -506,7 +576,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // A solve has finished: raise what its tridiagonal kernels recorded.
   void check_flags() const { flags_.raise(flags_.read(), false, line_shifts()); }
   // The shifts of the last dimension's lines, which a near-singular flag names.
-  cl_mem line_shifts() const { return dims_.back().child_sigma.get(); }
+  cl_mem line_shifts() const { return pd_.transformed ? line_sigma_.get() : dims_.back().child_sigma.get(); }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
@@ -692,6 +762,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 
   // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
   void solve_dim(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
+    if (pd_.transformed) {
+      // the lines' shifts are the plan's (transforms are planned for one shift and solve)
+      if (d != 0 || batch != 1 || sigma != sigma0_.get())
+        throw std::logic_error("transformed plan: solved for another shift or batch");
+      return transform_solve(X);
+    }
     const DimBufs& db = dims_[d];
     if (db.dense) return dense_solve(d, X, batch, sigma, pinned);
     const int k = int(db.levels.size());
@@ -722,6 +798,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::vector<Mem> afac_, mfac_;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
+  std::vector<std::unique_ptr<ocl::SineTransform>> sines_;  // a transformed plan's leading dimensions
+  Mem line_sigma_, line_pinned_, row_lines_;  // its lines' shifts and flags; [row][line] copy for global CR
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, line_coef_;
   ocl::SolveFlags<T> flags_;
@@ -742,6 +820,20 @@ template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem,
   return ocl::resolve_parameters(ocl::options_device(first), problem, options);
 }
 
+template <class T> int opencl_sine_limit(const Options& options) {
+  std::size_t limit = std::size_t(-1);
+  if (options.opencl_queue) {
+    limit = ocl::max_sine_length(ocl::options_device(options), sizeof(real_t<T>));
+  } else {
+    for (const auto& selector : opencl_devices(options)) {
+      Options one = options;
+      one.device = selector;
+      limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), sizeof(real_t<T>)));
+    }
+  }
+  return int(std::min<std::size_t>(limit, 1 << 20));
+}
+
 template <class T>
 std::unique_ptr<Executor<T>> make_device_executor(const planner::PlanData<T>& plan, const Options& options) {
   return std::make_unique<OpenCLExecutor<T>>(plan, options);
@@ -757,6 +849,10 @@ template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& pl
   return OpenCLExecutor<T>(plan, options, nullptr, true).counted_bytes();
 }
 
+template int opencl_sine_limit<float>(const Options&);
+template int opencl_sine_limit<double>(const Options&);
+template int opencl_sine_limit<std::complex<float>>(const Options&);
+template int opencl_sine_limit<std::complex<double>>(const Options&);
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);

@@ -27,7 +27,22 @@ struct GroupRef {
   int end_pos = 0;              // kept-row position of e
 };
 
+// How a leading dimension is taken (PlanInfo::dimension_methods): PSCR
+// levels of the radix, one level whose whole basis is applied by dense
+// products (PlanData::dense_top), or one level whose basis is a scaled sine
+// transform (PlanData::transformed).
+enum class DimensionMethod { reduction, dense, sine_transform };
+inline const char* method_name(DimensionMethod m) {
+  return m == DimensionMethod::dense ? "dense products" : m == DimensionMethod::sine_transform ? "sine transform"
+                                                                                                : "reduction";
+}
+
 template <class T> struct DimensionPlan {
+  DimensionMethod method = DimensionMethod::reduction;
+  // sine_transform: W[j, k] = transform_scale[k−1] · sin(π j k / (n + 1)),
+  // eigen[0].lambda in the order k = 1..n and no kept rows (the backend
+  // applies W by a fast transform, O(n log n) per line instead of n²)
+  std::vector<double> transform_scale;
   Layout layout;
   std::vector<std::vector<GroupRef>> groups;  // groups[i-1][g] parallel to layout.levels[i-1].groups[g]
   std::vector<GroupEigen<T>> eigen;
@@ -43,6 +58,10 @@ template <class T> struct PlanData {
   bool pure_neumann = false;
   // dims[0] is one level of all its rows (make_plan_data's dense_top)
   bool dense_top = false;
+  // every leading dimension is a sine transform (make_plan_data's
+  // sine_limit): the transforms and one tridiagonal system per line of the
+  // last dimension, no reduction (Fourier analysis with the lines solved)
+  bool transformed = false;
   std::size_t eigen_problems = 0;
   // The tridiagonal systems of the last dimension: eliminated in the excess
   // representation (excess_form: every shift keeps them diagonally dominant)
@@ -75,10 +94,17 @@ template <class T> struct PlanData {
 // halves it (docs/accuracy.md). dense_top (3D only): dimension 1 takes one
 // level, a group of all its rows whose whole eigenvector basis the backend
 // applies by dense products (KernelParameters::dense_top); the radix then
-// lays out dimension 2 alone.
+// lays out dimension 2 alone. sine_limit >= 4: when every leading dimension's
+// pencil is Toeplitz with Dirichlet ends (sine_basis) and n + 1 is a power of
+// two no larger than sine_limit, they are all taken by sine transforms
+// (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
-                           bool dense_top = false);
+                           bool dense_top = false, int sine_limit = 0);
+
+// Whether dimension d of `problem` can be taken by sine transforms of length
+// at most sine_limit (see make_plan_data).
+template <class T> bool sine_transform_applies(const Problem<T>& problem, int d, int sine_limit);
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 
 // Plans of at least this many unknowns whose shifted systems are diagonally

@@ -3,6 +3,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "pencil_eigen.hpp"
 #include "plan_data.hpp"
 #include "precision.hpp"
+#include "toeplitz_eigen.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::planner {
@@ -227,6 +229,55 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
   return dp;
 }
 
+// Dimension d's factor as a real double pencil: empty when an entry has an
+// imaginary part.
+template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f) {
+  Factor<double> r;
+  for (auto [from, to] : {std::pair{&f.A, &r.A}, std::pair{&f.M, &r.M}}) {
+    for (auto* v : {&from->diag, &from->off})
+      for (auto& x : *v) {
+        if (std::imag(x) != 0) return std::nullopt;
+        (v == &from->diag ? to->diag : to->off).push_back(double(std::real(x)));
+      }
+  }
+  return r;
+}
+
+// The sine basis of dimension d where sine_transform_applies: its
+// eigenvalues and scales in closed form, each a normal number of T.
+template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T>& problem, int d, int sine_limit) {
+  const std::size_t n = problem.size(d), N = n + 1;
+  if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
+  const auto f = real_factor(problem.factor(d));
+  if (!f) return std::nullopt;
+  auto b = sine_basis(f->A, f->M);
+  if (!b) return std::nullopt;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!normal_eigenvalue<T>(b->lambda[k], 1) || b->lambda[k] == 0 || !normal_eigenvalue<T>(b->scale[k], 1))
+      return std::nullopt;
+  return b;
+}
+
+// Dimension d taken by sine transforms: one level of all its rows (as a
+// dense top), the eigenvalues in the order of the sines, no kept rows.
+template <class T> DimensionPlan<T> transform_dimension(const SineBasis& b, std::vector<W<T>>& whole) {
+  const int n = int(b.lambda.size());
+  DimensionPlan<T> dp;
+  dp.method = DimensionMethod::sine_transform;
+  dp.transform_scale = b.scale;
+  dp.layout = make_layout(n, n + 1);
+  GroupRef ref;
+  ref.eigen = 0;
+  dp.groups.push_back({ref});
+  GroupEigen<T> ge;
+  ge.m = n;
+  for (double v : b.lambda) ge.lambda.push_back(T(v));
+  dp.eigen.push_back(std::move(ge));
+  dp.eigen_method = "toeplitz";
+  whole.assign(b.lambda.begin(), b.lambda.end());
+  return dp;
+}
+
 template <class C> bool less_re(const C& a, const C& b) {
   if constexpr (is_complex_v<C>) return a.real() < b.real();
   else return a < b;
@@ -400,18 +451,24 @@ template <class T> bool real_valued(const Problem<T>& p) {
 }
 
 // The layout and eigenpairs for one radix.
+// sines: the leading dimensions' sine bases (a transformed plan), or empty.
 template <class T>
 PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra,
-                           bool dense_top) {
+                           bool dense_top, const std::vector<SineBasis>& sines = {}) {
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
   const int D = problem.dims();
   const WideFactor<W<T>> wide_last = wide_factor(problem.factor(D - 1), pd.pure_neumann);
   std::vector<W<T>> nu;  // eigenvalues of the last pencil: those of an identical factor's top level if there is one
   spectra.whole.assign(std::size_t(D - 1), {});
+  pd.transformed = !sines.empty();
   for (int d = 0; d + 1 < D; ++d) {
     const WideFactor<W<T>> f = wide_factor(problem.factor(d), pd.pure_neumann);
     std::vector<W<T>>& whole = spectra.whole[std::size_t(d)];
+    if (pd.transformed) {
+      pd.dims.push_back(transform_dimension<T>(sines[std::size_t(d)], whole));
+      continue;  // the last pencil's eigenvalues are computed below, in ascending order
+    }
     pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
                                         pd.eigen_problems, whole));
     if (nu.empty() && f.same_as(wide_last)) nu = whole;
@@ -520,10 +577,30 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
   return true;
 }
 
+template <class T> bool sine_transform_applies(const Problem<T>& problem, int d, int sine_limit) {
+  return d + 1 < problem.dims() && dimension_sine_basis(problem, d, sine_limit).has_value();
+}
+
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free,
-                           bool dense_top) {
+                           bool dense_top, int sine_limit) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
+  const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
+  if (sine_limit >= 4) {
+    // Every leading dimension a sine transform: no levels, no radix.
+    std::vector<SineBasis> sines;
+    for (int d = 0; d + 1 < problem.dims(); ++d) {
+      auto b = dimension_sine_basis(problem, d, sine_limit);
+      if (!b) break;
+      sines.push_back(std::move(*b));
+    }
+    if (int(sines.size()) + 1 == problem.dims()) {
+      Spectra<W<T>> spectra;
+      PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra, false, sines);
+      predict_error(pd, eps);
+      return pd;
+    }
+  }
   dense_top = dense_top && problem.dims() == 3;
   std::vector<int> sizes;  // of the dimensions taken in levels of the radix
   for (int d = dense_top ? 1 : 0; d + 1 < problem.dims(); ++d) sizes.push_back(int(problem.factor(d).size()));
@@ -551,7 +628,6 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   }
   // The partial solutions grow by the amplification and cancel in the back
   // substitution: errors grow by about its square (docs/accuracy.md).
-  const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
   if (radix_free && !pd.pure_neumann && pd.shift_amplification > std::pow(eps, -0.25)) {
     // More than half the digits lost: another grouping moves the shifts.
     // Candidates are judged by their group eigenvalues alone; the best is
@@ -575,6 +651,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
       pd = plan_for_radix(problem, best, allow_excess, spectra, dense_top);
   }
   pd.dense_top = dense_top;
+  if (dense_top) pd.dims[0].method = DimensionMethod::dense;
   predict_error(pd, eps);
   const double limit = 1 / std::sqrt(eps);
   if (pd.shift_amplification >= limit) {
@@ -599,7 +676,8 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 }
 
 #define PSCR_INSTANTIATE(T)                                              \
-  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, bool);\
+  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, bool, int);\
+  template bool sine_transform_applies(const Problem<T>&, int, int);     \
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)

@@ -70,15 +70,52 @@ std::optional<End> merge(End a, End b) {
 
 }  // namespace
 
+namespace {
+
+// A pencil of two such matrices with the end types they agree on.
+struct ToeplitzPencil {
+  Family a, m;
+  End left, right;
+};
+
+std::optional<ToeplitzPencil> toeplitz_pencil(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  if (A.size() < 3 || M.size() != A.size()) return std::nullopt;
+  const auto fa = family_of(A), fm = family_of(M);
+  if (!fa || !fm) return std::nullopt;
+  const auto left = merge(fa->left, fm->left), right = merge(fa->right, fm->right);
+  if (!left || !right) return std::nullopt;
+  return ToeplitzPencil{*fa, *fm, *left, *right};
+}
+
+}  // namespace
+
+std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  const auto p = toeplitz_pencil(A, M);
+  if (!p || p->left != End::dirichlet || p->right != End::dirichlet) return std::nullopt;
+  const int m = int(A.size());
+  SineBasis b;
+  b.lambda.resize(std::size_t(m));
+  b.scale.resize(std::size_t(m));
+  for (int k = 1; k <= m; ++k) {
+    const double s = sin_pi(k, 2 * (m + 1));
+    const long double mu = 4.0L * s * s;
+    const long double a = p->a.alpha + p->a.beta * mu, g = p->m.alpha + p->m.beta * mu;
+    if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
+    b.lambda[std::size_t(k - 1)] = double(a / g);
+    // ‖sin(π i k / (m + 1))‖² = (m + 1) / 2; M-normal: divided by ν_k = g
+    b.scale[std::size_t(k - 1)] = double(1 / std::sqrt((m + 1) / 2.0L * g));
+  }
+  return b;
+}
+
 std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                   const std::vector<int>& keep, bool vectors) {
   const int m = int(A.size());
-  if (m < 3 || M.size() != A.size()) return std::nullopt;
-  const auto fa = family_of(A), fm = family_of(M);
-  if (!fa || !fm) return std::nullopt;
-  const auto merged_left = merge(fa->left, fm->left), merged_right = merge(fa->right, fm->right);
-  if (!merged_left || !merged_right) return std::nullopt;
-  const End left = *merged_left, right = *merged_right;
+  const auto p = toeplitz_pencil(A, M);
+  if (!p) return std::nullopt;
+  const Family* fa = &p->a;
+  const Family* fm = &p->m;
+  const End left = p->left, right = p->right;
   // θ_k = π · num(k) / den, μ_k = 4 sin²(θ_k / 2), the eigenvector entries v_i
   // (i = 1..m) and ‖v‖²: Dirichlet–Dirichlet sin(i θ), Neumann–Neumann
   // cos((i − ½) θ), Dirichlet–Neumann sin(i θ) (Neumann–Dirichlet mirrored).

@@ -25,6 +25,15 @@ namespace pscr::planner {
 std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                   const std::vector<int>& keep, bool vectors = true);
 
+// The same pencil with Dirichlet ends, in the order of its sines: W[j, k] =
+// scale[k−1] · sin(π j k / (m + 1)) (j, k = 1..m) with Wᵀ M W = I and
+// eigenvalue lambda[k−1], both in closed form (a dimension taken by fast sine
+// transforms). Empty unless (A, M) is such a pencil with m >= 3.
+struct SineBasis {
+  std::vector<double> lambda, scale;
+};
+std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M);
+
 // Complex symmetric Toeplitz pencils whose two end diagonal entries may
 // differ from the interior (absorbing boundary terms: helmholtz_factor on a
 // uniform mesh, and its groups), in O(m · rows kept): eigenvalues as the roots

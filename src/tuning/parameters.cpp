@@ -27,6 +27,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"register_cap", &P::register_cap, 0, 255, false, "registers per work-item, NVIDIA compilers (0: theirs)"},
       {"rhs_apart", &P::rhs_apart, 0, 1, false, "1: 2D lines' right-hand sides formed apart by tiles of modes"},
       {"dense_top", &P::dense_top, 0, 1, false, "1: 3D dimension 1 in one level, dense eigenvector products"},
+      {"transforms", &P::transforms, 0, 1, false, "1: uniform Dirichlet dimensions by fast sine transforms"},
   };
   return table;
 }

@@ -1,0 +1,172 @@
+// Leading dimensions taken by fast sine transforms (KernelParameters::
+// transforms, kernels/sine_transform.cl) on the OpenCL backend (PoCL in CI,
+// any device through PSCR_DEVICE), against a dense-band direct solve in
+// double and the reference executor's PSCR levels.
+#define BOOST_TEST_MODULE transforms
+#include <boost/test/unit_test.hpp>
+
+#include <boost/mpl/list.hpp>
+#include <complex>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "pscr/builders.hpp"
+#include "pscr/opencl.hpp"
+#include "support.hpp"
+
+using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<double>>;
+
+namespace {
+
+template <class T> pscr::Factor<T> dirichlet(int n, double h) {
+  return pscr::laplacian_factor(n, h, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet).template cast<T>();
+}
+
+// Linear elements with the consistent mass matrix on a uniform mesh of n
+// interior nodes, Dirichlet ends: A = tridiag(−1, 2, −1)/h, M = h/6 ·
+// tridiag(1, 4, 1), Toeplitz to the last bit.
+template <class T> pscr::Factor<T> consistent(int n, double h) {
+  pscr::Factor<double> f;
+  f.A.diag.assign(std::size_t(n), 2 / h);
+  f.A.off.assign(std::size_t(n - 1), -1 / h);
+  f.M.diag.assign(std::size_t(n), 4 * h / 6);
+  f.M.off.assign(std::size_t(n - 1), h / 6);
+  return f.template cast<T>();
+}
+
+std::vector<std::string> methods(std::initializer_list<const char*> m) { return {m.begin(), m.end()}; }
+
+template <class T> double eps() { return double(std::numeric_limits<pscr::real_t<T>>::epsilon()); }
+
+}  // namespace
+
+// Every leading dimension a uniform Dirichlet pencil with n + 1 a power of
+// two: the plan takes them by sine transforms (2D and 3D, finite differences
+// and consistent elements, c positive, zero or negative), whatever the last
+// dimension is (random, graded, Neumann, complex symmetric), and solves as a
+// direct solve does; with transforms = 0 the same plan takes the reduction.
+BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
+  std::uint64_t seed = 4100;
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto check = [&](const pscr::Problem<T>& p, const char* what) {
+    BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " sizes " << p.size(0) << " x " << p.size(1)
+                            << (p.dims() == 3 ? " x " + std::to_string(p.size(2)) : std::string())) {
+      pscr::Plan<T> plan(p, o);
+      std::vector<std::string> want(std::size_t(p.dims() - 1), "sine transform");
+      want.push_back("tridiagonal");
+      BOOST_TEST(plan.info().dimension_methods == want, boost::test_tools::per_element());
+      BOOST_TEST(plan.info().radix == 0);
+      const auto f = test::random_vector<T>(p.unknowns() * 2, seed++);
+      std::vector<T> u(f.size());
+      plan.solve_batch(f.data(), u.data(), 2);
+      // the plan's own estimate where its lines are eliminated by the
+      // ordinary formulas (complex last factors: n² ε)
+      const double tol = std::max(200 * eps<T>(), 4 * plan.info().predicted_error);
+      for (int b = 0; b < 2; ++b) {
+        const std::vector<T> fb(f.begin() + b * p.unknowns(), f.begin() + (b + 1) * p.unknowns());
+        const std::vector<T> ub(u.begin() + b * p.unknowns(), u.begin() + (b + 1) * p.unknowns());
+        BOOST_TEST(test::rel_error(ub, test::band_solve(p, fb)) <= tol);
+      }
+      // the device buffers' solve, and the reduction of the same problem
+      pscr::Options lv = o;
+      lv.parameters = pscr::KernelParameters{};
+      lv.parameters->transforms = 0;
+      pscr::Plan<T> levels(p, lv);
+      BOOST_TEST(levels.info().dimension_methods[0] == "reduction");
+      std::vector<T> v(f.size());
+      levels.solve_batch(f.data(), v.data(), 2);
+      BOOST_TEST(test::rel_error(u, v) <= 2 * tol);
+      BOOST_TEST(pscr::opencl::device_bytes(p, o) == plan.info().device_bytes);
+    }
+  };
+  T c0 = T(0);
+  for (int n : {3, 7, 15, 63}) check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0 / (n + 1)), test::random_factor<T>(37, seed), c0), "2D FD, random last");
+  check(pscr::Problem<T>::make2d(consistent<T>(31, 0.5), dirichlet<T>(31, 0.5), T(0.5)), "2D consistent mass, c > 0");
+  check(pscr::Problem<T>::make2d(dirichlet<T>(127, 1.0 / 128),
+                                 pscr::poisson_factor(pscr::graded_mesh(90, 1.0, 1.04)).template cast<T>(), c0),
+        "2D FD by graded");
+  check(pscr::Problem<T>::make2d(dirichlet<T>(15, 1.0),
+                                 pscr::laplacian_factor(20, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann)
+                                     .template cast<T>(),
+                                 T(-0.1)),
+        "2D Dirichlet by Neumann, indefinite c");
+  check(pscr::Problem<T>::make3d(dirichlet<T>(7, 0.1), dirichlet<T>(15, 0.2), test::random_factor<T>(11, seed + 1), c0),
+        "3D FD, random last");
+  check(pscr::Problem<T>::make3d(consistent<T>(31, 1.0 / 32), dirichlet<T>(3, 0.25), dirichlet<T>(40, 0.1), T(1)),
+        "3D consistent mass, FD");
+  check(pscr::Problem<T>::make3d(dirichlet<T>(63, 1.0 / 64), dirichlet<T>(31, 1.0 / 32),
+                                 pscr::poisson_factor(pscr::graded_mesh(21, 1.0, 1.2)).template cast<T>(), c0),
+        "3D FD by graded");
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    // an absorbing last dimension: complex shifts of the lines
+    auto h = pscr::helmholtz_factor(pscr::graded_mesh(41, 1.0, 1.0), 6.0);
+    check(pscr::Problem<T>::make2d(dirichlet<T>(31, 1.0 / 32), h, T(0)), "2D Helmholtz, absorbing last");
+  }
+}
+
+// Where a leading dimension is not a uniform Dirichlet pencil of n + 1 a
+// power of two, the plan keeps the reduction in every leading dimension.
+BOOST_AUTO_TEST_CASE(transforms_only_where_they_apply) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto lead = [&](const pscr::Problem<double>& p) {
+    return pscr::Plan<double>(p, o).info().dimension_methods[0];
+  };
+  const auto d = [](int n) { return dirichlet<double>(n, 1.0 / (n + 1)); };
+  const auto nn = pscr::laplacian_factor(15, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann);
+  BOOST_TEST(lead(pscr::Problem<double>::make2d(d(15), d(20), 0.0)) == "sine transform");
+  BOOST_TEST(lead(pscr::Problem<double>::make2d(d(14), d(20), 0.0)) == "reduction");  // 15 not a power of two
+  BOOST_TEST(lead(pscr::Problem<double>::make2d(nn, d(20), 0.0)) == "reduction");     // Neumann ends
+  BOOST_TEST(lead(pscr::Problem<double>::make2d(test::random_factor<double>(15, 3), d(20), 0.0)) == "reduction");
+  BOOST_TEST(lead(pscr::Problem<double>::make3d(d(15), nn, d(20), 0.0)) == "reduction");  // dimension 2 is not
+  pscr::Options shifts = o;
+  shifts.shifts = 2;
+  BOOST_TEST(pscr::Plan<double>(pscr::Problem<double>::make2d(d(15), d(20), 0.0), shifts).info().dimension_methods[0] ==
+             "reduction");
+  pscr::Options ref;
+  BOOST_TEST(pscr::Plan<double>(pscr::Problem<double>::make2d(d(15), d(20), 0.0), ref).info().dimension_methods[0] ==
+             "reduction");
+}
+
+// Lines longer than the whole-line solver takes (here line_rows = 0: global
+// CR) are solved stored [row][line]: the transformed plan transposes them.
+BOOST_AUTO_TEST_CASE_TEMPLATE(transformed_lines_by_global_cr, T, Types) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.parameters = pscr::KernelParameters{};
+  o.parameters->line_rows = 0;
+  const auto p = pscr::Problem<T>::make3d(dirichlet<T>(15, 0.1), dirichlet<T>(7, 0.3), test::random_factor<T>(45, 17), T(0));
+  pscr::Plan<T> plan(p, o);
+  BOOST_TEST(plan.info().line_solver == "global CR");
+  BOOST_TEST(plan.info().dimension_methods[0] == "sine transform");
+  const auto f = test::random_vector<T>(p.unknowns(), 5);
+  std::vector<T> u(f.size());
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(test::rel_error(u, test::band_solve(p, f)) <= 200 * eps<T>());
+}
+
+// set_parameters moves a plan between the transforms and the reduction.
+BOOST_AUTO_TEST_CASE(transforms_set_parameters) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto p = pscr::Problem<double>::make2d(dirichlet<double>(31, 0.1), test::random_factor<double>(20, 2), 0.0);
+  pscr::Plan<double> plan(p, o);
+  const auto f = test::random_vector<double>(p.unknowns(), 8);
+  std::vector<double> u(f.size()), v(f.size());
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(plan.info().dimension_methods[0] == "sine transform");
+  auto kp = plan.info().parameters;
+  kp.transforms = 0;
+  plan.set_parameters(kp);
+  BOOST_TEST(plan.info().dimension_methods[0] == "reduction");
+  BOOST_TEST(plan.info().radix > 0);
+  plan.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(u, v) <= 1e-13);
+  kp.transforms = 1;
+  plan.set_parameters(kp);
+  BOOST_TEST(plan.info().dimension_methods[0] == "sine transform");
+  plan.solve(f.data(), v.data());
+  BOOST_TEST(test::rel_error(u, v) <= 1e-15);
+}
