@@ -48,6 +48,7 @@ struct Config {
   std::vector<std::string> devices;  // --devices A,B: one plan on several devices (batches split)
   int dim = 2, reps = 10, radix = 0;  // 0: automatic (PlanInfo::radix)
   double omega = 40.0;
+  double ratio = 1.0;  // largest over smallest cell of the mesh (geometric grading; 1: uniform)
   double max_residual = 0;  // > 0: exit status 1 when a case's residual exceeds it
   bool anchors = true;
   bool defaults = false;  // --defaults: the built-in parameters, not the tuned ones
@@ -66,15 +67,17 @@ const char* kUsage =
     "                  [--reps R] [--omega W] [--json FILE] [--tuning FILE] [--set key=value ...]\n"
     "                  [--max-residual X] [--no-anchors] [--defaults] [--first-solution]\n"
     "                  [--host-batch K] [--elimination automatic|ordinary] [--devices SEL,SEL,...]\n"
-    "                  [--radix Q]\n"
+    "                  [--radix Q] [--ratio R]\n"
     "Times device-resident solves (median of R) per size n (n^2 or n^3 unknowns) and prints plan\n"
     "time and its split, copy time, residual, GFlop/s, GB/s, per-kernel shares and, for Poisson in\n"
-    "double, the FFTW and clFFT DST-I anchors of the same run.\n";
+    "double, the FFTW and clFFT DST-I anchors of the same run. --ratio R grades the mesh\n"
+    "geometrically, largest over smallest cell R (as ../tools' cupy_fdm_poisson.py; no FFT anchors).\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 template <class T> pscr::Problem<T> make_problem(const Config& c, int n) {
   if (c.problem == "poisson") {
-    const auto x = pscr::graded_mesh(n + 2, 1.0, 1.0);
+    // n interior points, n + 1 cells growing by q with q^n = ratio
+    const auto x = pscr::graded_mesh(n + 2, 1.0, c.ratio == 1 ? 1.0 : std::pow(c.ratio, 1.0 / n));
     auto p = c.dim == 2 ? pscr::poisson2d(x, x) : pscr::poisson3d(x, x, x);
     if constexpr (pscr::is_complex_v<T>) usage("poisson is real: use --precision double|float");
     else return p.template cast<T>();
@@ -104,6 +107,28 @@ template <class P, class S> double median_time(int reps, P&& prepare, S&& solve)
     ts.push_back(since(t));
   }
   return median(ts);
+}
+
+// What the device attains moving the unknowns' bytes: a buffer copied to
+// another (read and written once), bytes moved per second, median of reps.
+template <class T> double copy_bandwidth(const pscr::Plan<T>& plan, std::size_t bytes, int reps) {
+  cl_context ctx = pscr::opencl::context(plan);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  cl_int st = CL_SUCCESS;
+  cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st);
+  cl_mem b = st == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &st) : nullptr;
+  double t = 0;
+  if (st == CL_SUCCESS) {
+    std::vector<char> zero(bytes, 0);
+    clEnqueueWriteBuffer(q, a, CL_TRUE, 0, bytes, zero.data(), 0, nullptr, nullptr);
+    t = median_time(std::max(reps, 3), [] {}, [&] {
+      clEnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, nullptr, nullptr);
+      clFinish(q);
+    });
+  }
+  if (a) clReleaseMemObject(a);
+  if (b) clReleaseMemObject(b);
+  return t > 0 ? 2.0 * double(bytes) / t : 0.0;
 }
 
 struct Anchors {
@@ -242,7 +267,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     for (int r = 0; r < c.reps; ++r) ts.push_back(plan.solve(f.data(), u.data()).seconds);
   }
   if constexpr (std::is_same_v<T, double>)
-    if (c.anchors && c.problem == "poisson") anc = run_anchors(c, plan, n, f, u);
+    if (c.anchors && c.problem == "poisson" && c.ratio == 1) anc = run_anchors(c, plan, n, f, u);
   const double med = median(ts), lo = *std::min_element(ts.begin(), ts.end()),
                hi = *std::max_element(ts.begin(), ts.end());
   // copy_ms: what a later solve from host arrays costs beyond the median
@@ -268,6 +293,18 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
               init, info.radix, info.eigen_seconds, info.build_seconds,
               info.program_cache.empty() ? "-" : info.program_cache.c_str(), setup,
               plan_peak >= 0 ? (std::to_string((plan_peak + (1 << 19)) >> 20) + " MiB").c_str() : "-");
+  {
+    std::string methods;
+    for (auto& m : info.dimension_methods) methods += (methods.empty() ? "" : ", ") + m;
+    std::printf("    methods: %s (%s)", methods.c_str(), info.line_solver.c_str());
+    if (c.backend == pscr::Backend::opencl && c.devices.empty()) {
+      const double copy = copy_bandwidth(plan, N * sizeof(T), c.reps);
+      std::printf("; %.0f GB/s effective = %.0f %% of the device's copy bandwidth, %.0f GB/s (clEnqueueCopyBuffer of "
+                  "the unknowns)",
+                  1e-9 * info.bytes / med, 100 * info.bytes / med / copy, 1e-9 * copy);
+    }
+    std::printf("\n");
+  }
   if (c.host_batch > 0) {
     // Host arrays in and out: K single solves against one batch of K (the
     // batch overlaps the host copies of one right-hand side with the device
@@ -348,6 +385,10 @@ int main(int argc, char** argv) {
     else if (a == "--radix") c.radix = int(pscr::cli::integer(kTool, a, val(), 0, 64));
     else if (a == "--reps") c.reps = int(pscr::cli::integer(kTool, a, val(), 1, 100000));
     else if (a == "--omega") c.omega = pscr::cli::number(kTool, a, val());
+    else if (a == "--ratio") {
+      c.ratio = pscr::cli::number(kTool, a, val());
+      if (!(c.ratio >= 1) || !std::isfinite(c.ratio)) usage("--ratio needs a finite number >= 1");
+    }
     else if (a == "--json") c.json = val();
     else if (a == "--max-residual") c.max_residual = pscr::cli::number(kTool, a, val());
     else if (a == "--device") c.device = val();

@@ -7,26 +7,85 @@
 // One work-group transforms C columns whole in local memory (N a power of
 // two): the columns are contiguous in memory, the transformed index j is
 // strided, so consecutive work-items take consecutive columns and every
-// global access is coalesced. The DST-I of length N − 1 is a real DFT of
-// length N of
-//   y_j = sin(π j / N)(x_j + x_{N−j}) + (x_j − x_{N−j}) / 2,
-// computed as a complex FFT of length L = N / 2 of z_m = y_{2m} + i y_{2m+1}:
-// with Y_k = R_k − i I_k, X_{2k} = I_k and X_{2k+1} = Σ_{i ≤ k} R_i − R_0 / 2
-// (a prefix sum over the column, in local memory). Real data of any scalar
-// type: a complex array is transformed as its real and imaginary parts, two
-// columns each. With SINE_TRANSFORM only: only plans that take it build it.
+// global access is coalesced. The DST-I of length N − 1 is the imaginary part
+// of the real DFT of length 2N of the odd extension v (v_j = x_j, v_{2N−j} =
+// −x_j, v_0 = v_N = 0): V_k = −2i X_k. That DFT is a complex FFT of length N
+// of z_m = v_{2m} + i v_{2m+1} with the usual unfolding, so every output is
+// an FFT's sum (error O(ε log N)); the half-length folding with a running
+// sum over the odd outputs loses about √N times more, 8 to 17 times an FFT
+// solver's error at 255² ... 511² in float. Real data of any scalar type: a
+// complex array is transformed as its real and imaginary parts, two columns
+// each. With SINE_TRANSFORM only: only plans that take it build it.
 #ifdef SINE_TRANSFORM
 
-inline int bit_reverse(int m, int bits) {
-  int r = 0;
-  for (int b = 0; b < bits; ++b) r |= ((m >> b) & 1) << (bits - 1 - b);
-  return r;
+inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+inline real2 times_minus_i(real2 v) { return (real2)(v.y, -v.x); }
+
+// DFTs of 2, 4 and 8 points in registers, natural order in and out.
+inline void dft2(real2* a, real2* b) {
+  const real2 t = *a;
+  *a = t + *b;
+  *b = t - *b;
+}
+inline void dft4(real2* v0, real2* v1, real2* v2, real2* v3) {
+  const real2 t0 = *v0 + *v2, t1 = *v0 - *v2, t2 = *v1 + *v3, t3 = times_minus_i(*v1 - *v3);
+  *v0 = t0 + t2;
+  *v2 = t0 - t2;
+  *v1 = t1 + t3;
+  *v3 = t1 - t3;
+}
+inline void dft8(real2* v) {
+  const real h = (real)0.70710678118654752440;  // √½
+  dft4(&v[0], &v[2], &v[4], &v[6]);
+  dft4(&v[1], &v[3], &v[5], &v[7]);
+  const real2 o1 = cmul(v[3], (real2)(h, -h)), o2 = times_minus_i(v[5]), o3 = cmul(v[7], (real2)(-h, -h));
+  const real2 e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6];
+  v[0] = e0 + v[1];
+  v[4] = e0 - v[1];
+  v[1] = e1 + o1;
+  v[5] = e1 - o1;
+  v[2] = e2 + o2;
+  v[6] = e2 - o2;
+  v[3] = e3 + o3;
+  v[7] = e3 - o3;
 }
 
-inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+// One Stockham pass of radix R over the column's N entries in z (entry m of
+// column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
+// e^{−2πi r (j mod Ns) / (Ns R)} and writes its DFT to (j − j mod Ns)·R + j
+// mod Ns + r·Ns. The work-item's butterflies are j = s + b·S; it reads all of
+// them into v before the barrier and writes them after it. Called with R a
+// constant, so that the loops unroll and v stays in registers.
+inline void sine_pass(const int R, int N, int Ns, int C, int c, int s, int S, __local real2* z, real2* v,
+                      __global const real2* table) {
+  const int span = N / R, step = 2 * N / (Ns * R), nb = span / S;
+#pragma unroll
+  for (int b = 0; b < SINE_ELEMENTS / R; ++b)
+    if (b < nb) {
+      const int j = s + b * S, k = j & (Ns - 1);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const real2 w = table[r * k * step];
+        v[b * R + r] = cmul(z[(j + r * span) * C + c], (real2)(w.x, -w.y));
+      }
+      if (R == 8) dft8(&v[b * 8]);
+      else if (R == 4) dft4(&v[b * 4], &v[b * 4 + 1], &v[b * 4 + 2], &v[b * 4 + 3]);
+      else dft2(&v[b * 2], &v[b * 2 + 1]);
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int b = 0; b < SINE_ELEMENTS / R; ++b)
+    if (b < nb) {
+      const int j = s + b * S, k = j & (Ns - 1), to = (j - k) * R + k;
+#pragma unroll
+      for (int r = 0; r < R; ++r) z[(to + r * Ns) * C + c] = v[b * R + r];
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
 
-// Y_k of the real DFT of length N from the pair (Z_k, Z_{L−k}) of the
-// packed FFT, w = e^{−2πik/N}: Y_k = E − i w O with E, O the halves.
+// V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
+// packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
+// and odd entries.
 inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
   const real2 e = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;
   const real2 o = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;
@@ -36,83 +95,61 @@ inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
 
 // x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
 // (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col],
-// transformed in place. table[j] = (cos πj/N, sin πj/N), j < N. scale: n
-// entries, applied to the input (from modes) or to the output (to modes).
-// z: N/2 · C complex entries, part: SINE_GROUP reals.
+// transformed in place. C = min(SINE_GROUP, SINE_GROUP·SINE_ELEMENTS / N)
+// columns: each of the S = SINE_GROUP / C work-items of a column holds up to
+// SINE_ELEMENTS of its N complex entries in registers. table[t] = (cos πt/N,
+// sin πt/N), t < 2N. scale: n entries, applied to the input (from modes) or
+// to the output (to modes). z: N · C complex entries, z[m·C + c].
 __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
-    __global real* x, int N, int log2_half, int columns, int C, int stride_j, ulong stride_b,
-    __global const real2* table, __global const real* scale, int from_modes, __local real2* z, __local real* part) {
-  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C, L = N / 2;
+    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
+    __global const real* scale, int from_modes, __local real2* z) {
+  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
   const int col = get_group_id(0) * C + c;
   const bool live = col < columns;
   __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
   __local real* zr = (__local real*)z;
-  // 1. the folded sequence y, packed and bit-reversed
-  for (int j = s; j <= L; j += S) {
-    real a = 0, b = 0;
-    if (live && j > 0) {
-      a = xc[(size_t)(j - 1) * stride_j];
-      b = xc[(size_t)(N - j - 1) * stride_j];
-      if (from_modes) {
-        a *= scale[j - 1];
-        b *= scale[N - j - 1];
-      }
-    }
-    const real sum = table[j].y * (a + b), diff = (real)0.5 * (a - b);
-    zr[2 * (bit_reverse(j >> 1, log2_half) * C + c) + (j & 1)] = j == 0 ? (real)0 : sum + diff;
-    if (j > 0 && j < L) zr[2 * (bit_reverse((N - j) >> 1, log2_half) * C + c) + ((N - j) & 1)] = sum - diff;
+  real2 v[SINE_ELEMENTS];
+  // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j at z_{N−(j+1)/2}
+  real a[SINE_ELEMENTS];
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int j = s + e * S;
+    a[e] = live && j > 0 && j < N ? xc[(size_t)(j - 1) * stride_j] : (real)0;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  // 2. radix-2 FFT of length L, decimation in time (natural order out)
-  for (int h = 1; h < L; h <<= 1) {
-    const int stride = N / h;
-    for (int q = s; q < L / 2; q += S) {
-      const int k = q & (h - 1), i = ((q - k) << 1) + k;
-      const real2 tw = table[k * stride];
-      const real2 u = z[i * C + c], v = cmul(z[(i + h) * C + c], (real2)(tw.x, -tw.y));
-      z[i * C + c] = u + v;
-      z[(i + h) * C + c] = u - v;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  // 3. (R_k, I_k) in place of Z_k; a work-item owns both entries of a pair
-  for (int k = s; k <= L / 2; k += S) {
-    const int m = (L - k) & (L - 1);
-    const real2 zk = z[k * C + c], zm = z[m * C + c];
-    const real2 wk = table[2 * k], wm = table[2 * m];
-    const real2 yk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
-    z[k * C + c] = (real2)(yk.x, -yk.y);
-    if (m != k) {
-      const real2 ym = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
-      z[m * C + c] = (real2)(ym.x, -ym.y);
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int j = s + e * S;
+    if (j < N) {
+      const real x = from_modes && j > 0 ? a[e] * scale[j - 1] : a[e];
+      const int far = j == 0 ? N : 2 * N - j;  // v_{2N−j}, and v_N = 0 for j = 0
+      zr[2 * ((j >> 1) * C + c) + (j & 1)] = x;    // v_j (v_0 = 0)
+      zr[2 * ((far >> 1) * C + c) + (far & 1)] = -x;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // 4. the odd outputs as a prefix sum of R: segments of G entries per
-  // work-item, their totals scanned across the column's work-items
-  const int G = (L + S - 1) / S, k0 = min(s * G, L), k1 = min(k0 + G, L);
-  real total = 0;
-  for (int k = k0; k < k1; ++k) total += z[k * C + c].x;
-  part[t] = total;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int off = 1; off < S; off <<= 1) {
-    const real v = s >= off ? part[t - off * C] : (real)0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    part[t] += v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  // 2. FFT of length N: passes of radix 8, then one of 4 or 2
+  int Ns = 1;
+  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
+  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
+  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
   if (!live) return;
-  real run = part[t] - total - (real)0.5 * z[c].x;
-  for (int k = k0; k < k1; ++k) {
-    const real2 ri = z[k * C + c];
-    run += ri.x;
-    real odd = run, even = ri.y;  // X_{2k+1}, X_{2k}
-    if (!from_modes) {
-      odd *= scale[2 * k];
-      if (k > 0) even *= scale[2 * k - 1];
+  // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
+#pragma unroll
+  for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+    const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+    if (k == 0 || k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+    const int m = N - k;
+    const real2 zk = z[k * C + c], zm = z[m * C + c];
+    const real2 wk = table[k];
+    real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
+    if (!from_modes) xk *= scale[k - 1];
+    xc[(size_t)(k - 1) * stride_j] = xk;
+    if (m != k) {
+      const real2 wm = table[m];
+      real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
+      if (!from_modes) xm *= scale[m - 1];
+      xc[(size_t)(m - 1) * stride_j] = xm;
     }
-    xc[(size_t)(2 * k) * stride_j] = odd;
-    if (k > 0) xc[(size_t)(2 * k - 1) * stride_j] = even;
   }
 }
 

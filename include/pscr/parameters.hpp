@@ -98,6 +98,12 @@ struct KernelParameters {
   // instead of a reduction's levels. Plans with Options::shifts > 1 or split
   // by rows over devices keep the reduction. 0: the reduction always.
   int transforms = 1;
+  // Work-items per work-group of the sine transforms: each holds 8 (double)
+  // or 16 (float) complex entries of the columns in registers, so a
+  // work-group transforms columns of up to sine_group · 8 (16) entries,
+  // several at a time where they are shorter; the longest sine transform a
+  // plan takes is that (PlanInfo::dimension_methods).
+  int sine_group = 256;
 };
 
 struct ParameterInfo {

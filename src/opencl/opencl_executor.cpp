@@ -75,6 +75,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           throw InvalidArgument("kernel parameters (" + source_ + "): dense_top = 1 needs work-groups of " +
                                 std::to_string(kDenseGroup) + " work-items for " + k + ", and " + dev.name +
                                 " allows " + std::to_string(rt_->max_group(k)));
+    if (pd.transformed && rt_->max_group("sine_transform") < std::size_t(p_.sine_group))
+      throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(p_.sine_group) +
+                            " work-items, and " + dev.name + " allows " +
+                            std::to_string(rt_->max_group("sine_transform")) + " for sine_transform");
     shift_capacity_ = shares ? 1 : o.shifts;
     counted_bytes_ = check_device_memory();
     if (count_only) return;
@@ -483,7 +487,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::size_t lines = 1;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[std::size_t(d)];
-      sines_.push_back(std::make_unique<ocl::SineTransform>(rt, dp.layout.n, dp.transform_scale, sizeof(real_t<T>),
+      sines_.push_back(std::make_unique<ocl::SineTransform>(rt, dp.layout.n, dp.transform_scale,
+                                                             std::size_t(p_.sine_group), sizeof(real_t<T>),
                                                              is_complex_v<T>));
       lines *= std::size_t(dp.layout.n);
       DimBufs db;
@@ -820,15 +825,16 @@ template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem,
   return ocl::resolve_parameters(ocl::options_device(first), problem, options);
 }
 
-template <class T> int opencl_sine_limit(const Options& options) {
+template <class T> int opencl_sine_limit(const Options& options, const KernelParameters& p) {
   std::size_t limit = std::size_t(-1);
+  const std::size_t group = std::size_t(p.sine_group);
   if (options.opencl_queue) {
-    limit = ocl::max_sine_length(ocl::options_device(options), sizeof(real_t<T>));
+    limit = ocl::max_sine_length(ocl::options_device(options), group, sizeof(real_t<T>));
   } else {
     for (const auto& selector : opencl_devices(options)) {
       Options one = options;
       one.device = selector;
-      limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), sizeof(real_t<T>)));
+      limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), group, sizeof(real_t<T>)));
     }
   }
   return int(std::min<std::size_t>(limit, 1 << 20));
@@ -849,10 +855,10 @@ template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& pl
   return OpenCLExecutor<T>(plan, options, nullptr, true).counted_bytes();
 }
 
-template int opencl_sine_limit<float>(const Options&);
-template int opencl_sine_limit<double>(const Options&);
-template int opencl_sine_limit<std::complex<float>>(const Options&);
-template int opencl_sine_limit<std::complex<double>>(const Options&);
+template int opencl_sine_limit<float>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<double>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<std::complex<float>>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<std::complex<double>>(const Options&, const KernelParameters&);
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);

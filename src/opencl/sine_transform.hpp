@@ -10,18 +10,24 @@
 
 namespace pscr::ocl {
 
-// Work-items of a sine-transform work-group (-DSINE_GROUP).
-constexpr std::size_t kSineGroup = 256;
+// The complex entries each work-item of a sine-transform work-group
+// (KernelParameters::sine_group work-items, -DSINE_GROUP) holds in registers
+// (-DSINE_ELEMENTS): a work-group transforms sine_group · sine_elements
+// entries (8 KiB of local memory per 64 work-items in double and in float),
+// all of one column or of several.
+constexpr std::size_t sine_elements(std::size_t real_bytes) { return real_bytes == sizeof(double) ? 8 : 16; }
 
-// The longest transform (N = n + 1, a power of two) whose column fits the
-// local memory of one work-group of `dev` in reals of `real_bytes`; 0 below 4.
-std::size_t max_sine_length(const Device& dev, std::size_t real_bytes);
+// The longest transform (N = n + 1, a power of two) whose column fits one
+// work-group of `group` work-items on `dev` in reals of `real_bytes`: group ·
+// sine_elements where its local memory holds them, else 0.
+std::size_t max_sine_length(const Device& dev, std::size_t group, std::size_t real_bytes);
 
 class SineTransform {
  public:
   // n: the dimension's size (n + 1 a power of two, at most max_sine_length);
   // scale: its basis' scales (planner::DimensionPlan::transform_scale).
-  SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t real_bytes, bool complex);
+  SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t group, std::size_t real_bytes,
+                bool complex);
   // In place on x: `columns` columns (scalars of the plan's type, contiguous),
   // entry j of a column `stride_j` scalars after entry j − 1, and `batches`
   // such blocks `stride_b` scalars apart. to_modes: g = Wᵀx, else x = W g.
@@ -31,7 +37,7 @@ class SineTransform {
  private:
   Runtime& rt_;
   int n_;
-  std::size_t real_bytes_;
+  std::size_t group_, real_bytes_;
   int parts_;  // reals per scalar: 2 for complex types
   Mem table_, scale_;
 };
