@@ -130,6 +130,7 @@ template <class T> double pscr_error(const pscr::Problem<double>& pd, const std:
   plan.solve(f.data(), u.data());
   info = plan.info().elimination;
   for (auto& m : plan.info().eigen_methods) info += "/" + m;
+  if (plan.info().dimension_methods.front() == "sine transform") info += "/DST";
   return forward_error(u, exact);
 }
 

@@ -65,8 +65,13 @@ inline void sine_pass(const int R, int N, int Ns, int C, int c, int s, int S, __
       const int j = s + b * S, k = j & (Ns - 1);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const real2 w = table[r * k * step];
-        v[b * R + r] = cmul(z[(j + r * span) * C + c], (real2)(w.x, -w.y));
+        const real2 in = z[(j + r * span) * C + c];
+        if (Ns == 1) {  // the first pass twists nothing
+          v[b * R + r] = in;
+        } else {
+          const real2 w = table[r * k * step];
+          v[b * R + r] = cmul(in, (real2)(w.x, -w.y));
+        }
       }
       if (R == 8) dft8(&v[b * 8]);
       else if (R == 4) dft4(&v[b * 4], &v[b * 4 + 1], &v[b * 4 + 2], &v[b * 4 + 3]);

@@ -184,6 +184,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["pure_neumann"] = i.pure_neumann;
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
+  d["dimension_methods"] = i.dimension_methods;
   d["shift_amplification"] = i.shift_amplification;
   d["predicted_error"] = i.predicted_error;
   d["warning"] = i.warning;
