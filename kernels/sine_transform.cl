@@ -15,8 +15,7 @@
 // sum over the odd outputs loses about √N times more, 8 to 17 times an FFT
 // solver's error at 255² ... 511² in float. Real data of any scalar type: a
 // complex array is transformed as its real and imaginary parts, two columns
-// each. With SINE_TRANSFORM only: only plans that take it build it.
-#ifdef SINE_TRANSFORM
+// each.
 
 inline real2 cmul(real2 a, real2 b) { return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 inline real2 times_minus_i(real2 v) { return (real2)(v.y, -v.x); }
@@ -158,15 +157,12 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   }
 }
 
-#endif
-
 // out[c][r] = in[r][c] for a rows × cols array of scalars, by tiles of
 // 16 × 16 staged through local memory so that both sides are coalesced (the
 // lines of a transformed plan for the global CR solver, which takes them
 // stored [row][line]).
-#ifdef SINE_TRANSFORM
 #define TRANSPOSE_TILE 16
-__kernel __attribute__((reqd_work_group_size(TRANSPOSE_TILE, TRANSPOSE_TILE, 1))) void transpose(
+__kernel void transpose(
     __global const scalar* in, __global scalar* out, int rows, int cols) {
   __local scalar tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
   const int tx = get_local_id(0), ty = get_local_id(1);
@@ -176,4 +172,3 @@ __kernel __attribute__((reqd_work_group_size(TRANSPOSE_TILE, TRANSPOSE_TILE, 1))
   const int oc = get_group_id(1) * TRANSPOSE_TILE + tx, orow = get_group_id(0) * TRANSPOSE_TILE + ty;
   if (orow < cols && oc < rows) out[(size_t)orow * rows + oc] = tile[tx][ty];
 }
-#endif

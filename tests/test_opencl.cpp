@@ -604,12 +604,20 @@ BOOST_AUTO_TEST_CASE(cost_estimates) {
   BOOST_TEST(pscr::Plan<double>(p, o).info().flops == 0.0);
   o.backend = pscr::Backend::opencl;
   o.parameters = pscr::KernelParameters{};  // the same stages for both types, whatever tuning is shipped
+  const pscr::PlanInfo transformed = pscr::Plan<double>(p, o).info();
+  // the reduction's stages: complex arithmetic in every one (a complex
+  // array's sine transform is two real ones, counted as such)
+  o.parameters->transforms = 0;
   const pscr::PlanInfo real = pscr::Plan<double>(p, o).info();
   const pscr::PlanInfo cplx = pscr::Plan<std::complex<double>>(p.cast<std::complex<double>>(), o).info();
   BOOST_TEST(real.bytes >= 2.0 * p.unknowns() * sizeof(double));
   BOOST_TEST(real.flops >= 2.0 * p.unknowns());
   BOOST_TEST(cplx.bytes == 2 * real.bytes);
   BOOST_TEST(cplx.flops == 4 * real.flops);
+  // transforms and one line solve: three passes over the unknowns, fewer than the reduction's levels
+  BOOST_TEST(transformed.dimension_methods[0] == "sine transform");
+  BOOST_TEST(transformed.bytes == 3.0 * 2 * p.unknowns() * sizeof(double));
+  BOOST_TEST(transformed.bytes < real.bytes);
 }
 
 BOOST_AUTO_TEST_CASE(timed_device_solves) {

@@ -78,11 +78,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   check(pscr::Problem<T>::make2d(dirichlet<T>(127, 1.0 / 128),
                                  pscr::poisson_factor(pscr::graded_mesh(90, 1.0, 1.04)).template cast<T>(), c0),
         "2D FD by graded");
-  check(pscr::Problem<T>::make2d(dirichlet<T>(15, 1.0),
-                                 pscr::laplacian_factor(20, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann)
-                                     .template cast<T>(),
-                                 T(-0.1)),
-        "2D Dirichlet by Neumann, indefinite c");
+  // indefinite (c < 0): the lines eliminated by the ordinary formulas, as
+  // complex types always are (a program of its own: double only)
+  if constexpr (std::is_same_v<T, double>)
+    check(pscr::Problem<T>::make2d(dirichlet<T>(15, 1.0),
+                                   pscr::laplacian_factor(20, 1.0, pscr::Boundary::Neumann, pscr::Boundary::Neumann)
+                                       .template cast<T>(),
+                                   T(-0.1)),
+          "2D Dirichlet by Neumann, indefinite c");
   check(pscr::Problem<T>::make3d(dirichlet<T>(7, 0.1), dirichlet<T>(15, 0.2), test::random_factor<T>(11, seed + 1), c0),
         "3D FD, random last");
   check(pscr::Problem<T>::make3d(consistent<T>(31, 1.0 / 32), dirichlet<T>(3, 0.25), dirichlet<T>(40, 0.1), T(1)),
@@ -123,9 +126,9 @@ BOOST_AUTO_TEST_CASE(transforms_only_where_they_apply) {
 
 // Lines longer than the whole-line solver takes (here line_rows = 0: global
 // CR) are solved stored [row][line]: the transformed plan transposes them
-// (a real and a complex scalar: the transpose moves scalars whole).
-using CrTypes = boost::mpl::list<double, std::complex<float>>;
-BOOST_AUTO_TEST_CASE_TEMPLATE(transformed_lines_by_global_cr, T, CrTypes) {
+// (a complex scalar: the transpose moves scalars whole).
+BOOST_AUTO_TEST_CASE(transformed_lines_by_global_cr) {
+  using T = std::complex<float>;
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
   o.parameters = pscr::KernelParameters{};

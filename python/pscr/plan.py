@@ -279,7 +279,9 @@ class Plan:
     radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
     16 on the host; for diagonally dominant problems of a million unknowns or
     more lowered to the smallest radix with as many levels; info["radix"]
-    tells which). threads: host threads of
+    tells which; on OpenCL, uniform Dirichlet leading dimensions whose n + 1 is
+    a power of two are taken by sine transforms instead, radix 0, and
+    info["dimension_methods"] says how each dimension was taken). threads: host threads of
     the reference executor (0 = all cores, at most 1024). Whole numbers only:
     2.5 or "4" is refused, not truncated. device: OpenCL device, a substring
     of its name or "platform:device" (default $PSCR_DEVICE, else the first GPU);

@@ -261,3 +261,19 @@ def test_several_devices_split_rows():
     assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < 1e-11
     with pytest.raises(pscr.InvalidArgument, match="device_split"):
         pscr.Plan(factors, c=c, backend="opencl", devices=["0:0", "0:0"], device_split="columns")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sine_transforms_against_sparse_direct(dtype):
+    # uniform Dirichlet leading dimensions with n + 1 a power of two: the
+    # OpenCL plan takes them by sine transforms, the last by line solves
+    lead = [pscr.laplacian_factor(15, 0.1), pscr.laplacian_factor(7, 0.3)]
+    last = pscr.poisson_factor(pscr.graded_mesh(13, 1.0, 1.2))
+    for factors in ([lead[0], last], [lead[0], lead[1], last]):
+        plan = pscr.Plan(factors, c=0.5, dtype=dtype, backend="opencl")
+        assert plan.info["dimension_methods"] == ["sine transform"] * (len(factors) - 1) + ["tridiagonal"]
+        assert plan.info["radix"] == 0
+        f = random_rhs(plan.problem.shape, dtype)
+        assert rel_err(plan.solve(f), sparse_solve(plan.problem, f)) < TOL[dtype]
+    # the reference backend keeps the reduction
+    assert pscr.Plan([lead[0], last], backend="reference").info["dimension_methods"] == ["reduction", "tridiagonal"]

@@ -65,7 +65,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const std::string opts = ocl::program_options(
-        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form, pd.transformed});
+        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form});
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
@@ -831,10 +831,18 @@ template <class T> int opencl_sine_limit(const Options& options, const KernelPar
   if (options.opencl_queue) {
     limit = ocl::max_sine_length(ocl::options_device(options), group, sizeof(real_t<T>));
   } else {
-    for (const auto& selector : opencl_devices(options)) {
+    const auto devices = opencl_devices(options);
+    for (std::size_t i = 0; i < devices.size(); ++i) {
       Options one = options;
-      one.device = selector;
-      limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), group, sizeof(real_t<T>)));
+      one.devices.clear();
+      one.device = devices[i];
+      try {
+        limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), group, sizeof(real_t<T>)));
+      } catch (const Error& e) {
+        if (devices.size() == 1) throw;
+        // named as the plan's executors name a device's errors (multi_device.cpp)
+        throw BackendError("device " + std::to_string(i) + " of the plan ('" + devices[i] + "'): " + e.what());
+      }
     }
   }
   return int(std::min<std::size_t>(limit, 1 << 20));

@@ -1,5 +1,6 @@
 #include "program_options.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "cl_check.hpp"
@@ -18,9 +19,10 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   if (p.dense_top)
     opts << " -DDENSE_PRODUCTS -DDENSE_SIDE=" << kDenseSide << " -DDENSE_MICRO_OUT=" << dense_micro_out(shape.complex)
          << " -DDENSE_MICRO_COLUMNS=" << kDenseMicroColumns;
-  if (shape.sine_transforms)
-    opts << " -DSINE_TRANSFORM -DSINE_GROUP=" << p.sine_group
-         << " -DSINE_ELEMENTS=" << sine_elements(shape.double_precision ? sizeof(double) : sizeof(float));
+  // every program has the sine transforms (a few small kernels), so that
+  // plans with and without them share programs and their builds
+  opts << " -DSINE_GROUP=" << std::min<std::size_t>(std::size_t(p.sine_group), dev.max_work_group)
+       << " -DSINE_ELEMENTS=" << sine_elements(shape.double_precision ? sizeof(double) : sizeof(float));
   if (shape.double_precision) opts << " -DSCALAR_DOUBLE";
   if (shape.complex) opts << " -DSCALAR_COMPLEX";
   if (p.newton_raphson) opts << " -DNEWTON_RAPHSON";

@@ -35,7 +35,6 @@ struct ProgramShape {
   int radix = 0;
   bool double_precision = false, complex = false;
   bool excess_form = false;  // the last factor's systems eliminated in the excess representation
-  bool sine_transforms = false;  // leading dimensions by sine transforms (kernels/sine_transform.cl)
 };
 
 // The build options of the plan's program on `dev`.
