@@ -103,10 +103,12 @@ inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
 // columns: each of the S = SINE_GROUP / C work-items of a column holds up to
 // SINE_ELEMENTS of its N complex entries in registers. table[t] = (cos πt/N,
 // sin πt/N), t < 2N. scale: n entries, applied to the input (from modes) or
-// to the output (to modes). z: N · C complex entries, z[m·C + c].
+// to the output (to modes). z: N · C complex entries, z[m·C + c]. nonfinite
+// (the last transform of a solve): set to 1 where an output is a NaN or an
+// infinity, so that the solution needs no scan of its own (find_nonfinite).
 __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
     __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
-    __global const real* scale, int from_modes, __local real2* z) {
+    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
   const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
   const int col = get_group_id(0) * C + c;
   const bool live = col < columns;
@@ -138,6 +140,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
   if (!live) return;
   // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
+  int bad = 0;
 #pragma unroll
   for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
     const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
@@ -148,13 +151,16 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
     real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
     if (!from_modes) xk *= scale[k - 1];
     xc[(size_t)(k - 1) * stride_j] = xk;
+    bad |= !isfinite(xk);
     if (m != k) {
       const real2 wm = table[m];
       real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
       if (!from_modes) xm *= scale[m - 1];
       xc[(size_t)(m - 1) * stride_j] = xm;
+      bad |= !isfinite(xm);
     }
   }
+  if (watch && bad) *nonfinite = 1;
 }
 
 // out[c][r] = in[r][c] for a rows × cols array of scalars, by tiles of

@@ -166,3 +166,33 @@ BOOST_AUTO_TEST_CASE(transforms_set_parameters) {
   plan.solve(f.data(), v.data());
   BOOST_TEST(test::rel_error(u, v) <= 1e-15);
 }
+
+// A transformed plan's last transform flags non-finite values as it writes
+// the solution (no scan of its own): a NaN right-hand side in a device
+// buffer is reported by a checked solve, not by an unchecked one, and a
+// clean solve after it reports nothing.
+BOOST_AUTO_TEST_CASE(transformed_device_solves_report_nonfinite) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const auto p = pscr::Problem<double>::make3d(dirichlet<double>(7, 0.1), dirichlet<double>(15, 0.2),
+                                               test::random_factor<double>(9, 4), 0.0);
+  pscr::Plan<double> plan(p, o);
+  BOOST_TEST(plan.info().dimension_methods[1] == "sine transform");
+  const std::size_t N = p.unknowns();
+  const auto f = test::random_vector<double>(N, 12);
+  std::vector<double> bad(f), u(N);
+  bad[N / 3] = std::nan("");
+  cl_int st;
+  cl_command_queue q = pscr::opencl::queue(plan);
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(double), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), bad.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, false));
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), bad.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf, 1, true), pscr::NumericalBreakdown);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), f.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, true));
+  clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * sizeof(double), u.data(), 0, nullptr, nullptr);
+  BOOST_TEST(test::rel_error(u, test::band_solve(p, f)) <= 1e-13);
+  clReleaseMemObject(buf);
+}

@@ -205,8 +205,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       *event = ev;
       return 0;
     }
-    // One pass over the solutions instead of a silent NaN.
-    if (check) flags_.scan(buf, 0, count * N);
+    // One pass over the solutions instead of a silent NaN (a transformed
+    // plan's last transform flagged them as it wrote them).
+    if (check && !pd_.transformed) flags_.scan(buf, 0, count * N);
     // the flags' read waits for the solve: one wait for the device, not two
     std::array<int, 2> flags{0, 0};
     if (check) flags = flags_.read();
@@ -534,7 +535,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     for (int d = D_ - 2; d >= 0; --d) {
       const std::size_t R = dims_[std::size_t(d)].R, n = std::size_t(dims_[std::size_t(d)].n);
       before /= n;
-      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, false);
+      // the last transform writes the solution: it flags non-finite values (solve_flags.hpp)
+      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, false, d == 0 ? flags_.buffer() : nullptr);
     }
     (void)rt;
   }

@@ -54,7 +54,7 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
 }
 
 void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches,
-                          std::size_t stride_b, bool to_modes) const {
+                          std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
   const std::size_t N = std::size_t(n_) + 1, cols = columns * parts_;
   const std::size_t C = std::min(group_, group_ * sine_elements(real_bytes_) / N);
   int log2_n = 0;
@@ -66,7 +66,8 @@ void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, s
   rt_.count(per_column * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
   rt_.launch("sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
              int(cols), int(C), int(stride_j * parts_), cl_ulong(stride_b * parts_), table_.get(),
-             scale_.get(), to_modes ? 0 : 1, LocalBytes{2 * N * C * real_bytes_});
+             scale_.get(), to_modes ? 0 : 1, LocalBytes{2 * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),
+             nonfinite ? 1 : 0);
 }
 
 }  // namespace pscr::ocl

@@ -31,8 +31,9 @@ class SineTransform {
   // In place on x: `columns` columns (scalars of the plan's type, contiguous),
   // entry j of a column `stride_j` scalars after entry j − 1, and `batches`
   // such blocks `stride_b` scalars apart. to_modes: g = Wᵀx, else x = W g.
+  // nonfinite: an int set to 1 where an output is not finite (or null).
   void apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches, std::size_t stride_b,
-             bool to_modes) const;
+             bool to_modes, cl_mem nonfinite = nullptr) const;
 
  private:
   Runtime& rt_;
