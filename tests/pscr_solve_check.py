@@ -61,7 +61,8 @@ with tempfile.TemporaryDirectory() as tmp:
         err = max(np.abs(ub[b] - spla.spsolve(A, fb[b])).max() / np.abs(spla.spsolve(A, fb[b])).max() for b in range(batch))
         check(f"{name} dtype/shape", u.dtype == f.dtype and u.shape == f.shape)
         check(f"{name} error {err:.1e}", err <= tol, r.stdout)
-        check(f"{name} prints times and residual", "init time" in r.stdout and "relative residual" in r.stdout)
+        check(f"{name} prints times, methods and residual",
+              "init time" in r.stdout and "methods: " in r.stdout and "relative residual" in r.stdout)
 
     # Random indefinite systems (c amid the eigenvalue sums; docs/accuracy.md
     # section 8): solved with an error within the growth the plan reports,

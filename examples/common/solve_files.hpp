@@ -180,6 +180,9 @@ void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::Plan
   std::printf("problem: %dD %s, n = ", dims, pscr::scalar_name<T>());
   for (int d = 0; d < dims; ++d) std::printf(d ? " x %zu" : "%zu", problem.size(d));
   std::printf(", batch %zu, radix %d, backend %s\n", batch, info.radix, info.backend.c_str());
+  std::string methods;  // how each dimension was taken
+  for (auto& m : info.dimension_methods) methods += (methods.empty() ? "" : ", ") + m;
+  std::printf("methods: %s\n", methods.c_str());
   std::printf("init time: %.6f s\nsolve time: %.6f s\ntransfer time: %.6f s\n", info.init_seconds, st.seconds,
               st.transfer_seconds);
   if (batch == 0) std::printf("relative residual: none (empty batch: nothing solved)\n");
