@@ -61,6 +61,16 @@ with tempfile.TemporaryDirectory() as tmp:
     check("all white: exit 0, no dots", r.returncode == 0 and "0 dots" in r.stdout and
           os.path.getsize(P("pts.txt")) == 0 and png_size(P("out.png")) == (w, h), r.stdout + r.stderr)
 
+    # The points file's convention (--help): pixel (row i, column j) centred
+    # at x = j, y = i. One dot on one black pixel settles on that centre.
+    one = [[255] * w for _ in range(h)]
+    one[7][23] = 0
+    write_png(P("one.png"), w, h, one, False)
+    r = run([P("one.png"), P("out.png"), "--host", "--dots", "1", "--iterations", "40", "--points", P("pts.txt")])
+    pts = [tuple(map(float, line.split())) for line in open(P("pts.txt"))] if r.returncode == 0 else []
+    check("points: pixel (row 7, column 23) is at x = 23, y = 7",
+          len(pts) == 1 and abs(pts[0][0] - 23) <= 0.25 and abs(pts[0][1] - 7) <= 0.25, str(pts) + r.stderr)
+
     with open(P("garbage.png"), "wb") as f:
         f.write(b"not a png at all")
     bad = [
