@@ -14,16 +14,12 @@
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "size_product.hpp"
+#include "stopwatch.hpp"
 #include "opencl/opencl_executor.hpp"
 #include "reference/executor.hpp"
 
 namespace pscr {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 template <class T> void check_finite(const T* x, std::size_t n, const char* what) {
   const std::size_t i = first_nonfinite(x, n);

@@ -325,7 +325,7 @@ class Plan:
     def info(self):
         """Sizes, memory, kernel parameters and their source, timings (a dict; see pscr::PlanInfo)."""
         d = self._core.info()
-        d.update(shape=self.shape, sizes=self.shape, dims=self.problem.dims, dtype=self.dtype.name,
+        d.update(shape=self.shape, dims=self.problem.dims, dtype=self.dtype.name,
                  unknowns=self.problem.unknowns)
         return d
 

@@ -21,6 +21,7 @@
 
 #include "../finite_scan.hpp"
 #include "../neumann_weights.hpp"
+#include "../stopwatch.hpp"
 #include "../opencl/opencl_executor.hpp"
 #include "../plan_impl.hpp"
 #include "../size_product.hpp"
@@ -45,11 +46,6 @@ RowRange slab_rows(std::size_t n1, int ranks, int rank) {
 }
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 // FNV-1a over bytes: the problem and options every rank must share.
 struct Hash {
