@@ -1,7 +1,9 @@
 // Weights of the M-weighted mean that fixes the constant of a pure-Neumann
 // solution (internal): (M1 1)⊗(M2 1)[⊗(M3 1)].
 #pragma once
+#include <cmath>
 #include <complex>
+#include <cstddef>
 #include <vector>
 
 #include "pscr/problem.hpp"
@@ -44,6 +46,46 @@ template <class T> double mass_weight_sum(const Problem<T>& p) {
     total *= s;
   }
   return total;
+}
+
+// Removes from x[0, N) its component along the constants, the null space of
+// a pure-Neumann operator: x −= mean, the mean over `total` unknowns (sums in
+// double: a float running sum of N terms would be off by about N·ε).
+// reduce(s, n) adds n partial sums over the parts of a distributed vector
+// (nothing to do in one process). Returns the removed part relative to |x|.
+template <class T, class Reduce> double remove_mean(T* x, std::size_t N, double total, Reduce&& reduce) {
+  double s[3] = {0, 0, 0};  // Σ re, Σ im, Σ |x|²
+  for (std::size_t i = 0; i < N; ++i) {
+    const wide_t<T> v(x[i]);
+    s[0] += std::real(v);
+    s[1] += std::imag(v);
+    s[2] += std::norm(v);
+  }
+  reduce(s, 3);
+  wide_t<T> sum;
+  if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
+  else sum = s[0];
+  const T mean = T(sum / total);
+  for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+  return s[2] > 0 ? std::abs(mean) * std::sqrt(total) / std::sqrt(s[2]) : 0.0;
+}
+
+// x −= Σ w_i x_i / wsum: the solution of zero weighted mean (w: mass_weights
+// of x's entries, wsum: mass_weight_sum); reduce as for remove_mean.
+template <class T, class Reduce>
+void remove_weighted_mean(T* x, const double* w, std::size_t N, double wsum, Reduce&& reduce) {
+  double s[2] = {0, 0};
+  for (std::size_t i = 0; i < N; ++i) {
+    const wide_t<T> v = w[i] * wide_t<T>(x[i]);
+    s[0] += std::real(v);
+    s[1] += std::imag(v);
+  }
+  reduce(s, 2);
+  wide_t<T> sum;
+  if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
+  else sum = s[0];
+  const T mean = T(sum / wsum);
+  for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
 }
 
 }  // namespace pscr

@@ -254,32 +254,14 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   check_finite(f, N * count, "right-hand side");
   if (u != f) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
-  if (impl_->data.pure_neumann) {
-    // Solve the compatible part: remove the component along the null vector 1.
-    // Sums in double: a float running sum of N terms would be off by about N·ε.
-    for (std::size_t c = 0; c < count; ++c) {
-      T* x = u + c * N;
-      wide_t<T> sum = 0;
-      double norm2 = 0;
-      for (std::size_t i = 0; i < N; ++i) { sum += wide_t<T>(x[i]); norm2 += std::norm(wide_t<T>(x[i])); }
-      const T mean = T(sum / double(N));
-      for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
-      const double removed = std::abs(mean) * std::sqrt(double(N));
-      st.incompatible_part = std::max(st.incompatible_part, norm2 > 0 ? removed / std::sqrt(norm2) : 0.0);
-    }
-  }
+  const auto in_one_process = [](double*, int) {};
+  if (impl_->data.pure_neumann)  // solve the compatible part
+    for (std::size_t c = 0; c < count; ++c)
+      st.incompatible_part = std::max(st.incompatible_part, remove_mean(u + c * N, N, double(N), in_one_process));
   st.transfer_seconds = impl_->exec->solve_in_place(u, count);
-  if (impl_->data.pure_neumann) {
-    const std::vector<double>& w = impl_->neumann_weights;
-    const double wsum = impl_->neumann_weight_sum;
-    for (std::size_t c = 0; c < count; ++c) {
-      T* x = u + c * N;
-      wide_t<T> s = 0;
-      for (std::size_t i = 0; i < N; ++i) s += w[i] * wide_t<T>(x[i]);
-      const T mean = T(s / wsum);
-      for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
-    }
-  }
+  if (impl_->data.pure_neumann)
+    for (std::size_t c = 0; c < count; ++c)
+      remove_weighted_mean(u + c * N, impl_->neumann_weights.data(), N, impl_->neumann_weight_sum, in_one_process);
   check_solution(u, N * count);
   st.seconds = seconds_since(t0);
   st.warning = impl_->info.warning;

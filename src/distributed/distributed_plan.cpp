@@ -221,24 +221,9 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   bool device_nonfinite = false;  // in a solution, found by the device
   for (std::size_t c = 0; c < count; ++c) {
     T* X = u + c * N;
-    if (m.data.pure_neumann) {
-      // the compatible part: f minus its mean (sums in double)
-      double s[3] = {0, 0, 0};
-      for (std::size_t i = 0; i < N; ++i) {
-        const wide_t<T> v(X[i]);
-        s[0] += std::real(v);
-        s[1] += std::imag(v);
-        s[2] += std::norm(v);
-      }
-      comm.sum(s, 3);
-      wide_t<T> sum;
-      if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
-      else sum = s[0];
-      const T mean = T(sum / total_unknowns);
-      for (std::size_t i = 0; i < N; ++i) X[i] -= mean;
-      const double removed = std::abs(mean) * std::sqrt(total_unknowns);
-      st.incompatible_part = std::max(st.incompatible_part, s[2] > 0 ? removed / std::sqrt(s[2]) : 0.0);
-    }
+    const auto over_ranks = [&](double* s, int n) { comm.sum(s, n); };
+    if (m.data.pure_neumann)  // the compatible part: f minus its mean over all ranks' rows
+      st.incompatible_part = std::max(st.incompatible_part, remove_mean(X, N, total_unknowns, over_ranks));
     if (m.device) {
       const std::size_t rows = m.info.rows.size();
       auto t = clock_type::now();
@@ -264,20 +249,7 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
       for (int i = 1; i < k; ++i) m.phase(i, false, X, watch);
       for (int i = k; i >= 1; --i) m.phase(i, true, X, watch);
     }
-    if (m.data.pure_neumann) {
-      double s[2] = {0, 0};
-      for (std::size_t i = 0; i < N; ++i) {
-        const wide_t<T> v = m.neumann_weights[i] * wide_t<T>(X[i]);
-        s[0] += std::real(v);
-        s[1] += std::imag(v);
-      }
-      comm.sum(s, 2);
-      wide_t<T> sum;
-      if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
-      else sum = s[0];
-      const T mean = T(sum / m.neumann_weight_sum);
-      for (std::size_t i = 0; i < N; ++i) X[i] -= mean;
-    }
+    if (m.data.pure_neumann) remove_weighted_mean(X, m.neumann_weights.data(), N, m.neumann_weight_sum, over_ranks);
   }
   // Near-singular eliminations and non-finite results, agreed on by all ranks.
   const std::string device_breakdown = m.device ? m.device->breakdown() : "";
