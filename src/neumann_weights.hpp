@@ -48,6 +48,16 @@ template <class T> double mass_weight_sum(const Problem<T>& p) {
   return total;
 }
 
+// x −= (s[0] + i s[1]) / divisor (s[0] / divisor for real T); returns that constant.
+template <class T> T subtract_constant(T* x, std::size_t N, const double* s, double divisor) {
+  wide_t<T> sum;
+  if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
+  else sum = s[0];
+  const T mean = T(sum / divisor);
+  for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+  return mean;
+}
+
 // Removes from x[0, N) its component along the constants, the null space of
 // a pure-Neumann operator: x −= mean, the mean over `total` unknowns (sums in
 // double: a float running sum of N terms would be off by about N·ε).
@@ -62,11 +72,7 @@ template <class T, class Reduce> double remove_mean(T* x, std::size_t N, double 
     s[2] += std::norm(v);
   }
   reduce(s, 3);
-  wide_t<T> sum;
-  if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
-  else sum = s[0];
-  const T mean = T(sum / total);
-  for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+  const T mean = subtract_constant(x, N, s, total);
   return s[2] > 0 ? std::abs(mean) * std::sqrt(total) / std::sqrt(s[2]) : 0.0;
 }
 
@@ -81,11 +87,7 @@ void remove_weighted_mean(T* x, const double* w, std::size_t N, double wsum, Red
     s[1] += std::imag(v);
   }
   reduce(s, 2);
-  wide_t<T> sum;
-  if constexpr (is_complex_v<T>) sum = wide_t<T>(s[0], s[1]);
-  else sum = s[0];
-  const T mean = T(sum / wsum);
-  for (std::size_t i = 0; i < N; ++i) x[i] -= mean;
+  subtract_constant(x, N, s, wsum);
 }
 
 }  // namespace pscr
