@@ -35,8 +35,6 @@ template <class T> pscr::Factor<T> consistent(int n, double h) {
   return f.template cast<T>();
 }
 
-std::vector<std::string> methods(std::initializer_list<const char*> m) { return {m.begin(), m.end()}; }
-
 template <class T> double eps() { return double(std::numeric_limits<pscr::real_t<T>>::epsilon()); }
 
 }  // namespace

@@ -516,7 +516,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // place (dimension 1 first: X[l1][j2][j3], then X[l1][l2][j3]), one
   // tridiagonal system per line of the last dimension, and back.
   void transform_solve(cl_mem X) const {
-    const ocl::Runtime& rt = *rt_;
     const std::size_t n_last = std::size_t(leaf_n());
     std::size_t before = 1;  // the blocks dimension d is transformed in
     for (int d = 0; d + 1 < D_; ++d) {
@@ -538,7 +537,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       // the last transform writes the solution: it flags non-finite values (solve_flags.hpp)
       sines_[std::size_t(d)]->apply(X, R, R, before, n * R, false, d == 0 ? flags_.buffer() : nullptr);
     }
-    (void)rt;
   }
 
   // out[c][r] = in[r][c] for a rows × cols array (tiles through local memory).

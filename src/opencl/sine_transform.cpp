@@ -4,29 +4,18 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "../sin_pi.hpp"
+
 namespace pscr::ocl {
 
 namespace {
 
-// sin(π p / q) with the argument reduced to [0, π/2] exactly (as the planner's
-// closed forms), in long double.
-long double sin_pi(long long p, long long q) {
-  long long r = p % (2 * q);
-  long double sign = 1;
-  if (r >= q) {
-    r -= q;
-    sign = -1;
-  }
-  if (2 * r > q) r = q - r;
-  return sign * std::sin(3.14159265358979323846264338327950288L * static_cast<long double>(r) / q);
-}
-
+// (cos πj/N, sin πj/N), j < 2N, in long double rounded once to R.
 template <class R> std::vector<R> table_of(int N) {
-  // (cos πj/N, sin πj/N), j < 2N; cos πj/N = sin(π(N − 2j) / 2N)
   std::vector<R> t(4 * std::size_t(N));
   for (int j = 0; j < 2 * N; ++j) {
-    t[2 * std::size_t(j)] = R(sin_pi(N - 2LL * j, 2LL * N));
-    t[2 * std::size_t(j) + 1] = R(sin_pi(j, N));
+    t[2 * std::size_t(j)] = R(cos_pi<long double>(j, N));
+    t[2 * std::size_t(j) + 1] = R(sin_pi<long double>(j, N));
   }
   return t;
 }
@@ -44,6 +33,14 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
   const int N = n + 1;
   if (N < 4 || (N & (N - 1)) != 0 || scale.size() != std::size_t(n))
     throw std::logic_error("sine transform: n + 1 is not a power of two >= 4, or the scales do not match n");
+  if (std::size_t(N) > group * sine_elements(real_bytes))
+    throw std::logic_error("sine transform: longer than a work-group holds");
+  group_columns_ = std::min(group, group * sine_elements(real_bytes) / std::size_t(N));
+  // each real column: a complex FFT of N points (5 flops per point and
+  // stage) and about 12 flops per entry unfolding it
+  int log2_n = 0;
+  while ((1 << log2_n) < N) ++log2_n;
+  column_flops_ = 5.0 * N * log2_n + 12.0 * N;
   if (real_bytes == sizeof(double)) {
     table_ = rt.upload(table_of<double>(N), "sine-transform table");
     scale_ = rt.upload(scale, "sine-transform scales");
@@ -55,15 +52,9 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
 
 void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches,
                           std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
-  const std::size_t N = std::size_t(n_) + 1, cols = columns * parts_;
-  const std::size_t C = std::min(group_, group_ * sine_elements(real_bytes_) / N);
-  int log2_n = 0;
-  while ((std::size_t(1) << log2_n) < N) ++log2_n;
-  if (N > group_ * sine_elements(real_bytes_)) throw std::logic_error("sine transform: longer than a work-group holds");
-  // each real column: a complex FFT of N points (5 flops per point and
-  // stage) and about 12 flops per entry unfolding it; read and written once
-  const double per_column = 5.0 * double(N) * log2_n + 12.0 * double(N);
-  rt_.count(per_column * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
+  const std::size_t N = std::size_t(n_) + 1, cols = columns * parts_, C = group_columns_;
+  // every entry read and written once
+  rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
   rt_.launch("sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
              int(cols), int(C), int(stride_j * parts_), cl_ulong(stride_b * parts_), table_.get(),
              scale_.get(), to_modes ? 0 : 1, LocalBytes{2 * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),

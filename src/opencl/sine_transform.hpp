@@ -40,6 +40,8 @@ class SineTransform {
   int n_;
   std::size_t group_, real_bytes_;
   int parts_;  // reals per scalar: 2 for complex types
+  std::size_t group_columns_;  // columns per work-group: group · sine_elements / N, at most group
+  double column_flops_;        // of one real column's transform (cost model)
   Mem table_, scale_;
 };
 

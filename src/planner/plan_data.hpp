@@ -102,9 +102,6 @@ template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
                            bool dense_top = false, int sine_limit = 0);
 
-// Whether dimension d of `problem` can be taken by sine transforms of length
-// at most sine_limit (see make_plan_data).
-template <class T> bool sine_transform_applies(const Problem<T>& problem, int d, int sine_limit);
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 
 // Plans of at least this many unknowns whose shifted systems are diagonally

@@ -229,8 +229,7 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
   return dp;
 }
 
-// Dimension d's factor as a real double pencil: empty when an entry has an
-// imaginary part.
+// A factor as a real double pencil: empty when an entry has an imaginary part.
 template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f) {
   Factor<double> r;
   for (auto [from, to] : {std::pair{&f.A, &r.A}, std::pair{&f.M, &r.M}}) {
@@ -243,8 +242,9 @@ template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f)
   return r;
 }
 
-// The sine basis of dimension d where sine_transform_applies: its
-// eigenvalues and scales in closed form, each a normal number of T.
+// The sine basis of dimension d where it can be taken by sine transforms of
+// length at most sine_limit (see make_plan_data): its eigenvalues and scales
+// in closed form, each a normal number of T; empty elsewhere.
 template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T>& problem, int d, int sine_limit) {
   const std::size_t n = problem.size(d), N = n + 1;
   if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
@@ -463,12 +463,12 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   spectra.whole.assign(std::size_t(D - 1), {});
   pd.transformed = !sines.empty();
   for (int d = 0; d + 1 < D; ++d) {
-    const WideFactor<W<T>> f = wide_factor(problem.factor(d), pd.pure_neumann);
     std::vector<W<T>>& whole = spectra.whole[std::size_t(d)];
     if (pd.transformed) {
       pd.dims.push_back(transform_dimension<T>(sines[std::size_t(d)], whole));
       continue;  // the last pencil's eigenvalues are computed below, in ascending order
     }
+    const WideFactor<W<T>> f = wide_factor(problem.factor(d), pd.pure_neumann);
     pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
                                         pd.eigen_problems, whole));
     if (nu.empty() && f.same_as(wide_last)) nu = whole;
@@ -513,14 +513,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     // complex type, real data (pure Neumann, or a real problem in complex
     // arithmetic): its systems are as dominant as the real ones, and their
     // ordinary eliminations as stable; the excess form itself is real only
-    if (pd.pure_neumann || real_valued(problem)) {
-      Factor<double> re_last;
-      for (auto [from, to] : {std::pair{&wide_last.f.A, &re_last.A}, std::pair{&wide_last.f.M, &re_last.M}}) {
-        for (auto& v : from->diag) to->diag.push_back(v.real());
-        for (auto& v : from->off) to->off.push_back(v.real());
-      }
-      pd.dominant = excess_form_applies(re_last, sigma_min);
-    }
+    if (pd.pure_neumann || real_valued(problem)) pd.dominant = excess_form_applies(*real_factor(wide_last.f), sigma_min);
   } else {
     pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
   }
@@ -575,10 +568,6 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
     }
   }
   return true;
-}
-
-template <class T> bool sine_transform_applies(const Problem<T>& problem, int d, int sine_limit) {
-  return d + 1 < problem.dims() && dimension_sine_basis(problem, d, sine_limit).has_value();
 }
 
 template <class T>
@@ -677,7 +666,6 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 
 #define PSCR_INSTANTIATE(T)                                              \
   template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, bool, int);\
-  template bool sine_transform_applies(const Problem<T>&, int, int);     \
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)

@@ -9,6 +9,7 @@
 
 #include "lanes.hpp"
 #include "pencil_roots.hpp"
+#include "../sin_pi.hpp"
 
 namespace pscr::planner {
 
@@ -17,21 +18,6 @@ namespace {
 // The type of an end row; `either` for a diagonal matrix, whose end fits both.
 enum class End { either, dirichlet, neumann };
 
-// sin(π p / q) for integers p, q > 0, the argument reduced to [0, π/2] exactly.
-double sin_pi(std::int64_t p, std::int64_t q) {
-  std::int64_t r = p % (2 * q);
-  if (r < 0) r += 2 * q;
-  double sign = 1;
-  if (r >= q) {
-    r -= q;
-    sign = -1;
-  }
-  if (2 * r > q) r = q - r;
-  return sign * std::sin(M_PI * static_cast<double>(r) / static_cast<double>(q));
-}
-
-// cos(π p / q) = sin(π (q − 2p) / (2q)).
-double cos_pi(std::int64_t p, std::int64_t q) { return sin_pi(q - 2 * p, 2 * q); }
 
 // The matrix as αI + βL with the end types: empty when it is not of that form.
 struct Family {
@@ -97,7 +83,7 @@ std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiago
   b.lambda.resize(std::size_t(m));
   b.scale.resize(std::size_t(m));
   for (int k = 1; k <= m; ++k) {
-    const double s = sin_pi(k, 2 * (m + 1));
+    const double s = sin_pi<double>(k, 2 * (m + 1));
     const long double mu = 4.0L * s * s;
     const long double a = p->a.alpha + p->a.beta * mu, g = p->m.alpha + p->m.beta * mu;
     if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
@@ -126,7 +112,7 @@ std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, 
   std::vector<long double> lam(m);
   std::vector<double> nu(m);
   for (int k = 0; k < m; ++k) {
-    const double s = sin_pi(num(k), 2 * den);
+    const double s = sin_pi<double>(num(k), 2 * den);
     const long double mu = 4.0L * s * s;
     const long double a = fa->alpha + fa->beta * mu, g = fm->alpha + fm->beta * mu;
     if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
@@ -149,9 +135,9 @@ std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, 
     for (std::size_t t = 0; t < keep.size(); ++t) {
       const std::int64_t i = keep[t] + 1;  // 1-based row
       double v;
-      if (nn) v = cos_pi((2 * i - 1) * num(k), 2 * den);
-      else if (mixed && left == End::neumann) v = sin_pi((m + 1 - i) * num(k), den);
-      else v = sin_pi(i * num(k), den);
+      if (nn) v = cos_pi<double>((2 * i - 1) * num(k), 2 * den);
+      else if (mixed && left == End::neumann) v = sin_pi<double>((m + 1 - i) * num(k), den);
+      else v = sin_pi<double>(i * num(k), den);
       out.rows[t * m + l] = v * scale;
     }
   }
