@@ -77,7 +77,7 @@ namespace {
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
   PlanInfo& info = m.info;
-  info.radix = m.data.transformed ? 0 : m.data.dims.empty() ? radix : m.data.dims.back().layout.radix;
+  info.radix = m.data.transformed ? 0 : m.data.dims.empty() ? radix : m.data.reduction_radix(0);
   info.shift_amplification = m.data.shift_amplification;
   info.predicted_error = m.data.predicted_error;
   info.warning = m.data.warning;
@@ -89,7 +89,7 @@ template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
   for (auto& dp : m.data.dims) info.eigen_methods.push_back(dp.eigen_method);
   info.dimension_methods.clear();
   for (auto& dp : m.data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
-  info.dimension_methods.push_back("tridiagonal");
+  info.dimension_methods.push_back(m.data.periodic_lines() ? "cyclic lines (eigenbasis)" : "tridiagonal");
   m.exec->describe(info);
 }
 

@@ -22,10 +22,18 @@ PSCR_API Factor<double> poisson_neumann_factor(const std::vector<double>& x);
 // boundary points included (they are unknowns). Use c = -omega^2.
 PSCR_API Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega);
 
+// Poisson on a periodic mesh, mass-lumped linear elements: `x` holds the
+// n + 1 points x[0] < ... < x[n] of one period, x[n] the image of x[0]
+// (n >= 3 unknowns, at x[0] ... x[n-1]); any spacing, uniform or graded.
+// A cyclic: A_ii = 1/h_{i-1} + 1/h_i, A_{i,i+1} = -1/h_i with h_i = x[i+1] − x[i]
+// and the corner A_{n-1,0} = -1/h_{n-1}; M = diag{(h_{i-1} + h_i)/2}. A 1 = 0.
+PSCR_API Factor<double> poisson_periodic_factor(const std::vector<double>& x);
+
 // Finite-difference Laplacian -d²/dx² on n uniform pixels of width h (what
 // image clients use): A = tridiag{-1, 2, -1}/h², with the end diagonal entry 1/h²
 // on a Neumann side (zero-flux ghost) and 2/h² on a Dirichlet side; M = I.
-enum class Boundary { Dirichlet, Neumann };
+// Periodic (both sides, n >= 3): A cyclic, its corner entries -1/h².
+enum class Boundary { Dirichlet, Neumann, Periodic };
 PSCR_API Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right);
 
 // Uniform and graded meshes for tests and drivers: n+2 points on [0, L] whose

@@ -14,6 +14,8 @@ template <class T> struct Factor {
   Tridiagonal<T> A;
   Tridiagonal<T> M;
   std::size_t size() const { return A.size(); }
+  // A periodic dimension: A (and M, whose corner may be 0) cyclic.
+  bool periodic() const { return A.periodic(); }
   template <class U> Factor<U> cast() const { return {A.template cast<U>(), M.template cast<U>()}; }
 };
 

@@ -1,4 +1,6 @@
-// Symmetric tridiagonal matrix (complex symmetric for complex T: no conjugation).
+// Symmetric tridiagonal matrix (complex symmetric for complex T: no conjugation),
+// or a cyclic one: with n off-diagonal entries, off[n-1] couples row n-1 with
+// row 0 (the corner entries of a periodic dimension).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -7,11 +9,14 @@ namespace pscr {
 
 template <class T> struct Tridiagonal {
   std::vector<T> diag;  // n entries
-  std::vector<T> off;   // n-1 entries: off[i] couples rows i and i+1
+  std::vector<T> off;   // n-1 entries: off[i] couples rows i and i+1; n entries: cyclic
+
 
   Tridiagonal() = default;
   Tridiagonal(std::vector<T> d, std::vector<T> o) : diag(std::move(d)), off(std::move(o)) {}
   std::size_t size() const { return diag.size(); }
+  // Cyclic (periodic): off[n-1] joins the last row to the first.
+  bool periodic() const { return !diag.empty() && off.size() == diag.size(); }
 
   // y = this * x (length n); no aliasing of x and y.
   void multiply(const T* x, T* y) const {
@@ -21,6 +26,10 @@ template <class T> struct Tridiagonal {
       if (i > 0) s += off[i - 1] * x[i - 1];
       if (i + 1 < n) s += off[i] * x[i + 1];
       y[i] = s;
+    }
+    if (periodic() && n > 1) {
+      y[0] += off[n - 1] * x[n - 1];
+      y[n - 1] += off[n - 1] * x[0];
     }
   }
   template <class U> Tridiagonal<U> cast() const {

@@ -56,11 +56,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
     // the plan's radix, whether it came from these parameters or from
-    // Options::radix (the dimensions it lays out: dimension 1 of a dense-top
-    // plan is one level of its own)
-    const int q = pd.dims.empty() || pd.transformed ? p_.radix : pd.dims.back().layout.radix;
+    // Options::radix (the dimensions it lays out: dense dimensions are one
+    // level of their own)
+    const int q = pd.transformed ? p_.radix : pd.reduction_radix(p_.radix);
     p_.radix = q;
-    p_.dense_top = pd.dense_top ? 1 : 0;
+    // the program has the dense products where a dimension (or the periodic lines) takes them
+    p_.dense_top = pd.any_dense() || pd.periodic_lines() ? 1 : 0;
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
@@ -69,10 +70,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
-    if (pd.dense_top)
-      for (const char* k : {"dense_to_modes", "dense_from_modes"})
+    if (p_.dense_top)
+      for (const char* k : {"dense_to_modes", "dense_from_modes", "eigenbasis_to_modes", "eigenbasis_from_modes"})
         if (rt_->max_group(k) < kDenseGroup)
-          throw InvalidArgument("kernel parameters (" + source_ + "): dense_top = 1 needs work-groups of " +
+          throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +
                                 std::to_string(kDenseGroup) + " work-items for " + k + ", and " + dev.name +
                                 " allows " + std::to_string(rt_->max_group(k)));
     if (pd.transformed && rt_->max_group("sine_transform") < std::size_t(p_.sine_group))
@@ -402,7 +403,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       for (int e = 0; e <= d; ++e) db.R /= pd_.problem.size(e);
       db.batch = batch;
       int maxmodes = 0, maxgroups = 0;
-      db.dense = d == 0 && pd_.dense_top;
+      db.dense = dp.method == planner::DimensionMethod::dense;
       if (db.dense) {
         db.levels.push_back(dense_level(dp, batch));
         maxmodes = db.n;
@@ -448,9 +449,19 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       db.BR = rt.alloc(std::size_t(maxgroups) * db.R * batch * sizeof(T), "boundary buffer");
       db.child_sigma = rt.alloc(lanes * sizeof(T), "shift buffer");
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
-      if (d + 2 == D_)
+      if (d + 2 == D_) {
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T), line_coef_.get(),
                                                         packed.data(), flags_.buffer(), pd_.pure_neumann);
+        // a dense dimension's lines come [row][line]: periodic ones go to
+        // their eigenbasis through a buffer of that layout, whole ones are
+        // transposed to [line][row] for the line solver
+        if (db.dense && (pd_.periodic_lines() || tri_->whole_lines()))
+          row_lines_ = rt.alloc(db.R * lanes * sizeof(T), "line buffer");
+        if (pd_.periodic_lines()) {
+          line_W_ = rt.upload(pd_.line_eigen.coeff, "eigenvector rows");
+          line_nu_ = rt.upload(pd_.line_eigen.lambda, "eigenvalues");
+        }
+      }
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -581,7 +592,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // A solve has finished: raise what its tridiagonal kernels recorded.
   void check_flags() const { flags_.raise(flags_.read(), false, line_shifts()); }
   // The shifts of the last dimension's lines, which a near-singular flag names.
-  cl_mem line_shifts() const { return pd_.transformed ? line_sigma_.get() : dims_.back().child_sigma.get(); }
+  cl_mem line_shifts() const {
+    if (pd_.transformed) return line_sigma_.get();
+    const DimBufs& last = dims_.back();
+    return last.dense ? last.levels[0].child_sigma.get() : last.child_sigma.get();
+  }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
@@ -760,9 +775,39 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt.count(2 * products, 2.0 * double(C) * double(n));
     rt.launch("dense_to_modes", 2, global, local, X, db.Y.get(), lb.W.get(), db.n, int(C), batch);
     const auto [child_sigma, child_pinned] = child_shifts(db, lb, batch, sigma, pinned);
-    solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
+    if (d + 2 == D_) solve_lines(db.Y.get(), db.R, std::size_t(db.n) * batch, child_sigma, child_pinned);
+    else solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
     rt.count(2 * products, 2.0 * double(C) * double(n));
     rt.launch("dense_from_modes", 2, global, local, db.Y.get(), X, lb.W.get(), db.n, int(C), batch);
+  }
+
+  // The lines of the last dimension below a dense dimension, stored
+  // Y[row][line] (`rows` rows): periodic ones in their eigenbasis, the
+  // others by the line solver (whole lines transposed to [line][row] and back).
+  void solve_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+    if (pd_.periodic_lines()) return eigenbasis_lines(Y, rows, lines, sigma, pinned);
+    if (!tri_->whole_lines()) return tri_->solve(Y, int(lines), sigma, pinned);
+    transpose(Y, row_lines_.get(), rows, lines);
+    tri_->solve(row_lines_.get(), int(lines), sigma, pinned);
+    transpose(row_lines_.get(), Y, lines, rows);
+  }
+
+  // Cyclic lines Y[row][line] solved in the last pencil's eigenbasis (kernels/dense.cl).
+  void eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+    const ocl::Runtime& rt = *rt_;
+    constexpr std::size_t kDenseTileOut = ocl::dense_tile_out(is_complex_v<T>);
+    const std::array<std::size_t, 3> global{kDenseSide * ((lines + kDenseTileColumns - 1) / kDenseTileColumns),
+                                            kDenseSide * ((rows + kDenseTileOut - 1) / kDenseTileOut), 1},
+        local{kDenseSide, kDenseSide, 1};
+    const double products = double(lines) * double(rows) * double(rows);
+    const int n = int(rows), C = int(lines);
+    rt.count(2 * products, 2.0 * double(lines) * double(rows));
+    rt.launch("eigenbasis_to_modes", 2, global, local, Y, row_lines_.get(), line_W_.get(), n, C);
+    rt.count(0, 2.0 * double(lines) * double(rows));
+    rt.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, row_lines_.get(), line_nu_.get(), sigma,
+           pinned, pd_.line_zero_mode, n, C);
+    rt.count(2 * products, 2.0 * double(lines) * double(rows));
+    rt.launch("eigenbasis_from_modes", 2, global, local, row_lines_.get(), Y, line_W_.get(), n, C);
   }
 
   // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
@@ -805,6 +850,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   std::vector<std::unique_ptr<ocl::SineTransform>> sines_;  // a transformed plan's leading dimensions
   Mem line_sigma_, line_pinned_, row_lines_;  // its lines' shifts and flags; [row][line] copy for global CR
+  Mem line_W_, line_nu_;  // a periodic last dimension: its eigenbasis (PlanData::line_eigen)
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, line_coef_;
   ocl::SolveFlags<T> flags_;
