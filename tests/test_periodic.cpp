@@ -102,3 +102,153 @@ BOOST_AUTO_TEST_CASE(cyclic_pencils_opencl) {
   check_subsets<std::complex<double>>(pscr::Backend::opencl);
   check_subsets<std::complex<float>>(pscr::Backend::opencl);
 }
+
+namespace {
+
+// M_d 1 with the corner entries (the weights of the zero weighted mean).
+std::vector<double> mass_row_sums(const pscr::Factor<double>& f) {
+  const std::size_t n = f.size();
+  std::vector<double> r(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    r[i] = f.M.diag[i] + (i ? f.M.off[i - 1] : 0) + (i + 1 < n ? f.M.off[i] : 0);
+    if (f.periodic() && (i == 0 || i + 1 == n)) r[i] += f.M.off[n - 1];
+  }
+  return r;
+}
+
+// The singular all-periodic (or periodic and Neumann) problem with c = 0:
+// the compatible part solved, the incompatible part reported, the solution
+// of zero weighted mean, in the precision T.
+template <class T> void check_pure_neumann(const pscr::Problem<double>& pd, pscr::Backend backend) {
+  std::vector<pscr::Factor<T>> fs;
+  for (auto& f : pd.factors()) fs.push_back(f.template cast<T>());
+  const pscr::Problem<T> p(fs, T(0));
+  pscr::Options o;
+  o.backend = backend;
+  pscr::Plan<T> plan(p, o);
+  BOOST_TEST(plan.info().pure_neumann);
+  const std::size_t N = p.unknowns();
+  std::vector<double> w{1.0};
+  for (auto& fa : pd.factors()) {
+    std::vector<double> next;
+    for (double a : w)
+      for (double r : mass_row_sums(fa)) next.push_back(a * r);
+    w.swap(next);
+  }
+  // f = A u* + 0.3: compatible part A u* (A is symmetric: its range is
+  // orthogonal to the constants), incompatible part the constant
+  const auto ustar = test::random_vector<double>(N, 5 + N);
+  std::vector<double> fc(N), f(N);
+  pd.apply(ustar.data(), fc.data());
+  for (std::size_t i = 0; i < N; ++i) f[i] = fc[i] + 0.3;
+  std::vector<T> ft(f.begin(), f.end()), u(N);
+  const auto st = plan.solve(ft.data(), u.data());
+  BOOST_TEST(st.incompatible_part > 0.01);
+  // the answer: u* less its weighted mean
+  double wm = 0, ws = 0;
+  for (std::size_t i = 0; i < N; ++i) { wm += w[i] * ustar[i]; ws += w[i]; }
+  std::vector<double> ref(N);
+  for (std::size_t i = 0; i < N; ++i) ref[i] = ustar[i] - wm / ws;
+  const double err = test::rel_error(u, ref);
+  // the operator's condition (without its null space) over ε: the Laplacian's n²
+  double n2 = 0;
+  for (auto& fa : pd.factors()) n2 = std::max(n2, double(fa.size() * fa.size()));
+  BOOST_TEST_MESSAGE(pscr::scalar_name<T>() << " pure Neumann " << N << " unknowns: error " << err << " = "
+                                            << err / (n2 * eps<T>()) << " n^2 eps");
+  BOOST_TEST(err <= n2 * eps<T>());
+  wide_t<T> um = 0;
+  double umax = 0;
+  for (std::size_t i = 0; i < N; ++i) { um += w[i] * wide_t<T>(u[i]); umax = std::max(umax, double(std::abs(u[i]))); }
+  BOOST_TEST(std::abs(um / ws) <= 50 * eps<T>() * umax);
+}
+
+std::vector<pscr::Problem<double>> pure_neumann_problems() {
+  const auto periodic = [](int n, double ratio) {
+    return pscr::poisson_periodic_factor(pscr::graded_mesh(n + 1, 2.0, ratio));
+  };
+  return {
+      // doubly periodic, uniform finite differences and graded elements
+      pscr::Problem<double>::make2d(pscr::laplacian_factor(16, 0.5, Boundary::Periodic, Boundary::Periodic),
+                                    pscr::laplacian_factor(13, 0.25, Boundary::Periodic, Boundary::Periodic), 0.0),
+      pscr::Problem<double>::make2d(periodic(12, 1.1), periodic(15, 0.9), 0.0),
+      // triply periodic
+      pscr::Problem<double>::make3d(periodic(6, 1.0), periodic(8, 1.2), periodic(7, 1.0), 0.0),
+      // a channel: periodic x and z, walls in y (Neumann, graded towards them), y last
+      pscr::Problem<double>::make3d(periodic(8, 1.0), periodic(6, 1.0),
+                                    pscr::poisson_neumann_factor(pscr::graded_mesh(9, 2.0, 1.3)), 0.0),
+      // periodic y last, Neumann x before it
+      pscr::Problem<double>::make2d(pscr::poisson_neumann_factor(pscr::graded_mesh(10, 1.0, 1.2)), periodic(9, 1.0),
+                                    0.0),
+  };
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pure_neumann_periodic) {
+  for (const auto& p : pure_neumann_problems())
+    for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
+      check_pure_neumann<double>(p, backend);
+      check_pure_neumann<float>(p, backend);
+      check_pure_neumann<std::complex<double>>(p, backend);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(periodic_builders) {
+  // uniform points: poisson_periodic_factor is the laplacian_factor scaled by h (lumped mass h)
+  const int n = 10;
+  const double h = 0.3;
+  std::vector<double> x(n + 1);
+  for (int i = 0; i <= n; ++i) x[i] = 1.0 + h * i;
+  const auto fe = pscr::poisson_periodic_factor(x);
+  const auto fd = pscr::laplacian_factor(n, h, Boundary::Periodic, Boundary::Periodic);
+  BOOST_TEST(fe.periodic());
+  BOOST_TEST(fd.periodic());
+  for (int i = 0; i < n; ++i) {
+    BOOST_TEST(std::abs(fe.A.diag[i] - h * fd.A.diag[i]) <= 1e-12 * fd.A.diag[i] * h);
+    BOOST_TEST(std::abs(fe.A.off[i] - h * fd.A.off[i]) <= 1e-12 * std::abs(fd.A.off[i]) * h);
+    BOOST_TEST(std::abs(fe.M.diag[i] - h) <= 1e-12 * h);
+  }
+  // zero row sums with the corner: the constants are the null space
+  std::vector<double> one(n, 1.0), y(n);
+  fe.A.multiply(one.data(), y.data());
+  for (double v : y) BOOST_TEST(std::abs(v) <= 1e-12 / h);
+}
+
+BOOST_AUTO_TEST_CASE(periodic_bad_input) {
+  auto f3 = pscr::laplacian_factor(3, 1.0, Boundary::Periodic, Boundary::Periodic);
+  auto d5 = pscr::laplacian_factor(5, 1.0, Boundary::Dirichlet, Boundary::Dirichlet);
+  // size 2 (and 1): the corner would fall on the off-diagonal
+  pscr::Factor<double> f2{{{2.0, 2.0}, {-1.0, -1.0}}, {{1.0, 1.0}, {0.0, 0.0}}};
+  BOOST_CHECK_THROW(pscr::Problem<double>::make2d(f2, d5, 1.0), pscr::InvalidArgument);
+  pscr::Factor<double> f1{{{2.0}, {-1.0}}, {{1.0}, {0.0}}};
+  BOOST_CHECK_THROW(pscr::Problem<double>::make2d(f1, d5, 1.0), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::laplacian_factor(2, 1.0, Boundary::Periodic, Boundary::Periodic), pscr::InvalidArgument);
+  // one side periodic
+  BOOST_CHECK_THROW(pscr::laplacian_factor(8, 1.0, Boundary::Periodic, Boundary::Neumann), pscr::InvalidArgument);
+  // M cyclic, A not
+  auto bad = d5;
+  bad.M.off.push_back(0.1);
+  BOOST_CHECK_THROW(pscr::Problem<double>::make2d(bad, f3, 1.0), pscr::InvalidArgument);
+  // a periodic M with A not cyclic names both
+  try {
+    pscr::Problem<double>::make2d(bad, f3, 1.0);
+  } catch (const pscr::InvalidArgument& e) {
+    BOOST_TEST(std::string(e.what()).find("M1 is periodic") != std::string::npos);
+  }
+  // a lumped M may leave out its corner: it is 0
+  auto lumped = pscr::laplacian_factor(6, 1.0, Boundary::Periodic, Boundary::Periodic);
+  lumped.M.off.pop_back();
+  const auto p = pscr::Problem<double>::make2d(lumped, d5, 1.0);
+  BOOST_TEST(p.factor(0).M.off.size() == 6u);
+  // a singular periodic operator other than the constants' null space:
+  // c = -(λ_1 + ν_0) with λ_1 = 2 − 2 cos(2π/8) of the 8-periodic Laplacian
+  // and ν_0 = 0 of the periodic one
+  const auto p8 = pscr::laplacian_factor(8, 1.0, Boundary::Periodic, Boundary::Periodic);
+  const auto p6 = pscr::laplacian_factor(6, 1.0, Boundary::Periodic, Boundary::Periodic);
+  const double lambda1 = 2 - 2 * std::cos(2 * M_PI / 8);
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
+    pscr::Options o;
+    o.backend = backend;
+    BOOST_CHECK_THROW(pscr::Plan<double>(pscr::Problem<double>::make2d(p8, p6, -lambda1), o), pscr::SingularPencil);
+  }
+}
