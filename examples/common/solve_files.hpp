@@ -151,7 +151,7 @@ inline pscr::Options load_options(const std::map<std::string, std::string>& args
 
 // The largest relative residual of the batch's solutions u against what the
 // plan solved: f, or for pure-Neumann problems its compatible part
-// f_c = f − mean(f) (README, "Pure Neumann"; against f itself a correct
+// f_c = f − mean(f) (docs/guide/problems.md, "Pure Neumann"; against f itself a correct
 // solve would show the incompatible part, which the report gives apart).
 template <class T>
 double solved_residual(const pscr::Problem<T>& problem, bool pure_neumann, const T* f, const T* u, std::size_t batch) {

@@ -8,7 +8,7 @@ import numpy as np
 from . import _core
 from .errors import AccuracyWarning, InvalidArgument, SizeMismatch
 
-# The four scalar types of libpscr and their C++ classes.
+## The four scalar types of libpscr (NumPy dtypes float32, float64, complex64, complex128).
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
 _PROBLEM = {d: getattr(_core, "Problem_" + d.name) for d in DTYPES}
 _PLAN = {d: getattr(_core, "Plan_" + d.name) for d in DTYPES}
@@ -135,6 +135,7 @@ class Problem:
             raise InvalidArgument(f"c: needs a scalar, not an array of shape {c_arr.shape}")
         _check_dtype(c_arr.dtype, "c")
         # a Python scalar takes part in the promotion as a scalar (float32 stays float32)
+        ## The problem's NumPy dtype, one of DTYPES.
         self.dtype = _scalar_type(arrays, c if np.isscalar(c) else c_arr, dtype, precision)
         c_arr = _cast(c_arr.reshape(1), self.dtype, "c")[0]
         cast = [(_cast(a, self.dtype, f"A{d}"), _cast(m, self.dtype, f"M{d}"))
@@ -143,6 +144,7 @@ class Problem:
 
     @property
     def dims(self):
+        """2 or 3."""
         return self._core.dims
 
     @property
@@ -152,10 +154,12 @@ class Problem:
 
     @property
     def unknowns(self):
+        """n1 · n2 (· n3): the size of one right-hand side."""
         return self._core.unknowns
 
     @property
     def c(self):
+        """The constant c."""
         return self._core.c
 
     @property
@@ -304,8 +308,11 @@ class Plan:
             problem = Problem(problem.factors, problem.c, dtype=dtype, precision=precision)
         elif c != 0.0:
             raise InvalidArgument("c is part of the Problem; give it there")
+        ## The pscr.Problem the plan solves.
         self.problem = problem
+        ## Its NumPy dtype.
         self.dtype = problem.dtype
+        ## The shape of one right-hand side, (n1, n2[, n3]).
         self.shape = problem.shape
         options = _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters,
                            program_cache, refine, elimination, profile)
@@ -317,6 +324,7 @@ class Plan:
         self._core = _PLAN[self.dtype](problem._core, options)
         info = self._core.info()
         self._opencl = info["backend"].startswith("opencl")
+        ## What the last solve reported (a dict, see pscr::SolveStats), None before the first.
         self.last_stats = None
         if info["warning"]:
             warnings.warn(info["warning"], AccuracyWarning, stacklevel=2)
