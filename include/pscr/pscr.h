@@ -71,6 +71,16 @@ PSCR_C_API pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int 
                                         const void* const* m_diag, const void* const* m_off, const void* c,
                                         const pscr_options* options);
 
+/** As pscr_plan_create, with periodic dimensions: where periodic[d] != 0,
+ * dimension d is cyclic and a_off[d] and m_off[d] hold n[d] scalars, the last
+ * joining row n[d] − 1 to row 0 (n[d] >= 3); elsewhere n[d] − 1 as before.
+ * periodic may be NULL (no periodic dimension). */
+PSCR_C_API pscr_status pscr_plan_create_periodic(pscr_plan** plan, pscr_dtype dtype, int dims, const size_t* n,
+                                                 const int* periodic, const void* const* a_diag,
+                                                 const void* const* a_off, const void* const* m_diag,
+                                                 const void* const* m_off, const void* c,
+                                                 const pscr_options* options);
+
 /** Solves `count` right-hand sides stored one after another; u == f allowed.
  * An empty batch (count = 0) is valid and solves nothing: PSCR_OK, and f and u
  * may then be NULL. A batch whose bytes (count × unknowns × scalar size)
