@@ -25,6 +25,16 @@ namespace pscr::planner {
 std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                   const std::vector<int>& keep, bool vectors = true);
 
+// Circulant pencils (a periodic dimension of a uniform mesh): A = αI + βL and
+// M = γI + δL with L the cyclic tridiag(−1, 2, −1), every diagonal and
+// off-diagonal entry (the corner included) equal. Eigenvalues
+// (α + β μ_k) / (γ + δ μ_k) with μ_k = 4 sin²(π k / m), each but k = 0 and
+// k = m/2 twice; the real eigenvectors cos(2π j k / m) and sin(2π j k / m),
+// M-normalised, all in closed form. Ascending; method "toeplitz". Empty when
+// the pencil is not of this form, m < 3 or M is not positive definite.
+std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                   const std::vector<int>& keep, bool vectors = true);
+
 // The same pencil with Dirichlet ends, in the order of its sines: W[j, k] =
 // scale[k−1] · sin(π j k / (m + 1)) (j, k = 1..m) with Wᵀ M W = I and
 // eigenvalue lambda[k−1], both in closed form (a dimension taken by fast sine
