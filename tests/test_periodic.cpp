@@ -252,3 +252,31 @@ BOOST_AUTO_TEST_CASE(periodic_bad_input) {
     BOOST_CHECK_THROW(pscr::Plan<double>(pscr::Problem<double>::make2d(p8, p6, -lambda1), o), pscr::SingularPencil);
   }
 }
+
+BOOST_AUTO_TEST_CASE(periodic_split_over_devices) {
+  // a row split divides the levels of dimension 1's reduction: a periodic
+  // (dense) dimension 1 is refused with the reason, not solved wrongly
+  const auto p = pscr::Problem<double>::make2d(pscr::laplacian_factor(8, 1.0, Boundary::Periodic, Boundary::Periodic),
+                                               pscr::laplacian_factor(6, 1.0, Boundary::Dirichlet, Boundary::Neumann),
+                                               0.5);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.devices = {"0:0", "0:0"};
+  o.device_split = pscr::DeviceSplit::rows;
+  try {
+    pscr::Plan<double> plan(p, o);
+    BOOST_ERROR("a periodic dimension 1 split by rows was planned");
+  } catch (const pscr::Error& e) {  // the distributed engine reports the ranks' InvalidArgument as BackendError
+    BOOST_TEST(std::string(e.what()).find("periodic dimensions") != std::string::npos, e.what());
+  }
+  // split by batches: each device the whole plan
+  o.device_split = pscr::DeviceSplit::batches;
+  pscr::Plan<double> plan(p, o);
+  const auto f = test::random_vector<double>(p.unknowns() * 3, 5);
+  std::vector<double> u(f.size());
+  plan.solve_batch(f.data(), u.data(), 3);
+  for (int b = 0; b < 3; ++b) {
+    const std::vector<double> fb(f.begin() + b * 48, f.begin() + (b + 1) * 48), ub(u.begin() + b * 48, u.begin() + (b + 1) * 48);
+    BOOST_TEST(test::rel_error(ub, dense_solve(p, fb)) <= 50 * eps<double>());
+  }
+}

@@ -51,6 +51,14 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const ocl::Device dev = ocl::options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
+    if (shares && !pd.dims.empty() && pd.dims[0].method != planner::DimensionMethod::reduction)
+      throw InvalidArgument(std::string("a solve split over devices or ranks by rows of dimension 1 splits the levels "
+                                        "of its reduction, and dimension 1 is taken by ") +
+                            planner::method_name(pd.dims[0].method) +
+                            (pd.problem.factor(0).periodic() || pd.periodic_lines()
+                                 ? " (periodic dimensions are)"
+                                 : " (KernelParameters::dense_top = 1)") +
+                            ": split by batches (DeviceSplit::batches), or use the reference backend on the ranks");
     const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
     source_ = resolved.source;
