@@ -280,3 +280,77 @@ BOOST_AUTO_TEST_CASE(periodic_split_over_devices) {
     BOOST_TEST(test::rel_error(ub, dense_solve(p, fb)) <= 50 * eps<double>());
   }
 }
+
+namespace {
+
+// A uniform periodic pencil with a consistent mass: A = tridiag(−1, 2, −1)/h
+// and M = h/6 · tridiag(1, 4, 1), both cyclic (circulant to the last bit).
+template <class T> pscr::Factor<T> periodic_consistent(int n, double h) {
+  pscr::Factor<double> f;
+  f.A.diag.assign(std::size_t(n), 2 / h);
+  f.A.off.assign(std::size_t(n), -1 / h);
+  f.M.diag.assign(std::size_t(n), 4 * h / 6);
+  f.M.off.assign(std::size_t(n), h / 6);
+  return f.template cast<T>();
+}
+
+template <class T> pscr::Factor<T> periodic_fd(int n, double h) {
+  return pscr::laplacian_factor(n, h, Boundary::Periodic, Boundary::Periodic).template cast<T>();
+}
+
+template <class T> void check_fourier() {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  std::uint64_t seed = 900;
+  const auto check = [&](const pscr::Problem<T>& p, const std::vector<std::string>& want, const char* what) {
+    BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>()) {
+      pscr::Plan<T> plan(p, o);
+      BOOST_TEST(plan.info().dimension_methods == want, boost::test_tools::per_element());
+      const auto f = test::random_vector<T>(p.unknowns(), seed++);
+      std::vector<T> u(f.size());
+      plan.solve(f.data(), u.data());
+      const double tol = std::max(200 * eps<T>(), 4 * plan.info().predicted_error);
+      BOOST_TEST(test::rel_error(u, dense_solve(p, f)) <= tol);
+    }
+  };
+  const std::string F = "Fourier transform", S = "sine transform", L = "tridiagonal";
+  check(pscr::Problem<T>::make2d(periodic_fd<T>(16, 1.0 / 16), test::random_factor<T>(9, seed), T(0.3)), {F, L},
+        "2D periodic FD by random");
+  check(pscr::Problem<T>::make2d(periodic_consistent<T>(8, 0.25),
+                                 pscr::poisson_factor(pscr::graded_mesh(12, 1.0, 1.3)).template cast<T>(), T(0)),
+        {F, L}, "2D periodic consistent mass by graded Dirichlet");
+  check(pscr::Problem<T>::make3d(periodic_fd<T>(8, 0.5),
+                                 pscr::laplacian_factor(15, 0.1, Boundary::Dirichlet, Boundary::Dirichlet).template cast<T>(),
+                                 test::random_factor<T>(5, seed + 1), T(0.1)),
+        {F, S, L}, "3D periodic, Dirichlet, random");
+  check(pscr::Problem<T>::make3d(periodic_fd<T>(32, 0.1), periodic_consistent<T>(16, 0.2),
+                                 pscr::poisson_factor(pscr::graded_mesh(7, 1.0, 0.8)).template cast<T>(), T(0)),
+        {F, F, L}, "3D channel with Dirichlet walls");
+}
+
+}  // namespace
+
+// Periodic uniform leading dimensions of n / 2 a power of two: fast Fourier
+// transforms on OpenCL (kernels/sine_transform.cl, fourier_transform),
+// beside sine transforms, the lines tridiagonal.
+BOOST_AUTO_TEST_CASE(fourier_transform_dimensions) {
+  check_fourier<double>();
+  check_fourier<float>();
+  check_fourier<std::complex<double>>();
+  check_fourier<std::complex<float>>();
+}
+
+// The pure-Neumann channel by Fourier transforms: the line of the constant
+// modes pinned, the compatible part solved, zero weighted mean.
+BOOST_AUTO_TEST_CASE(fourier_pure_neumann_channel) {
+  const auto p = pscr::Problem<double>::make3d(
+      pscr::laplacian_factor(16, 0.25, Boundary::Periodic, Boundary::Periodic),
+      pscr::poisson_periodic_factor(pscr::graded_mesh(9, 1.0, 1.0)),
+      pscr::poisson_neumann_factor(pscr::graded_mesh(10, 2.0, 1.25)), 0.0);
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  BOOST_TEST(pscr::Plan<double>(p, o).info().dimension_methods[0] == "Fourier transform");
+  check_pure_neumann<double>(p, pscr::Backend::opencl);
+  check_pure_neumann<float>(p, pscr::Backend::opencl);
+  check_pure_neumann<std::complex<double>>(p, pscr::Backend::opencl);
+}

@@ -84,7 +84,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +
                                 std::to_string(kDenseGroup) + " work-items for " + k + ", and " + dev.name +
                                 " allows " + std::to_string(rt_->max_group(k)));
-    if (pd.transformed && rt_->max_group("sine_transform") < std::size_t(p_.sine_group))
+    if (pd.transformed && std::min(rt_->max_group("sine_transform"), rt_->max_group("fourier_transform")) <
+                              std::size_t(p_.sine_group))
       throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(p_.sine_group) +
                             " work-items, and " + dev.name + " allows " +
                             std::to_string(rt_->max_group("sine_transform")) + " for sine_transform");
@@ -507,9 +508,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::size_t lines = 1;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[std::size_t(d)];
-      sines_.push_back(std::make_unique<ocl::SineTransform>(rt, dp.layout.n, dp.transform_scale,
-                                                             std::size_t(p_.sine_group), sizeof(real_t<T>),
-                                                             is_complex_v<T>));
+      sines_.push_back(std::make_unique<ocl::SineTransform>(
+          rt, dp.layout.n, dp.transform_scale, std::size_t(p_.sine_group), sizeof(real_t<T>), is_complex_v<T>,
+          dp.method == planner::DimensionMethod::fourier_transform));
       lines *= std::size_t(dp.layout.n);
       DimBufs db;
       db.n = dp.layout.n;
@@ -524,7 +525,18 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       for (std::size_t l = 0; l < lines; ++l) sigma[l] += lambda[l / block % lambda.size()];
     }
     line_sigma_ = rt.upload(sigma, "shift buffer");
-    line_pinned_ = rt.upload(std::vector<int>(lines, 0), "flag buffer");
+    // pure Neumann (periodic leading dimensions): the line of every leading
+    // dimension's constant mode, σ = 0, is the singular one, pinned
+    std::vector<int> pinned(lines, 0);
+    if (pd_.pure_neumann) {
+      std::size_t line = 0;
+      for (int d = 0; d + 1 < D_; ++d) {
+        const auto& dp = pd_.dims[std::size_t(d)];
+        line = line * std::size_t(dp.layout.n) + std::size_t(std::max(dp.zero_mode, 0));
+      }
+      pinned[line] = 1;
+    }
+    line_pinned_ = rt.upload(pinned, "flag buffer");
     tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lines, sizeof(T), line_coef_.get(), packed.data(),
                                                     flags_.buffer(), pd_.pure_neumann);
     // lines past local memory are solved stored [row][line]: a copy of that layout

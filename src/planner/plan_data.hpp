@@ -31,17 +31,23 @@ struct GroupRef {
 // levels of the radix, one level whose whole basis is applied by dense
 // products (PlanData::dense_top), or one level whose basis is a scaled sine
 // transform (PlanData::transformed).
-enum class DimensionMethod { reduction, dense, sine_transform };
+enum class DimensionMethod { reduction, dense, sine_transform, fourier_transform };
 inline const char* method_name(DimensionMethod m) {
-  return m == DimensionMethod::dense ? "dense products" : m == DimensionMethod::sine_transform ? "sine transform"
-                                                                                                : "reduction";
+  switch (m) {
+    case DimensionMethod::dense: return "dense products";
+    case DimensionMethod::sine_transform: return "sine transform";
+    case DimensionMethod::fourier_transform: return "Fourier transform";
+    default: return "reduction";
+  }
 }
 
 template <class T> struct DimensionPlan {
   DimensionMethod method = DimensionMethod::reduction;
   // sine_transform: W[j, k] = transform_scale[k−1] · sin(π j k / (n + 1)),
   // eigen[0].lambda in the order k = 1..n and no kept rows (the backend
-  // applies W by a fast transform, O(n log n) per line instead of n²)
+  // applies W by a fast transform, O(n log n) per line instead of n²);
+  // fourier_transform (a periodic uniform dimension): the real Fourier basis
+  // of planner::fourier_basis, W[j, l] = transform_scale[l] · its entry j
   std::vector<double> transform_scale;
   Layout layout;
   std::vector<std::vector<GroupRef>> groups;  // groups[i-1][g] parallel to layout.levels[i-1].groups[g]
@@ -113,7 +119,9 @@ template <class T> struct PlanData {
 // applies by dense products (KernelParameters::dense_top); the radix then
 // lays out dimension 2 alone. Periodic dimensions, and every leading
 // dimension before one, take one level as well (dense_dimensions). sine_limit >= 4: when every leading dimension's
-// pencil is Toeplitz with Dirichlet ends (sine_basis) and n + 1 is a power of
+// pencil is Toeplitz with Dirichlet ends (sine_basis, length n + 1) or
+// circulant (fourier_basis, periodic, length n / 2: a real FFT of n points
+// packed in n / 2 complex ones) and that length is a power of
 // two no larger than sine_limit, they are all taken by sine transforms
 // (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>

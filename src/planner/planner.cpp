@@ -251,17 +251,24 @@ template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f)
 // The sine basis of dimension d where it can be taken by sine transforms of
 // length at most sine_limit (see make_plan_data): its eigenvalues and scales
 // in closed form, each a normal number of T; empty elsewhere.
+// A periodic dimension's basis is the real Fourier one (fourier_basis), its
+// transform a real FFT of n points packed in N = n / 2 complex ones; the
+// constant's eigenvalue may be 0 (the pure-Neumann null mode).
 template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T>& problem, int d, int sine_limit) {
-  const std::size_t n = problem.size(d), N = n + 1;
-  if (problem.factor(d).periodic()) return std::nullopt;
+  const bool periodic = problem.factor(d).periodic();
+  const std::size_t n = problem.size(d), N = periodic ? n / 2 : n + 1;
+  if (periodic && n % 2 != 0) return std::nullopt;
   if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
   const auto f = real_factor(problem.factor(d));
   if (!f) return std::nullopt;
-  auto b = sine_basis(f->A, f->M);
+  auto b = periodic ? fourier_basis(f->A, f->M) : sine_basis(f->A, f->M);
   if (!b) return std::nullopt;
-  for (std::size_t k = 0; k < n; ++k)
-    if (!normal_eigenvalue<T>(b->lambda[k], 1) || b->lambda[k] == 0 || !normal_eigenvalue<T>(b->scale[k], 1))
+  for (std::size_t k = 0; k < n; ++k) {
+    const bool null_mode = periodic && k == 0 && b->lambda[k] == 0;
+    if (!normal_eigenvalue<T>(b->lambda[k], 1) || (b->lambda[k] == 0 && !null_mode) ||
+        !normal_eigenvalue<T>(b->scale[k], 1))
       return std::nullopt;
+  }
   return b;
 }
 
@@ -270,8 +277,9 @@ template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T
 template <class T> DimensionPlan<T> transform_dimension(const SineBasis& b, std::vector<W<T>>& whole) {
   const int n = int(b.lambda.size());
   DimensionPlan<T> dp;
-  dp.method = DimensionMethod::sine_transform;
+  dp.method = b.fourier ? DimensionMethod::fourier_transform : DimensionMethod::sine_transform;
   dp.transform_scale = b.scale;
+  if (b.fourier && b.lambda[0] == 0) dp.zero_mode = 0;  // the constant: the pure-Neumann null mode
   dp.layout = make_layout(n, n + 1);
   GroupRef ref;
   ref.eigen = 0;
@@ -637,8 +645,9 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
                            bool dense_top, int sine_limit) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
   const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
-  if (sine_limit >= 4) {
-    // Every leading dimension a sine transform: no levels, no radix.
+  if (sine_limit >= 4 && !problem.factor(problem.dims() - 1).periodic()) {
+    // Every leading dimension a sine or Fourier transform, the lines
+    // tridiagonal: no levels, no radix.
     std::vector<SineBasis> sines;
     for (int d = 0; d + 1 < problem.dims(); ++d) {
       auto b = dimension_sine_basis(problem, d, sine_limit);

@@ -132,6 +132,27 @@ std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A,
   return out;
 }
 
+std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  const int m = int(A.size());
+  if (m < 4 || m % 2 != 0) return std::nullopt;
+  const auto fa = circulant_family(A), fm = circulant_family(M);
+  if (!fa || !fm) return std::nullopt;
+  SineBasis b;
+  b.fourier = true;
+  for (int l = 0; l < m; ++l) {
+    const int k = (l + 1) / 2;
+    const double s = sin_pi<double>(k, m);
+    const long double mu = 4.0L * s * s;
+    const long double a = fa->alpha + fa->beta * mu, g = fm->alpha + fm->beta * mu;
+    if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
+    b.lambda.push_back(double(a / g));
+    // ‖cos‖² = ‖sin‖² = m / 2, the constant's and the alternating vector's m; M-normal: divided by g
+    const bool single = k == 0 || 2 * k == m;
+    b.scale.push_back(double(1 / std::sqrt((single ? (long double)m : m / 2.0L) * g)));
+  }
+  return b;
+}
+
 std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
   const auto p = toeplitz_pencil(A, M);
   if (!p || p->left != End::dirichlet || p->right != End::dirichlet) return std::nullopt;

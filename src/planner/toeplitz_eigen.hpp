@@ -39,10 +39,21 @@ std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A,
 // scale[k−1] · sin(π j k / (m + 1)) (j, k = 1..m) with Wᵀ M W = I and
 // eigenvalue lambda[k−1], both in closed form (a dimension taken by fast sine
 // transforms). Empty unless (A, M) is such a pencil with m >= 3.
+// fourier: a circulant pencil's real Fourier basis in its natural order
+// (fourier_basis), else the sines.
 struct SineBasis {
   std::vector<double> lambda, scale;
+  bool fourier = false;
 };
 std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M);
+
+// A circulant pencil (eigen_circulant) of even size m >= 4 in the order of
+// the real Fourier basis: column 0 the constant, 2k − 1 and 2k the cosine
+// and the sine of frequency k (1 <= k < m/2), m − 1 the alternating vector;
+// W[j, l] = scale[l] · that vector's entry j, Wᵀ M W = I, eigenvalue
+// lambda[l] (a dimension taken by fast Fourier transforms). Empty unless
+// (A, M) is such a pencil.
+std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M);
 
 // Complex symmetric Toeplitz pencils whose two end diagonal entries may
 // differ from the interior (absorbing boundary terms: helmholtz_factor on a
