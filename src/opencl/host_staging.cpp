@@ -3,17 +3,45 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "cl_check.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::ocl {
+namespace {
+
+constexpr std::size_t kAlign = 16;  // chunks hold whole scalars of every type
+constexpr std::size_t npos = HostSolveReport::npos;
+
+// Up to 8 threads: more do not copy faster, and the process has other work.
+int copy_threads(std::size_t pieces) { return int(std::min<std::size_t>(std::min(8, omp_get_max_threads()), pieces)); }
+
+void wait(Event& e, const char* what) {
+  if (!e) return;
+  cl_event ev = e.get();
+  check(clWaitForEvents(1, &ev), what);
+  e.reset();
+}
+
+std::string mib(std::size_t bytes) {
+  const double m = double(bytes) / double(1 << 20);
+  char b[32];
+  std::snprintf(b, sizeof b, m >= 1 ? "%.0f MiB" : "%.0f KiB", m >= 1 ? m : m * 1024);
+  return b;
+}
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+}  // namespace
 
 void parallel_copy(void* dst, const void* src, std::size_t bytes) {
   constexpr std::size_t kPiece = std::size_t(4) << 20;
   const long pieces = long((bytes + kPiece - 1) / kPiece);
-  const int threads = int(std::min<long>(std::min(8, omp_get_max_threads()), pieces));
+  const int threads = copy_threads(std::size_t(pieces));
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (long k = 0; k < pieces; ++k) {
     const std::size_t at = std::size_t(k) * kPiece;
@@ -21,74 +49,227 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes) {
   }
 }
 
-void* HostStaging::whole(int slot, const Runtime& rt, std::size_t bytes) {
-  if (unavailable_) return nullptr;
-  if (!whole_[0].data() || whole_[0].size() < bytes) {
-    try {
-      for (auto& w : whole_) w = PinnedHost(rt.context(), rt.queue(), bytes, "host staging");
-    } catch (const Error&) {  // no page-locked memory this large
-      for (auto& w : whole_) w = PinnedHost();
-      unavailable_ = true;
-      return nullptr;
-    }
+std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
+                               FiniteScan scan) {
+  constexpr std::size_t kPiece = std::size_t(1) << 20;  // a multiple of every scalar's size; fits a core's cache
+  const long pieces = long((bytes + kPiece - 1) / kPiece);
+  const int threads = copy_threads(std::size_t(pieces));
+  std::size_t first = npos;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first) if (threads > 1)
+  for (long k = 0; k < pieces; ++k) {
+    const std::size_t at = std::size_t(k) * kPiece, len = std::min(kPiece, bytes - at);
+    char* d = static_cast<char*>(dst) + at;
+    std::memcpy(d, static_cast<const char*>(src) + at, len);
+    const std::size_t i = scan(d, len);
+    if (i != npos) first = std::min(first, at / scalar_bytes + i);
   }
-  return whole_[slot].data();
+  return first;
+}
+
+StagingMode staging_mode_from_env() {
+  const char* env = std::getenv("PSCR_HOST_STAGING");
+  if (!env || !*env || std::strcmp(env, "pinned") == 0) return StagingMode::pinned;
+  if (std::strcmp(env, "pageable") == 0) return StagingMode::pageable;
+  if (std::strcmp(env, "fail") == 0) return StagingMode::fail;
+  throw InvalidArgument(std::string("PSCR_HOST_STAGING='") + env + "' (needs pinned, pageable or fail)");
+}
+
+std::size_t staging_bytes_from_env() {
+  const char* env = std::getenv("PSCR_HOST_STAGING_BYTES");
+  if (!env || !*env) return kDefaultStagingBytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (*end != '\0' || v < kStagingSlots * kAlign || env[0] == '-')
+    throw InvalidArgument(std::string("PSCR_HOST_STAGING_BYTES='") + env + "' (needs a number of bytes >= " +
+                          std::to_string(kStagingSlots * kAlign) + ")");
+  return std::size_t(v);
+}
+
+HostStaging::HostStaging(std::size_t bound, StagingMode mode)
+    : mode_(mode), chunk_(std::max(kAlign, bound / kStagingSlots / kAlign * kAlign)) {
+  if (mode == StagingMode::pageable) why_pageable_ = "PSCR_HOST_STAGING=pageable";
+}
+
+cl_command_queue HostStaging::copy_queue(const Runtime& rt) {
+  if (!copy_queue_) {
+    cl_int st;
+    Queue q(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
+    if (st != CL_SUCCESS) return rt.queue();  // copies in the plan's queue: no overlap, still correct
+    copy_queue_ = std::move(q);
+  }
+  return copy_queue_.get();
+}
+
+bool HostStaging::ensure_slots(const Runtime& rt) {
+  if (!available()) return false;
+  if (slots_[0].data()) return true;
+  try {
+    if (mode_ == StagingMode::fail) throw BackendError("refused (PSCR_HOST_STAGING=fail)");
+    for (auto& s : slots_) s = PinnedHost(rt.context(), copy_queue(rt), chunk_, "host staging");
+  } catch (const Error& e) {  // the driver's page-locked memory is spent
+    for (auto& s : slots_) s = PinnedHost();
+    why_pageable_ = std::string("page-locked memory could not be had: ") + e.what();
+    return false;
+  }
+  return true;
 }
 
 bool HostStaging::chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset, std::size_t bytes, void* host,
                                bool to_device) {
-  if (unavailable_) return false;
-  if (!chunks_[0].data()) {
-    try {
-      for (auto& c : chunks_) c = PinnedHost(rt.context(), rt.queue(), chunk_bytes_, "slab staging");
-    } catch (const Error&) {
-      for (auto& c : chunks_) c = PinnedHost();
-      unavailable_ = true;
-      return false;
-    }
-  }
+  if (!ensure_slots(rt)) return false;
   cl_command_queue q = rt.queue();
   char* h = static_cast<char*>(host);
-  const std::size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
-  auto len = [&](std::size_t k) { return std::min(chunk_bytes_, bytes - k * chunk_bytes_); };
-  Event done[2];
-  auto wait = [&](std::size_t slot) {
-    if (!done[slot].get()) return;
-    cl_event ev = done[slot].get();
-    check(clWaitForEvents(1, &ev), "clWaitForEvents (slab staging)");
-    done[slot].reset(nullptr);
-  };
+  const std::size_t pieces = (bytes + chunk_ - 1) / chunk_;
+  auto len = [&](std::size_t k) { return std::min(chunk_, bytes - k * chunk_); };
+  Event done[kStagingSlots];
   auto enqueue = [&](std::size_t k) {
     cl_event ev = nullptr;
-    void* slot = chunks_[k % 2].data();
-    const std::size_t at = offset + k * chunk_bytes_;
+    void* slot = slots_[k % kStagingSlots].data();
+    const std::size_t at = offset + k * chunk_;
     if (to_device)
       check(clEnqueueWriteBuffer(q, buf, CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
             "clEnqueueWriteBuffer (slab staging)");
     else
       check(clEnqueueReadBuffer(q, buf, CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
             "clEnqueueReadBuffer (slab staging)");
-    done[k % 2].reset(ev);
+    done[k % kStagingSlots].reset(ev);
     check(clFlush(q), "clFlush");
   };
   const FinishOnExit finish_on_exit{q};  // no copy outlives this call, error or not
   if (to_device) {
     for (std::size_t k = 0; k < pieces; ++k) {
-      wait(k % 2);  // the chunk's previous copy has left it
-      parallel_copy(chunks_[k % 2].data(), h + k * chunk_bytes_, len(k));
+      wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");  // the chunk's previous copy has left it
+      parallel_copy(slots_[k % kStagingSlots].data(), h + k * chunk_, len(k));
       enqueue(k);
     }
   } else {
-    for (std::size_t k = 0; k < std::min<std::size_t>(2, pieces); ++k) enqueue(k);
+    for (std::size_t k = 0; k < std::min<std::size_t>(kStagingSlots, pieces); ++k) enqueue(k);
     for (std::size_t k = 0; k < pieces; ++k) {
-      wait(k % 2);
-      parallel_copy(h + k * chunk_bytes_, chunks_[k % 2].data(), len(k));
-      if (k + 2 < pieces) enqueue(k + 2);
+      wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");
+      parallel_copy(h + k * chunk_, slots_[k % kStagingSlots].data(), len(k));
+      if (k + kStagingSlots < pieces) enqueue(k + kStagingSlots);
     }
   }
-  wait(0);
-  wait(1);
+  for (auto& d : done) wait(d, "clWaitForEvents (slab staging)");
   return true;
+}
+
+HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
+                                   std::size_t bytes, std::size_t count, std::size_t scalar_bytes, FiniteScan scan,
+                                   const std::function<void(cl_mem)>& solve) {
+  HostSolveReport r;
+  if (count == 0) return r;
+  const bool pinned = ensure_slots(rt);
+  cl_command_queue Q = rt.queue(), C = copy_queue(rt);
+  const int nb = std::max(1, std::min(nbuffers, 2));
+  r.staging_bytes = pinned ? bound() : 0;
+  r.staging = pinned ? "page-locked, " + std::to_string(kStagingSlots) + " chunks of " + mib(chunk_)
+                     : "pageable (" + why_pageable_ + ")";
+  if (count > 1)
+    r.staging += nb == 2 && C != Q ? "; copies overlap the neighbouring solves" : "; copies and solves in turn";
+  // host memory of pending copies (the caller's, the slots) outlives them on every path
+  const FinishOnExit finish_solves{Q}, finish_copies{C};
+  const char* fb = static_cast<const char*>(f);
+  char* ub = static_cast<char*>(u);
+  Event slot_done[kStagingSlots];  // the last copy of each slot
+  std::size_t next_slot = 0;       // the ring's next slot
+  Event uploaded, solved[2];
+  clk::time_point upload_start, solves_free = clk::now();  // the plan's queue has no earlier solve left
+  auto len = [&](std::size_t at) { return std::min(chunk_, bytes - at); };
+
+  // Right-hand side c into its buffer on the copy queue; false at a non-finite value.
+  auto upload = [&](std::size_t c) {
+    upload_start = clk::now();
+    cl_mem buf = buffers[c % std::size_t(nb)];
+    const char* src = fb + c * bytes;
+    cl_event ev = nullptr;
+    if (!pinned) {
+      const std::size_t bad = scan(src, bytes);
+      if (bad != npos) {
+        r.bad_input = c * (bytes / scalar_bytes) + bad;
+        return false;
+      }
+      check(clEnqueueWriteBuffer(C, buf, CL_FALSE, 0, bytes, src, 0, nullptr, &ev),
+            "clEnqueueWriteBuffer (right-hand side)");
+      uploaded.reset(ev);
+    } else {
+      for (std::size_t at = 0; at < bytes; at += chunk_) {
+        const std::size_t s = next_slot++ % kStagingSlots;
+        wait(slot_done[s], "clWaitForEvents (host staging)");  // the slot's previous copy has left it
+        const std::size_t bad = parallel_copy_scan(slots_[s].data(), src + at, len(at), scalar_bytes, scan);
+        if (bad != npos) {
+          r.bad_input = (c * bytes + at) / scalar_bytes + bad;
+          return false;
+        }
+        check(clEnqueueWriteBuffer(C, buf, CL_FALSE, at, len(at), slots_[s].data(), 0, nullptr, &ev),
+              "clEnqueueWriteBuffer (right-hand side)");
+        slot_done[s].reset(ev);
+        check(clFlush(C), "clFlush (copy queue)");
+      }
+      check(clRetainEvent(ev), "clRetainEvent");  // the last write: the copy queue is in order
+      uploaded.reset(ev);
+    }
+    check(clFlush(C), "clFlush (copy queue)");
+    return true;
+  };
+  // The solve of c on the plan's queue, after its upload.
+  auto enqueue_solve = [&](std::size_t c) {
+    cl_event up = uploaded.get();
+    if (C != Q) check(clEnqueueBarrierWithWaitList(Q, 1, &up, nullptr), "clEnqueueBarrierWithWaitList");
+    solve(buffers[c % std::size_t(nb)]);
+    cl_event ev = nullptr;
+    check(clEnqueueMarkerWithWaitList(Q, 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
+    solved[c % 2].reset(ev);
+    check(clFlush(Q), "clFlush");
+    wait(uploaded, "clWaitForEvents (right-hand side)");  // the solve is queued: waiting costs it nothing
+    r.copy_in_seconds += since(upload_start);
+  };
+  // The solution of c from its buffer into u, once solved.
+  auto download = [&](std::size_t c) {
+    cl_mem buf = buffers[c % std::size_t(nb)];
+    char* dst = ub + c * bytes;
+    const clk::time_point start = clk::now();
+    wait(solved[c % 2], "clWaitForEvents (solve)");
+    const clk::time_point done = clk::now();
+    r.solve_seconds += std::chrono::duration<double>(done - std::max(start, solves_free)).count();
+    solves_free = done;
+    if (!pinned) {
+      check(clEnqueueReadBuffer(C, buf, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer (solution)");
+    } else {
+      const std::size_t pieces = (bytes + chunk_ - 1) / chunk_, first = next_slot;
+      auto enqueue_read = [&](std::size_t k) {
+        const std::size_t s = (first + k) % kStagingSlots;
+        cl_event ev = nullptr;
+        check(clEnqueueReadBuffer(C, buf, CL_FALSE, k * chunk_, len(k * chunk_), slots_[s].data(), 0, nullptr, &ev),
+              "clEnqueueReadBuffer (solution)");
+        slot_done[s].reset(ev);  // in queue order after the slot's pending write, if any
+        check(clFlush(C), "clFlush (copy queue)");
+      };
+      for (std::size_t k = 0; k < std::min<std::size_t>(kStagingSlots, pieces); ++k) enqueue_read(k);
+      for (std::size_t k = 0; k < pieces; ++k) {
+        const std::size_t s = (first + k) % kStagingSlots;
+        wait(slot_done[s], "clWaitForEvents (solution)");
+        parallel_copy(dst + k * chunk_, slots_[s].data(), len(k * chunk_));
+        if (k + kStagingSlots < pieces) enqueue_read(k + kStagingSlots);
+      }
+      next_slot += pieces;
+    }
+    r.copy_out_seconds += since(done);
+  };
+
+  // One buffer: in, solve, out, in turn. Two: c + 1 goes in while c is
+  // solved, then c − 1 comes out (the copy queue runs them one after the
+  // other, both beside the solve of c).
+  std::size_t c = 0;
+  for (; c < count; ++c) {
+    if (nb == 1 && c > 0) download(c - 1);
+    if (!upload(c)) break;
+    enqueue_solve(c);
+    if (nb == 2 && c > 0) download(c - 1);
+  }
+  if (c == count) download(count - 1);
+  else if (nb == 2 && c > 0) download(c - 1);  // a bad right-hand side: the solutions before it are written
+  return r;
 }
 
 }  // namespace pscr::ocl
