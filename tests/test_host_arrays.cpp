@@ -206,3 +206,28 @@ BOOST_AUTO_TEST_CASE(concurrent_plans) {
   BOOST_TEST(ok[1]);
   BOOST_TEST(ok[2]);
 }
+
+// A plan on two devices (PoCL's one device twice) splits a host batch into
+// shares: each share through its own device's staging, the same bits as one
+// device, and a bad value in the second share named by its index in the batch.
+BOOST_AUTO_TEST_CASE(batches_split_over_devices) {
+  using T = float;
+  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "4032");
+  const auto p = random_problem<T>({29, 23}, 41);
+  pscr::Options two;
+  two.backend = pscr::Backend::opencl;
+  two.devices = {"0:0", "0:0"};
+  const pscr::Plan<T> single = opencl_plan(p), multi(p, two);
+  BOOST_TEST(multi.info().staging_bytes == 2 * 4032u);
+  const std::size_t N = p.unknowns(), count = 5;
+  auto f = test::random_vector<T>(count * N, 3);
+  std::vector<T> u(count * N);
+  const pscr::SolveStats st = multi.solve_batch(f.data(), u.data(), count);
+  BOOST_TEST(u == device_solve(single, f, count));
+  BOOST_TEST(st.staging_bytes == 2 * 4032u);
+  const std::size_t bad = 4 * N + 3;  // right-hand side 4: the second device's share (3 + 2)
+  f[bad] = std::numeric_limits<T>::quiet_NaN();
+  BOOST_CHECK_EXCEPTION(multi.solve_batch(f.data(), u.data(), count), pscr::NonFiniteInput, [&](const auto& e) {
+    return std::string(e.what()).find("index " + std::to_string(bad)) != std::string::npos;
+  });
+}

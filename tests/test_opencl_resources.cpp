@@ -123,10 +123,10 @@ BOOST_AUTO_TEST_CASE(chunked_copies_through_page_locked_memory) {
 }
 
 // The copy that scans what it copies: the copy is exact, and the index of the
-// first non-finite value is found in any 1 MiB piece (the pieces run on
+// first non-finite value is found in any piece (the pieces of 512 KiB run on
 // several threads), npos when there is none.
 BOOST_AUTO_TEST_CASE(copy_with_scan_names_the_first_nonfinite_value) {
-  const std::size_t n = (std::size_t(3) << 20) / sizeof(double) + 5;  // four pieces, the last short
+  const std::size_t n = (std::size_t(3) << 20) / sizeof(double) + 5;  // seven pieces, the last short
   std::vector<double> x(n), y(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = double(i % 977) - 3.5;
   auto scan = &pscr::ocl::first_nonfinite_bytes<double>;

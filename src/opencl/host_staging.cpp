@@ -16,8 +16,13 @@ namespace {
 constexpr std::size_t kAlign = 16;  // chunks hold whole scalars of every type
 constexpr std::size_t npos = HostSolveReport::npos;
 
-// Up to 8 threads: more do not copy faster, and the process has other work.
-int copy_threads(std::size_t pieces) { return int(std::min<std::size_t>(std::min(8, omp_get_max_threads()), pieces)); }
+// Host copies in pieces of 512 KiB (a multiple of every scalar's size that
+// stays in a core's cache for the scan), on up to 16 threads: a chunk of
+// 8 MiB keeps 16 busy. Copies to and from page-locked memory are bounded by
+// the host's memory bandwidth, shared with the device's own copies, and one
+// thread moves only a few GB/s.
+constexpr std::size_t kPiece = std::size_t(512) << 10;
+int copy_threads(std::size_t pieces) { return int(std::min<std::size_t>(std::min(16, omp_get_max_threads()), pieces)); }
 
 void wait(Event& e, const char* what) {
   if (!e) return;
@@ -39,7 +44,6 @@ double since(clk::time_point t) { return std::chrono::duration<double>(clk::now(
 }  // namespace
 
 void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t kPiece = std::size_t(4) << 20;
   const long pieces = long((bytes + kPiece - 1) / kPiece);
   const int threads = copy_threads(std::size_t(pieces));
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
@@ -51,7 +55,6 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes) {
 
 std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
                                FiniteScan scan) {
-  constexpr std::size_t kPiece = std::size_t(1) << 20;  // a multiple of every scalar's size; fits a core's cache
   const long pieces = long((bytes + kPiece - 1) / kPiece);
   const int threads = copy_threads(std::size_t(pieces));
   std::size_t first = npos;

@@ -45,7 +45,8 @@ template <class T> std::size_t first_nonfinite_bytes(const void* data, std::size
 }
 
 // parallel_copy that also scans what it copied (each piece while it is in
-// the cache): the index of the first non-finite scalar, or npos.
+// the cache): the index of the first non-finite scalar, or npos. Pieces of
+// 512 KiB on up to 16 threads.
 PSCR_API std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
                                         FiniteScan scan);
 
