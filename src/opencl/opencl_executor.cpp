@@ -105,7 +105,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           // a transformed plan's last transform flags non-finite values as it writes them
           if (!pd_.transformed) flags_.scan(x, 0, N);
         });
-    const std::array<int, 2> flags = flags_.read();  // books nothing: finish() does
+    const std::array<int, 2> flags = flags_.read();  // waits for the plan's queue
     rt_->finish();
     result.bad_input = r.bad_input;
     result.nonfinite_output = flags[0] != 0;
