@@ -22,9 +22,10 @@ struct PlanInfo {
   std::size_t host_bytes = 0;   // memory held by the plan on the host
   std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
   // OpenCL backend: the page-locked host memory through which host-array
-  // solves copy (allocated by the first; $PSCR_HOST_STAGING_BYTES, default
-  // 32 MiB, whatever the problem's size; 0 when it is not used:
-  // $PSCR_HOST_STAGING=pageable, or the driver refused it). A batch of host
+  // solves copy, allocated by the first: four chunks of a quarter of
+  // $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,
+  // whichever is smaller; 0 when it is not used ($PSCR_HOST_STAGING=pageable;
+  // SolveStats::staging_bytes is 0 too where the driver refused it). A batch of host
   // arrays also allocates a second solution vector on the device (one more
   // unknowns × scalar bytes, beyond device_bytes) when it can.
   std::size_t staging_bytes = 0;

@@ -31,10 +31,14 @@ void wait(Event& e, const char* what) {
   e.reset();
 }
 
-std::string mib(std::size_t bytes) {
-  const double m = double(bytes) / double(1 << 20);
+std::string size_name(std::size_t bytes) {
   char b[32];
-  std::snprintf(b, sizeof b, m >= 1 ? "%.0f MiB" : "%.0f KiB", m >= 1 ? m : m * 1024);
+  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
+    std::snprintf(b, sizeof b, "%zu MiB", bytes >> 20);
+  else if (bytes >= 1024 && bytes % 1024 == 0)
+    std::snprintf(b, sizeof b, "%zu KiB", bytes >> 10);
+  else
+    std::snprintf(b, sizeof b, "%zu bytes", bytes);
   return b;
 }
 
@@ -103,14 +107,22 @@ cl_command_queue HostStaging::copy_queue(const Runtime& rt) {
   return copy_queue_.get();
 }
 
-bool HostStaging::ensure_slots(const Runtime& rt) {
+std::size_t HostStaging::chunk_for(std::size_t bytes) const {
+  return std::min(chunk_, std::max(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
+}
+
+bool HostStaging::ensure_slots(const Runtime& rt, std::size_t need) {
   if (!available()) return false;
-  if (slots_[0].data()) return true;
+  if (slot_bytes_ >= need) return true;
   try {
     if (mode_ == StagingMode::fail) throw BackendError("refused (PSCR_HOST_STAGING=fail)");
-    for (auto& s : slots_) s = PinnedHost(rt.context(), copy_queue(rt), chunk_, "host staging");
+    for (auto& s : slots_) s = PinnedHost();  // the smaller chunks go first
+    slot_bytes_ = 0;
+    for (auto& s : slots_) s = PinnedHost(rt.context(), copy_queue(rt), need, "host staging");
+    slot_bytes_ = need;
   } catch (const Error& e) {  // the driver's page-locked memory is spent
     for (auto& s : slots_) s = PinnedHost();
+    slot_bytes_ = 0;
     why_pageable_ = std::string("page-locked memory could not be had: ") + e.what();
     return false;
   }
@@ -119,16 +131,16 @@ bool HostStaging::ensure_slots(const Runtime& rt) {
 
 bool HostStaging::chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset, std::size_t bytes, void* host,
                                bool to_device) {
-  if (!ensure_slots(rt)) return false;
+  if (!ensure_slots(rt, chunk_for(bytes))) return false;
   cl_command_queue q = rt.queue();
   char* h = static_cast<char*>(host);
-  const std::size_t pieces = (bytes + chunk_ - 1) / chunk_;
-  auto len = [&](std::size_t k) { return std::min(chunk_, bytes - k * chunk_); };
+  const std::size_t chunk = slot_bytes_, pieces = (bytes + chunk - 1) / chunk;
+  auto len = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
   Event done[kStagingSlots];
   auto enqueue = [&](std::size_t k) {
     cl_event ev = nullptr;
     void* slot = slots_[k % kStagingSlots].data();
-    const std::size_t at = offset + k * chunk_;
+    const std::size_t at = offset + k * chunk;
     if (to_device)
       check(clEnqueueWriteBuffer(q, buf, CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
             "clEnqueueWriteBuffer (slab staging)");
@@ -142,14 +154,14 @@ bool HostStaging::chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset
   if (to_device) {
     for (std::size_t k = 0; k < pieces; ++k) {
       wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");  // the chunk's previous copy has left it
-      parallel_copy(slots_[k % kStagingSlots].data(), h + k * chunk_, len(k));
+      parallel_copy(slots_[k % kStagingSlots].data(), h + k * chunk, len(k));
       enqueue(k);
     }
   } else {
     for (std::size_t k = 0; k < std::min<std::size_t>(kStagingSlots, pieces); ++k) enqueue(k);
     for (std::size_t k = 0; k < pieces; ++k) {
       wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");
-      parallel_copy(h + k * chunk_, slots_[k % kStagingSlots].data(), len(k));
+      parallel_copy(h + k * chunk, slots_[k % kStagingSlots].data(), len(k));
       if (k + kStagingSlots < pieces) enqueue(k + kStagingSlots);
     }
   }
@@ -162,11 +174,12 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
                                    const std::function<void(cl_mem)>& solve) {
   HostSolveReport r;
   if (count == 0) return r;
-  const bool pinned = ensure_slots(rt);
+  const bool pinned = ensure_slots(rt, chunk_for(bytes));
+  const std::size_t chunk = slot_bytes_;
   cl_command_queue Q = rt.queue(), C = copy_queue(rt);
   const int nb = std::max(1, std::min(nbuffers, 2));
-  r.staging_bytes = pinned ? bound() : 0;
-  r.staging = pinned ? "page-locked, " + std::to_string(kStagingSlots) + " chunks of " + mib(chunk_)
+  r.staging_bytes = pinned ? chunk * kStagingSlots : 0;
+  r.staging = pinned ? "page-locked, " + std::to_string(kStagingSlots) + " chunks of " + size_name(chunk)
                      : "pageable (" + why_pageable_ + ")";
   if (count > 1)
     r.staging += nb == 2 && C != Q ? "; copies overlap the neighbouring solves" : "; copies and solves in turn";
@@ -178,7 +191,7 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
   std::size_t next_slot = 0;       // the ring's next slot
   Event uploaded, solved[2];
   clk::time_point upload_start, solves_free = clk::now();  // the plan's queue has no earlier solve left
-  auto len = [&](std::size_t at) { return std::min(chunk_, bytes - at); };
+  auto len = [&](std::size_t at) { return std::min(chunk, bytes - at); };
 
   // Right-hand side c into its buffer on the copy queue; false at a non-finite value.
   auto upload = [&](std::size_t c) {
@@ -196,7 +209,7 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
             "clEnqueueWriteBuffer (right-hand side)");
       uploaded.reset(ev);
     } else {
-      for (std::size_t at = 0; at < bytes; at += chunk_) {
+      for (std::size_t at = 0; at < bytes; at += chunk) {
         const std::size_t s = next_slot++ % kStagingSlots;
         wait(slot_done[s], "clWaitForEvents (host staging)");  // the slot's previous copy has left it
         const std::size_t bad = parallel_copy_scan(slots_[s].data(), src + at, len(at), scalar_bytes, scan);
@@ -239,11 +252,11 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
     if (!pinned) {
       check(clEnqueueReadBuffer(C, buf, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer (solution)");
     } else {
-      const std::size_t pieces = (bytes + chunk_ - 1) / chunk_, first = next_slot;
+      const std::size_t pieces = (bytes + chunk - 1) / chunk, first = next_slot;
       auto enqueue_read = [&](std::size_t k) {
         const std::size_t s = (first + k) % kStagingSlots;
         cl_event ev = nullptr;
-        check(clEnqueueReadBuffer(C, buf, CL_FALSE, k * chunk_, len(k * chunk_), slots_[s].data(), 0, nullptr, &ev),
+        check(clEnqueueReadBuffer(C, buf, CL_FALSE, k * chunk, len(k * chunk), slots_[s].data(), 0, nullptr, &ev),
               "clEnqueueReadBuffer (solution)");
         slot_done[s].reset(ev);  // in queue order after the slot's pending write, if any
         check(clFlush(C), "clFlush (copy queue)");
@@ -252,7 +265,7 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
       for (std::size_t k = 0; k < pieces; ++k) {
         const std::size_t s = (first + k) % kStagingSlots;
         wait(slot_done[s], "clWaitForEvents (solution)");
-        parallel_copy(dst + k * chunk_, slots_[s].data(), len(k * chunk_));
+        parallel_copy(dst + k * chunk, slots_[s].data(), len(k * chunk));
         if (k + kStagingSlots < pieces) enqueue_read(k + kStagingSlots);
       }
       next_slot += pieces;

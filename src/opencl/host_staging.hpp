@@ -80,7 +80,8 @@ struct HostSolveReport {
 };
 
 // The page-locked memory of one plan's host copies (kStagingSlots chunks,
-// `bound` bytes in all), allocated when first needed. Where the driver
+// at most `bound` bytes in all, fewer for small copies), allocated when
+// first needed. Where the driver
 // cannot pin it, the staging turns itself off for good and the copies go
 // directly from the caller's memory (available() false, why_pageable()).
 class PSCR_API HostStaging {
@@ -91,7 +92,11 @@ class PSCR_API HostStaging {
   HostStaging() : HostStaging(staging_bytes_from_env(), staging_mode_from_env()) {}
   HostStaging(std::size_t bound, StagingMode mode);
 
+  // The most page-locked memory it holds (kStagingSlots chunks), and what it
+  // holds for copies of `bytes` at a time: chunks no larger than they need.
   std::size_t bound() const { return chunk_ * kStagingSlots; }
+  std::size_t chunk_for(std::size_t bytes) const;
+  std::size_t bound_for(std::size_t bytes) const { return chunk_for(bytes) * kStagingSlots; }
   bool available() const { return why_pageable_.empty(); }
   const std::string& why_pageable() const { return why_pageable_; }
 
@@ -113,11 +118,14 @@ class PSCR_API HostStaging {
                         const std::function<void(cl_mem)>& solve);
 
  private:
-  bool ensure_slots(const Runtime& rt);
+  // Page-locked chunks of at least `need` bytes (more where earlier copies
+  // needed more); false where they cannot be had.
+  bool ensure_slots(const Runtime& rt, std::size_t need);
   cl_command_queue copy_queue(const Runtime& rt);
 
   StagingMode mode_;
-  std::size_t chunk_;
+  std::size_t chunk_;           // the largest chunk (the bound's share)
+  std::size_t slot_bytes_ = 0;  // the chunks' size as allocated
   std::string why_pageable_;
   Queue copy_queue_;  // before the slots: they unmap on it
   PinnedHost slots_[kStagingSlots];
