@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(host_solves_equal_device_solves, T, Types) {
   std::uint64_t seed = 11;
   for (const char* bytes : {static_cast<const char*>(nullptr), "4032"}) {
     const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", bytes);
-    const ScopedEnv mode("PSCR_HOST_STAGING", nullptr);
+    const ScopedEnv mode("PSCR_HOST_STAGING", "pinned");  // the default pins on GPUs only
     for (auto n : std::vector<std::vector<int>>{{1, 1}, {37, 29}, {9, 7, 5}}) {
       for (std::size_t count : {1, 2, 5}) {
         BOOST_TEST_CONTEXT("T=" << pscr::scalar_name<T>() << " n1=" << n[0] << " dims=" << n.size() << " count="
@@ -145,6 +145,23 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(pageable_fallback_is_still_exact, T, Types) {
     const ScopedEnv env("PSCR_HOST_STAGING", "pageable");
     BOOST_TEST(opencl_plan(random_problem<T>({5, 4}, 1)).info().staging_bytes == 0u);
   }
+  {  // by default: page-locked on GPUs, pageable on other devices (no bus to cross)
+    const ScopedEnv env("PSCR_HOST_STAGING", nullptr);
+    const auto p = random_problem<T>({23, 17}, 7);
+    const pscr::Plan<T> plan = opencl_plan(p);
+    cl_device_id dev = nullptr;
+    cl_device_type type = 0;
+    BOOST_REQUIRE(clGetCommandQueueInfo(pscr::opencl::queue(plan), CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr) ==
+                  CL_SUCCESS);
+    BOOST_REQUIRE(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS);
+    const bool gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    std::vector<T> f = test::random_vector<T>(p.unknowns(), 3), u(p.unknowns());
+    const pscr::SolveStats st = plan.solve(f.data(), u.data());
+    BOOST_TEST(u == device_solve(plan, f, 1));
+    BOOST_TEST(st.staging_bytes == plan.info().staging_bytes);
+    BOOST_TEST((st.staging.find("not a GPU") != std::string::npos) == !gpu, st.staging);
+    BOOST_TEST((st.staging_bytes > 0) == gpu);
+  }
   const ScopedEnv env("PSCR_HOST_STAGING", "sometimes");
   BOOST_CHECK_THROW(opencl_plan(random_problem<T>({5, 4}, 1)), pscr::InvalidArgument);
   const ScopedEnv size("PSCR_HOST_STAGING_BYTES", "12 MiB");
@@ -180,7 +197,7 @@ BOOST_AUTO_TEST_CASE(nonfinite_input_named_by_its_index) {
 // by two threads, solving host arrays at once: every answer as when solved alone.
 BOOST_AUTO_TEST_CASE(concurrent_plans) {
   using T = std::complex<double>;
-  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192");
+  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192"), mode("PSCR_HOST_STAGING", "pinned");
   const auto p1 = random_problem<T>({31, 19}, 21), p2 = random_problem<T>({8, 6, 5}, 31);
   const pscr::Plan<T> a = opencl_plan(p1), b = opencl_plan(p2);
   const std::size_t count = 3;
@@ -215,7 +232,7 @@ BOOST_AUTO_TEST_CASE(concurrent_plans) {
 // device, and a bad value in the second share named by its index in the batch.
 BOOST_AUTO_TEST_CASE(batches_split_over_devices) {
   using T = float;
-  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "4032");
+  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "4032"), mode("PSCR_HOST_STAGING", "pinned");
   const auto p = random_problem<T>({29, 23}, 41);
   pscr::Options two;
   two.backend = pscr::Backend::opencl;

@@ -24,7 +24,8 @@ struct PlanInfo {
   // OpenCL backend: the page-locked host memory through which host-array
   // solves copy, allocated by the first: four chunks of a quarter of
   // $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,
-  // whichever is smaller; 0 when it is not used ($PSCR_HOST_STAGING=pageable;
+  // whichever is smaller; 0 when it is not used (devices other than GPUs,
+  // unless $PSCR_HOST_STAGING=pinned; $PSCR_HOST_STAGING=pageable;
   // SolveStats::staging_bytes is 0 too where the driver refused it). A batch of host
   // arrays also allocates a second solution vector on the device (one more
   // unknowns × scalar bytes, beyond device_bytes) when it can.

@@ -33,12 +33,10 @@ void wait(Event& e, const char* what) {
 
 std::string size_name(std::size_t bytes) {
   char b[32];
-  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
-    std::snprintf(b, sizeof b, "%zu MiB", bytes >> 20);
-  else if (bytes >= 1024 && bytes % 1024 == 0)
-    std::snprintf(b, sizeof b, "%zu KiB", bytes >> 10);
-  else
-    std::snprintf(b, sizeof b, "%zu bytes", bytes);
+  const double kib = double(bytes) / 1024, mib = kib / 1024;
+  if (bytes >= (std::size_t(1) << 20)) std::snprintf(b, sizeof b, bytes % (1 << 20) ? "%.1f MiB" : "%.0f MiB", mib);
+  else if (bytes >= 1024) std::snprintf(b, sizeof b, bytes % 1024 ? "%.1f KiB" : "%.0f KiB", kib);
+  else std::snprintf(b, sizeof b, "%zu bytes", bytes);
   return b;
 }
 
@@ -75,10 +73,11 @@ std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, st
 
 StagingMode staging_mode_from_env() {
   const char* env = std::getenv("PSCR_HOST_STAGING");
-  if (!env || !*env || std::strcmp(env, "pinned") == 0) return StagingMode::pinned;
+  if (!env || !*env || std::strcmp(env, "auto") == 0) return StagingMode::automatic;
+  if (std::strcmp(env, "pinned") == 0) return StagingMode::pinned;
   if (std::strcmp(env, "pageable") == 0) return StagingMode::pageable;
   if (std::strcmp(env, "fail") == 0) return StagingMode::fail;
-  throw InvalidArgument(std::string("PSCR_HOST_STAGING='") + env + "' (needs pinned, pageable or fail)");
+  throw InvalidArgument(std::string("PSCR_HOST_STAGING='") + env + "' (needs auto, pinned, pageable or fail)");
 }
 
 std::size_t staging_bytes_from_env() {
@@ -114,6 +113,10 @@ std::size_t HostStaging::chunk_for(std::size_t bytes) const {
 bool HostStaging::ensure_slots(const Runtime& rt, std::size_t need) {
   if (!available()) return false;
   if (slot_bytes_ >= need) return true;
+  if (mode_ == StagingMode::automatic && !rt.device().gpu) {
+    why_pageable_ = "not a GPU: its copies cross no bus; PSCR_HOST_STAGING=pinned stages them";
+    return false;
+  }
   try {
     if (mode_ == StagingMode::fail) throw BackendError("refused (PSCR_HOST_STAGING=fail)");
     for (auto& s : slots_) s = PinnedHost();  // the smaller chunks go first

@@ -50,12 +50,13 @@ template <class T> std::size_t first_nonfinite_bytes(const void* data, std::size
 PSCR_API std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
                                         FiniteScan scan);
 
-// How host copies are staged: $PSCR_HOST_STAGING = "pinned" (the default:
-// page-locked chunks), "pageable" (never pinned: the driver copies from the
-// caller's memory) or "fail" (pinning is tried and refused, as by a driver
-// out of page-locked memory: the fallback's test). InvalidArgument for
-// another value.
-enum class StagingMode { pinned, pageable, fail };
+// How host copies are staged: $PSCR_HOST_STAGING unset or "auto" (page-locked
+// chunks on GPUs; on other devices, whose memory is the host's, the driver
+// copies from the caller's memory), "pinned" (page-locked chunks on every
+// device), "pageable" (never pinned) or "fail" (pinning is tried and refused,
+// as by a driver out of page-locked memory: the fallback's test).
+// InvalidArgument for another value.
+enum class StagingMode { automatic, pinned, pageable, fail };
 PSCR_API StagingMode staging_mode_from_env();
 // The page-locked bytes of one plan's staging: $PSCR_HOST_STAGING_BYTES, else
 // kDefaultStagingBytes; at least kStagingSlots · 16 (InvalidArgument below,
@@ -97,6 +98,10 @@ class PSCR_API HostStaging {
   std::size_t bound() const { return chunk_ * kStagingSlots; }
   std::size_t chunk_for(std::size_t bytes) const;
   std::size_t bound_for(std::size_t bytes) const { return chunk_for(bytes) * kStagingSlots; }
+  // What copies of `bytes` at a time will hold on rt's device (0: pageable).
+  std::size_t planned_bytes(const Runtime& rt, std::size_t bytes) const {
+    return available() && (mode_ != StagingMode::automatic || rt.device().gpu) ? bound_for(bytes) : 0;
+  }
   bool available() const { return why_pageable_.empty(); }
   const std::string& why_pageable() const { return why_pageable_; }
 

@@ -241,7 +241,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.backend = "opencl: " + rt_->device().name;
     info.device = rt_->device().device_name;
     info.device_bytes = rt_->bytes();
-    info.staging_bytes = staging_.available() ? staging_.bound_for(pd_.problem.unknowns() * sizeof(T)) : 0;
+    info.staging_bytes = staging_.planned_bytes(*rt_, pd_.problem.unknowns() * sizeof(T));
     info.parameters = p_;
     info.parameters_source = source_;
     info.line_solver = !tri_ || !tri_->whole_lines() ? "global CR" : tri_->halved_lines() ? "halved lines" : "whole lines";
