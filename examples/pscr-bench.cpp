@@ -395,7 +395,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
           << ", \"transfer_s\": " << copy_s << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
           << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops
-          << ", \"bytes\": " << info.bytes << ", \"host_single_s\": " << host.single << ", \"host_batch\": " << c.host_batch
+          << ", \"bytes\": " << info.bytes << ", \"host_single_s\": " << host.single
+          << ", \"host_batch\": " << c.host_batch
           << ", \"host_batch_per_rhs_s\": " << host.batch << ", \"pinned_to_device_Bps\": " << host.bw.to_device
           << ", \"pinned_to_host_Bps\": " << host.bw.to_host << ", \"host_floor_s\": " << host.floor
           << ", \"device\": \"" << info.device << "\", \"fftw_s\": " << anc.fftw

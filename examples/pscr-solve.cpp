@@ -19,7 +19,8 @@ using namespace pscr::solve_files;
 // the device and the solve between them (OpenCL host arrays: SolveStats; in
 // a batch the copies of one right-hand side overlap the solve of the next),
 // the solution written and the residual checked.
-template <class T> int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& rhs, double read_rhs) {
+template <class T>
+int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& rhs, double read_rhs) {
   using clk = std::chrono::steady_clock;
   auto since = [](clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); };
   std::size_t batch = 1;

@@ -26,9 +26,9 @@ struct PlanInfo {
   // $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,
   // whichever is smaller; 0 when it is not used (devices other than GPUs,
   // unless $PSCR_HOST_STAGING=pinned; $PSCR_HOST_STAGING=pageable;
-  // SolveStats::staging_bytes is 0 too where the driver refused it). A batch of host
-  // arrays also allocates a second solution vector on the device (one more
-  // unknowns × scalar bytes, beyond device_bytes) when it can.
+  // SolveStats::staging_bytes is 0 too where the driver refused it). A batch
+  // of host arrays also allocates a second solution vector on the device
+  // (one more unknowns × scalar bytes, beyond device_bytes) when it can.
   std::size_t staging_bytes = 0;
   bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
   // How each stage keeps its accuracy (docs/accuracy.md). elimination: the
