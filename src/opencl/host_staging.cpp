@@ -43,6 +43,27 @@ std::string size_name(std::size_t bytes) {
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
 
+// Whether the event's command has finished (without waiting).
+bool complete(const Event& e) {
+  cl_int status = CL_COMPLETE;
+  if (e) clGetEventInfo(e.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  return status <= CL_COMPLETE;  // CL_COMPLETE, or an error (the wait reports it)
+}
+
+// Maps the pages of memory that is about to be written, each rewritten with
+// the byte it holds: a fresh output array (NumPy's np.empty_like) takes its
+// page faults here, while the device solves, rather than in the copy out.
+void touch_pages(char* p, std::size_t bytes) {
+  constexpr std::size_t kPageBytes = 4096;
+  const long pages = long((bytes + kPageBytes - 1) / kPageBytes);
+  const int threads = copy_threads(std::size_t(pages) / 64 + 1);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (long k = 0; k < pages; ++k) {
+    volatile char* c = p + std::size_t(k) * kPageBytes;
+    *c = *c;
+  }
+}
+
 }  // namespace
 
 void parallel_copy(void* dst, const void* src, std::size_t bytes) {
@@ -248,6 +269,9 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
     cl_mem buf = buffers[c % std::size_t(nb)];
     char* dst = ub + c * bytes;
     const clk::time_point start = clk::now();
+    // Idle until the solve ends: u's pages mapped meanwhile (f has been read
+    // from them when u == f; a pageable copy in may still be reading them)
+    if (pinned && !complete(solved[c % 2])) touch_pages(dst, bytes);
     wait(solved[c % 2], "clWaitForEvents (solve)");
     const clk::time_point done = clk::now();
     r.solve_seconds += std::chrono::duration<double>(done - std::max(start, solves_free)).count();
