@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <complex>
 #include <limits>
 #include <numeric>
 #include <thread>
@@ -139,4 +140,18 @@ BOOST_AUTO_TEST_CASE(copy_with_scan_names_the_first_nonfinite_value) {
     BOOST_TEST(pscr::ocl::parallel_copy_scan(y.data(), x.data(), n * sizeof(double), sizeof(double), scan) ==
                std::min(bad, n - 2));
   }
+  // the other types' scans: the largest finite values pass, an infinity or a
+  // NaN in either part of a complex value is named by the value's index
+  std::vector<float> s(1000, std::numeric_limits<float>::max());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<float>(s.data(), 4000) == std::size_t(-1));
+  s[999] = -std::numeric_limits<float>::infinity();
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<float>(s.data(), 4000) == 999u);
+  std::vector<std::complex<float>> z(500, {-std::numeric_limits<float>::max(), std::numeric_limits<float>::min()});
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<float>>(z.data(), 4000) == std::size_t(-1));
+  z[321].imag(std::numeric_limits<float>::quiet_NaN());
+  z[400].real(std::numeric_limits<float>::infinity());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<float>>(z.data(), 4000) == 321u);
+  std::vector<std::complex<double>> w(10, {1e308, -1e308});
+  w[7].real(std::numeric_limits<double>::quiet_NaN());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<double>>(w.data(), 160) == 7u);
 }
