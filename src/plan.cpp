@@ -276,7 +276,14 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   if (impl_->data.pure_neumann)  // solve the compatible part
     for (std::size_t c = 0; c < count; ++c)
       st.incompatible_part = std::max(st.incompatible_part, remove_mean(u + c * N, N, double(N), in_one_process));
-  st.transfer_seconds = impl_->exec->solve_in_place(u, count);
+  HostSolveResult r;  // u is finite: no bad input; its solutions are checked below
+  if (impl_->exec->solve_host(u, u, count, r)) {
+    const double incompatible = st.incompatible_part;
+    st = r.stats;
+    st.incompatible_part = incompatible;
+  } else {
+    st.transfer_seconds = impl_->exec->solve_in_place(u, count);
+  }
   if (impl_->data.pure_neumann)
     for (std::size_t c = 0; c < count; ++c)
       remove_weighted_mean(u + c * N, impl_->neumann_weights.data(), N, impl_->neumann_weight_sum, in_one_process);
