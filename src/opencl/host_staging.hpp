@@ -5,8 +5,8 @@
 //
 // Host solves (HostStaging::solve): a ring of page-locked chunks, a copy
 // queue of their own beside the plan's queue, and two device buffers, so
-// that the copies of one right-hand side (in on the copy queue, out on the
-// copy queue) overlap the solve of its neighbour on the plan's queue. On
+// that the copies in and out (one after the other on the copy queue) overlap
+// the solves of the neighbouring right-hand sides on the plan's queue. On
 // NVIDIA's OpenCL a copy overlaps a kernel only when its host memory is
 // page-locked (CL_MEM_ALLOC_HOST_PTR, mapped) and it runs on another in-order
 // queue than the kernel; both queues are flushed after each enqueue, and
