@@ -9,6 +9,7 @@ import tempfile
 
 import checks
 
+import re
 import numpy as np
 import scipy.sparse.linalg as spla
 
@@ -63,6 +64,14 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{name} error {err:.1e}", err <= tol, r.stdout)
         check(f"{name} prints times, methods and residual",
               "init time" in r.stdout and "methods: " in r.stdout and "relative residual" in r.stdout)
+        # where the time went: every part named with a number; OpenCL copies through a named staging
+        spent = re.search(r"time spent: reading ([0-9.]+) s, planning ([0-9.]+) s, copies in ([0-9.]+) s, "
+                          r"solve ([0-9.]+) s, copies out ([0-9.]+) s, writing ([0-9.]+) s, residual check ([0-9.]+) s",
+                          r.stdout)
+        check(f"{name} prints where its time went", spent is not None, r.stdout)
+        if backend == "opencl":
+            check(f"{name} names its staging", re.search(r"^staging: (page-locked|pageable)", r.stdout, re.M) is not None,
+                  r.stdout)
 
     # Periodic dimensions (--periodic): cyclic factor files, the corner in row
     # 1's last entry, against a sparse direct solve of the cyclic operator.

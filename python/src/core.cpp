@@ -188,6 +188,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["eigen_problems"] = i.eigen_problems;
   d["host_bytes"] = i.host_bytes;
   d["device_bytes"] = i.device_bytes;
+  d["staging_bytes"] = i.staging_bytes;
   d["pure_neumann"] = i.pure_neumann;
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
@@ -208,6 +209,11 @@ py::dict stats_dict(const pscr::SolveStats& s) {
   py::dict d;
   d["seconds"] = s.seconds;
   d["transfer_seconds"] = s.transfer_seconds;
+  d["copy_in_seconds"] = s.copy_in_seconds;
+  d["copy_out_seconds"] = s.copy_out_seconds;
+  d["solve_seconds"] = s.solve_seconds;
+  d["staging_bytes"] = s.staging_bytes;
+  d["staging"] = s.staging;
   d["incompatible_part"] = s.incompatible_part;
   d["warning"] = s.warning;
   return d;

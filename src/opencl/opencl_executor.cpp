@@ -96,73 +96,38 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
 
-  // Host arrays go through two page-locked staging vectors (the device
-  // copies from them at full bus speed; the host fills them with several
-  // threads): while the device solves right-hand side c, the host copies
-  // c + 1 in and c − 1 out. The first solve of a single right-hand side
-  // copies the caller's array directly instead; so does every solve when the
-  // staging could not be allocated. Two H200 host, 4095² double, per
-  // right-hand side: first single solve 94 ms direct against 167 ms staged;
-  // later single solves 93–102 ms direct, 78–81 ms staged.
+  // Host arrays: through the page-locked staging (host_staging.hpp), the
+  // copies of a batch overlapping the neighbouring solves.
   double solve_in_place(T* x, std::size_t count) const override {
+    HostSolveResult r;
+    solve_host(x, x, count, r);  // x was checked: no bad input; the caller scans the solutions
+    return r.stats.transfer_seconds;
+  }
+  bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
-    using clk = std::chrono::steady_clock;
-    double host_copies = 0;
-    auto copy = [&](void* dst, const void* src) {
-      const auto t0 = clk::now();
-      ocl::parallel_copy(dst, src, bytes);
-      host_copies += std::chrono::duration<double>(clk::now() - t0).count();
-    };
-    // A single large right-hand side goes in and out through the two
-    // page-locked chunks, the host's copies overlapping the device's (two-H200
-    // host, 8191² double: about 33 ms in and out, against 120 ms through
-    // whole-array staging).
-    if (count == 1 && bytes >= ocl::HostStaging::kChunkedBytes) {
-      flags_.clear();
-      const auto t0 = clk::now();
-      if (staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, true)) {  // returns when the copies are done
-        host_copies = std::chrono::duration<double>(clk::now() - t0).count();
-        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-        rt_->finish();
-        const auto t1 = clk::now();
-        staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, false);
-        host_copies += std::chrono::duration<double>(clk::now() - t1).count();
-        check_flags();
-        return host_copies;
-      }
-    }
-    // The first host solve of a single right-hand side skips the staging
-    // (allocating and pinning it costs more than it saves once); later ones
-    // use it: a staged copy by several threads beats the driver's own.
-    const bool want_staging = count > 1 || host_solves_ > 0;
-    ++host_solves_;
-    const bool staged = want_staging && staging_.whole(0, *rt_, bytes) != nullptr;
+    const std::size_t N = pd_.problem.unknowns();
+    const cl_mem buffers[2] = {x_.get(), count > 1 ? batch_buffer() : nullptr};
     flags_.clear();
-    std::vector<ocl::Event> read_done(count);
-    const ocl::FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
-    for (std::size_t c = 0; c <= count; ++c) {
-      if (c < count) {
-        void* slot = staged ? staging_.whole(int(c % 2), *rt_, bytes) : static_cast<void*>(x + c * N);
-        if (staged) copy(slot, x + c * N);
-        ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer (right-hand side)");
-        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-        cl_event ev = nullptr;
-        ocl::check(clEnqueueReadBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, &ev),
-                   "clEnqueueReadBuffer (solution)");
-        read_done[c].reset(ev);
-        ocl::check(clFlush(rt_->queue()), "clFlush");
-      }
-      if (c >= 1) {
-        cl_event ev = read_done[c - 1].get();
-        ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
-        if (staged) copy(x + (c - 1) * N, staging_.whole(int((c - 1) % 2), *rt_, bytes));
-      }
-    }
+    const ocl::HostSolveReport r = staging_.solve(
+        *rt_, buffers, buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
+        [&](cl_mem x) {
+          solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
+          // a transformed plan's last transform flags non-finite values as it writes them
+          if (!pd_.transformed) flags_.scan(x, 0, N);
+        });
+    const std::array<int, 2> flags = flags_.read();  // waits for the plan's queue
     rt_->finish();
-    check_flags();
-    return host_copies;
+    result.bad_input = r.bad_input;
+    result.nonfinite_output = flags[0] != 0;
+    SolveStats& st = result.stats;
+    st.copy_in_seconds = r.copy_in_seconds;
+    st.copy_out_seconds = r.copy_out_seconds;
+    st.transfer_seconds = r.copy_in_seconds + r.copy_out_seconds;
+    st.solve_seconds = r.solve_seconds;
+    st.staging_bytes = r.staging_bytes;
+    st.staging = r.staging;
+    if (r.bad_input == ocl::HostSolveReport::npos) flags_.raise({0, flags[1]}, false, line_shifts());
+    return true;
   }
 
   double solve_device(void* buffer, std::size_t count, bool check, void** event) const override {
@@ -286,6 +251,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.backend = "opencl: " + rt_->device().name;
     info.device = rt_->device().device_name;
     info.device_bytes = rt_->bytes();
+    info.staging_bytes = staging_.planned_bytes(*rt_, pd_.problem.unknowns() * sizeof(T));
     info.parameters = p_;
     info.parameters_source = source_;
     info.line_solver = !tri_ || !tri_->whole_lines() ? "global CR" : tri_->halved_lines() ? "halved lines" : "whole lines";
@@ -879,7 +845,21 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   Mem shifts_, shift_flags_;
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
-  mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far
+  // A second solution vector for batches of host arrays (the copies of one
+  // right-hand side in one vector, the solve of the next in the other),
+  // allocated by the first batch; null when the device has no room for it.
+  mutable Mem batch_x_;
+  mutable bool batch_x_refused_ = false;
+  cl_mem batch_buffer() const {
+    if (!batch_x_ && !batch_x_refused_) {
+      try {
+        batch_x_ = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
+      } catch (const Error&) {  // one vector: copies and solves in turn
+        batch_x_refused_ = true;
+      }
+    }
+    return batch_x_.get();
+  }
   ocl::NullSpaceProjection<T> null_space_;  // pure Neumann
 };
 
