@@ -15,7 +15,6 @@ namespace pscr {
 
 /// What a plan chose and what it holds: Plan::info() (docs/guide/options.md).
 struct PlanInfo {
-<<<<<<< HEAD
   double init_seconds = 0;      ///< plan construction: layout, eigenpairs, backend set-up (program build, uploads)
   double eigen_seconds = 0;     ///< of which the layout and eigenpairs
   double build_seconds = 0;     ///< of which the OpenCL program (compiled, or loaded from the program cache)
@@ -24,6 +23,15 @@ struct PlanInfo {
   std::size_t eigen_problems = 0;  ///< distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   ///< memory held by the plan on the host
   std::size_t device_bytes = 0; ///< memory held on the device (OpenCL backend)
+  /// OpenCL backend: the page-locked host memory through which host-array
+  /// solves copy, allocated by the first: four chunks of a quarter of
+  /// $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,
+  /// whichever is smaller; 0 when it is not used (devices other than GPUs,
+  /// unless $PSCR_HOST_STAGING=pinned; $PSCR_HOST_STAGING=pageable;
+  /// SolveStats::staging_bytes is 0 too where the driver refused it). A batch
+  /// of host arrays also allocates a second solution vector on the device
+  /// (one more unknowns × scalar bytes, beyond device_bytes) when it can.
+  std::size_t staging_bytes = 0;
   bool pure_neumann = false;    ///< the singular pure-Neumann case (see solve())
   /// @{
   /// How each stage keeps its accuracy (docs/accuracy.md). elimination: the
@@ -33,33 +41,6 @@ struct PlanInfo {
   /// group sub-pencil (others may differ): "toeplitz" (closed form, uniform
   /// meshes), "relative" (eigenpairs to high relative accuracy), "twisted",
   /// "newton", "aberth", "mrrr", "crawford" or "dense" (docs/eigen.md).
-=======
-  double init_seconds = 0;      // plan construction: layout, eigenpairs, backend set-up (program build, uploads)
-  double eigen_seconds = 0;     // of which the layout and eigenpairs
-  double build_seconds = 0;     // of which the OpenCL program (compiled, or loaded from the program cache)
-  std::string program_cache;    // OpenCL: "hit", "miss", "miss (not stored: ...)" or "off"
-  int radix = 0;                // the radix q of the plan's reduction (Options::radix, or the automatic choice; 0: none)
-  std::size_t eigen_problems = 0;  // distinct sub-pencils solved (identical ones shared)
-  std::size_t host_bytes = 0;   // memory held by the plan on the host
-  std::size_t device_bytes = 0; // memory held on the device (OpenCL backend)
-  // OpenCL backend: the page-locked host memory through which host-array
-  // solves copy, allocated by the first: four chunks of a quarter of
-  // $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,
-  // whichever is smaller; 0 when it is not used (devices other than GPUs,
-  // unless $PSCR_HOST_STAGING=pinned; $PSCR_HOST_STAGING=pageable;
-  // SolveStats::staging_bytes is 0 too where the driver refused it). A batch
-  // of host arrays also allocates a second solution vector on the device
-  // (one more unknowns × scalar bytes, beyond device_bytes) when it can.
-  std::size_t staging_bytes = 0;
-  bool pure_neumann = false;    // the singular pure-Neumann case (see solve())
-  // How each stage keeps its accuracy (docs/accuracy.md). elimination: the
-  // tridiagonal systems of the last dimension, "excess" (every system
-  // diagonally dominant: eliminated in the excess representation) or
-  // "ordinary"; eigen_methods: per PSCR dimension, the method of its largest
-  // group sub-pencil (others may differ): "toeplitz" (closed form, uniform
-  // meshes), "relative" (eigenpairs to high relative accuracy), "twisted",
-  // "newton", "aberth", "mrrr", "crawford" or "dense" (docs/eigen.md).
->>>>>>> wt-host
   std::string elimination;
   std::vector<std::string> eigen_methods;
   /// @}
@@ -123,32 +104,27 @@ struct KernelTime {
 
 /// What one solve (or batch) reports.
 struct SolveStats {
-<<<<<<< HEAD
   double seconds = 0;           ///< wall time of the solve
-  /// OpenCL backend, host arrays: time the host spent copying between the
-  /// caller's arrays and the page-locked staging (it overlaps device work).
-  double transfer_seconds = 0;
-  /// Distributed plans on OpenCL ranks: the levels on this rank's device,
-  /// from its slab's upload to its download (their messages included).
-=======
-  double seconds = 0;           // wall time of the solve
-  // OpenCL backend, host arrays (docs/host-arrays.md): the host's wall time
-  // of the copies in (the caller's arrays to the device: copied through
-  // page-locked staging, checked for non-finite values on the way), of the
-  // device solves, and of the copies out, each summed over the right-hand
-  // sides. In a batch the copies of one right-hand side overlap the solves of
-  // its neighbours, so the three sum to more than `seconds`.
-  // transfer_seconds = copy_in_seconds + copy_out_seconds.
+  /// @{
+  /// OpenCL backend, host arrays (docs/host-arrays.md): the host's wall time
+  /// of the copies in (the caller's arrays to the device: copied through
+  /// page-locked staging, checked for non-finite values on the way), of the
+  /// device solves, and of the copies out, each summed over the right-hand
+  /// sides. In a batch the copies of one right-hand side overlap the solves of
+  /// its neighbours, so the three sum to more than `seconds`.
+  /// transfer_seconds = copy_in_seconds + copy_out_seconds.
   double transfer_seconds = 0;
   double copy_in_seconds = 0, copy_out_seconds = 0, solve_seconds = 0;
-  // The page-locked host memory the copies went through (its bound,
-  // PlanInfo::staging_bytes; 0: none, the driver copied from the caller's
-  // pageable memory) and how they were staged, in words.
+  /// @}
+  /// @{
+  /// The page-locked host memory the copies went through (its bound,
+  /// PlanInfo::staging_bytes; 0: none, the driver copied from the caller's
+  /// pageable memory) and how they were staged, in words.
   std::size_t staging_bytes = 0;
   std::string staging;
-  // Distributed plans on OpenCL ranks: the levels on this rank's device,
-  // from its slab's upload to its download (their messages included).
->>>>>>> wt-host
+  /// @}
+  /// Distributed plans on OpenCL ranks: the levels on this rank's device,
+  /// from its slab's upload to its download (their messages included).
   double device_seconds = 0;
   /// Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
   /// projection of f onto the range of A, i.e. f minus its mean) is what was solved.
@@ -180,21 +156,14 @@ template <class T> class PSCR_API Plan {
   /// Move assignment (not while another call on either plan runs).
   Plan& operator=(Plan&&) noexcept;
 
-<<<<<<< HEAD
   /// Solves A u = f. f and u have problem.unknowns() entries; u == f (in place)
-  /// is allowed. For the pure-Neumann case (c = 0, every A_d with zero row sums:
-  /// constants span the null space) the compatible part of f is solved and the
-  /// returned u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
-=======
-  // Solves A u = f. f and u have problem.unknowns() entries; u == f (in place)
-  // is allowed, other overlaps are not. On OpenCL f is read where it lies (no
-  // copy of it on the host) and checked for non-finite values as it is copied
-  // to the device: NonFiniteInput for one in the k-th right-hand side of a
-  // batch may come after the solutions of the ones before it were written.
-  // For the pure-Neumann case (c = 0, every A_d with zero row sums: constants
-  // span the null space) the compatible part of f is solved and the returned
-  // u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
->>>>>>> wt-host
+  /// is allowed, other overlaps are not. On OpenCL f is read where it lies (no
+  /// copy of it on the host) and checked for non-finite values as it is copied
+  /// to the device: NonFiniteInput for one in the k-th right-hand side of a
+  /// batch may come after the solutions of the ones before it were written.
+  /// For the pure-Neumann case (c = 0, every A_d with zero row sums: constants
+  /// span the null space) the compatible part of f is solved and the returned
+  /// u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
   SolveStats solve(const T* f, T* u) const;
   /// `count` right-hand sides stored one after another. An empty batch
   /// (count = 0) is valid and solves nothing: f and u may then be null, and
