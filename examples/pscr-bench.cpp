@@ -67,7 +67,7 @@ struct Config {
 
 const char* kTool = "pscr-bench";
 const char* kUsage =
-    "usage: pscr-bench [--problem poisson|helmholtz] [--dim 2|3] [--sizes 1023,2047]\n"
+    "usage: pscr-bench [--problem poisson|helmholtz|channel] [--dim 2|3] [--sizes 1023,2047]\n"
     "                  [--precision double|float] [--backend opencl|reference] [--device SEL]\n"
     "                  [--reps R] [--omega W] [--json FILE] [--tuning FILE] [--set key=value ...]\n"
     "                  [--max-residual X] [--no-anchors] [--defaults] [--first-solution]\n"
@@ -78,10 +78,22 @@ const char* kUsage =
     "double, the FFTW and clFFT DST-I anchors of the same run. --ratio R grades the mesh\n"
     "geometrically, largest over smallest cell R (as ../tools' cupy_fdm_poisson.py; no FFT anchors).\n"
     "--host-batch K also times host arrays (one at a time, and batches of K) against the page-locked\n"
-    "copy bandwidth each way and the floor max(copy in + copy out, solve).\n";
+    "copy bandwidth each way and the floor max(copy in + copy out, solve).\n"
+    "--problem channel: the channel of ../tools' cupy_channel_poisson.py, periodic x (and z) of n\n"
+    "points (finite differences, period 2 pi), walls in y of n - 1 interior points graded by --ratio\n"
+    "(linear elements, Dirichlet), y last: n x (n - 1) or n x n x (n - 1) unknowns.\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 template <class T> pscr::Problem<T> make_problem(const Config& c, int n) {
+  if (c.problem == "channel") {
+    const int ny = n - 1;
+    const auto y = pscr::graded_mesh(ny + 2, 1.0, c.ratio == 1 ? 1.0 : std::pow(c.ratio, 1.0 / ny));
+    const auto x = pscr::laplacian_factor(n, 2 * M_PI / n, pscr::Boundary::Periodic, pscr::Boundary::Periodic);
+    auto p = c.dim == 2 ? pscr::Problem<double>::make2d(x, pscr::poisson_factor(y), 0.0)
+                        : pscr::Problem<double>::make3d(x, x, pscr::poisson_factor(y), 0.0);
+    if constexpr (pscr::is_complex_v<T>) usage("channel is real: use --precision double|float");
+    else return p.template cast<T>();
+  }
   if (c.problem == "poisson") {
     // n interior points, n + 1 cells growing by q with q^n = ratio
     const auto x = pscr::graded_mesh(n + 2, 1.0, c.ratio == 1 ? 1.0 : std::pow(c.ratio, 1.0 / n));
@@ -464,7 +476,7 @@ int main(int argc, char** argv) {
       c.set.emplace_back(kv.substr(0, eq), int(pscr::cli::integer(kTool, "--set " + kv.substr(0, eq), kv.substr(eq + 1))));
     } else usage("unknown argument '" + a + "'");
   }
-  if (c.problem != "poisson" && c.problem != "helmholtz") usage("unknown problem '" + c.problem + "'");
+  if (c.problem != "poisson" && c.problem != "helmholtz" && c.problem != "channel") usage("unknown problem '" + c.problem + "'");
   if (c.dim != 2 && c.dim != 3) usage("--dim must be 2 or 3");
   if (c.precision != "double" && c.precision != "float") usage("--precision must be double or float");
   if (c.reps < 1) usage("--reps must be >= 1");
@@ -484,7 +496,7 @@ int main(int argc, char** argv) {
     for (int n : c.sizes) {
       std::ofstream* js = c.json.empty() ? nullptr : &json;
       const bool dbl = c.precision == "double";
-      if (c.problem == "poisson") {
+      if (c.problem == "poisson" || c.problem == "channel") {
         ok &= dbl ? run_case<double>(c, n, js) : run_case<float>(c, n, js);
       } else {
         ok &= dbl ? run_case<std::complex<double>>(c, n, js) : run_case<std::complex<float>>(c, n, js);
