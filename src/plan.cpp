@@ -53,7 +53,7 @@ template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Optio
   const KernelParameters p = opencl_parameters(problem, options).parameters;
   const bool split = options.device_split == DeviceSplit::rows && opencl_devices(options).size() > 1;
   const int sine_limit = p.transforms == 1 && options.shifts == 1 && !split ? opencl_sine_limit<T>(options, p) : 0;
-  return {named > 0 ? named : p.radix, dense_top_applies(p, problem), sine_limit};
+  return {named > 0 ? named : p.radix, dense_leading(p, problem), sine_limit};
 }
 
 void check_threads(int threads) {

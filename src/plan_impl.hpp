@@ -21,15 +21,15 @@ inline bool radix_free(const Options& options) {
 // What lays a plan out: its radix q (Options::radix, or when that is 0 the
 // automatic choice: the OpenCL parameters' radix on the first device, else
 // kReferenceRadix; the planner may then lower it to the smallest radix with as
-// many levels, planner::make_plan_data) and whether dimension 1 is one level
-// (dense_top_applies to the OpenCL parameters and the problem). The OpenCL parameters are
-// resolved once for both.
+// many levels, planner::make_plan_data) and how many leading dimensions are
+// one level each (dense_leading: the OpenCL parameters and the problem). The
+// OpenCL parameters are resolved once for both.
 // sine_limit: the longest sine transform (n + 1) the plan's device takes, 0
 // where transforms are off (KernelParameters::transforms, the reference
 // backend, Options::shifts > 1, a split by rows over devices).
 struct PlanChoice {
   int radix = 0;
-  bool dense_top = false;
+  int dense_top = 0;  // leading dimensions in one level (dense products)
   int sine_limit = 0;
   bool operator==(const PlanChoice& o) const {
     return radix == o.radix && dense_top == o.dense_top && sine_limit == o.sine_limit;
@@ -38,13 +38,18 @@ struct PlanChoice {
 // InvalidArgument for a negative or unit radix, or one past kMaxOpenCLRadix on OpenCL.
 template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options);
 
-// KernelParameters::dense_top takes effect on 3D plans whose dimension 1 is
-// no longer than a plane of the other two (n1 <= n2·n3): its eigenvector
-// basis, n1² scalars on the device, then takes no more memory than one copy
-// of the unknowns (16383 × 3 × 3 in complex double would have asked 4.3 GB
-// for 2.4 MB of data), and its products no more than 4·n2·n3 flops per unknown.
-template <class T> bool dense_top_applies(const KernelParameters& p, const Problem<T>& problem) {
-  return problem.dims() == 3 && p.dense_top == 1 && problem.size(0) <= problem.size(1) * problem.size(2);
+// KernelParameters::dense_top = k takes the first k leading dimensions (at
+// most D − 1) in one level each, as long as each is no longer than the
+// product of the others (n_d² <= N): its eigenvector basis, n_d² scalars on
+// the device, then takes no more memory than one copy of the unknowns
+// (16383 × 3 × 3 in complex double would have asked 4.3 GB for 2.4 MB of
+// data), and its products no more than 4·N/n_d flops per unknown.
+template <class T> int dense_leading(const KernelParameters& p, const Problem<T>& problem) {
+  int k = 0;
+  while (k < std::min(p.dense_top, problem.dims() - 1) &&
+         problem.size(k) <= problem.unknowns() / problem.size(k))
+    ++k;
+  return k;
 }
 
 // The layout and eigen data a plan of `p` with `o` executes: the one

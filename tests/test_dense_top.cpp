@@ -15,18 +15,21 @@
 
 using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<double>>;
 
-// Dimension 1 of a 3D plan in one level (KernelParameters::dense_top): its
-// whole eigenvector basis applied by dense products (kernels/dense.cl, tiles
-// of 64 by 64: n1 = 70 and 130 cut them, 1 and 3 fill none), against the
-// reference executor's PSCR levels, for every scalar type, pure Neumann and
-// Helmholtz; a 2D plan ignores it, and so does a 3D plan whose dimension 1
-// is longer than a plane (n1 > n2·n3: the basis would outgrow the data).
+// The first k leading dimensions in one level (KernelParameters::dense_top =
+// k): their whole eigenvector bases applied by dense products
+// (kernels/dense.cl, tiles of 64 by 64: n1 = 70 and 130 cut them, 1 and 3
+// fill none), the lines of the last dimension below a dense one transposed
+// to the line solver or solved in place, against the reference executor's
+// PSCR levels, for every scalar type, pure Neumann and Helmholtz; a
+// dimension longer than the product of the others (n_d² > N: the basis
+// would outgrow the data) keeps the levels, and so do those after it.
 BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
+  for (int k : {1, 2}) {
   std::uint64_t seed = 900;
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
   o.parameters = pscr::KernelParameters{};
-  o.parameters->dense_top = 1;
+  o.parameters->dense_top = k;
   const auto check = [&](const pscr::Problem<T>& p, const char* what) {
     pscr::Options r;
     r.radix = 4;
@@ -37,15 +40,18 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
     ref.solve_batch(f.data(), u.data(), 2);
     ocl.solve_batch(f.data(), v.data(), 2);
     const double tol = std::is_same_v<pscr::real_t<T>, double> ? 1e-12 : 1e-4;
-    BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " N=" << p.unknowns()) {
-      const bool dense = p.dims() == 3 && p.size(0) <= p.size(1) * p.size(2);
-      BOOST_TEST(ocl.info().parameters.dense_top == (dense ? 1 : 0));
+    BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " N=" << p.unknowns() << " dense_top " << k) {
+      int dense = 0;
+      while (dense < std::min(k, p.dims() - 1) && p.size(dense) * p.size(dense) <= p.unknowns()) ++dense;
+      BOOST_TEST(ocl.info().parameters.dense_top == dense);
+      for (int d = 0; d + 1 < p.dims(); ++d)
+        BOOST_TEST((ocl.info().dimension_methods[d] == "dense products") == (d < dense));
       BOOST_TEST(test::rel_error(v, u) <= tol);
       // what the plan needs, stated before planning, is what it takes
       BOOST_TEST(pscr::opencl::device_bytes(p, o) == ocl.info().device_bytes);
     }
   };
-  for (auto n : std::vector<std::vector<int>>{{70, 8, 9}, {130, 11, 12}, {3, 17, 6}, {1, 2, 3}, {40, 21}, {41, 5, 8}}) {
+  for (auto n : std::vector<std::vector<int>>{{70, 8, 9}, {130, 11, 12}, {3, 17, 6}, {1, 2, 3}, {40, 21}, {21, 40}, {41, 5, 8}}) {
     std::vector<pscr::Factor<T>> fs;
     for (std::size_t d = 0; d < n.size(); ++d) fs.push_back(test::random_factor<T>(n[d], seed + d, d % 2 == 1));
     T c = T(0.25);
@@ -59,6 +65,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
   if constexpr (std::is_same_v<T, std::complex<double>>) {
     const auto b = pscr::graded_mesh(33, 1.0, 0.98);
     check(pscr::helmholtz3d(pscr::graded_mesh(80, 1.0, 1.01), pscr::graded_mesh(9, 1.0, 1.0), b, 5.0), "Helmholtz");
+  }
+  // lines past local memory (global CR, [row][line]) below a dense dimension
+  check(pscr::Problem<T>::make2d(test::random_factor<T>(9, seed), test::random_factor<T>(5000, seed + 1), T(0.5)),
+        "2D long lines");
   }
 }
 

@@ -124,9 +124,9 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
 }
 
 // pscr-tune searches only parameters that take effect on the class: a 2D
-// class never holds dense_top = 1 (a 2D plan ignores it and reports 0, so a
-// tuned entry with it was not the parameters the plan ran), nor a value of
-// a parameter that its other values switch off. Every candidate the search
+// class never holds dense_top = 2 (a 2D plan has one leading dimension and
+// reports 1, so a tuned entry with 2 was not the parameters the plan ran),
+// nor a value of a parameter that its other values switch off. Every candidate the search
 // can draw is checked: the space's values, and canonical forms of random
 // genomes over them (a fixed seed; the property holds for each).
 BOOST_AUTO_TEST_CASE(search_space_holds_only_parameters_that_apply) {
@@ -137,8 +137,8 @@ BOOST_AUTO_TEST_CASE(search_space_holds_only_parameters_that_apply) {
   for (const int dims : {2, 3}) {
     const pscr::tune::SearchSpace space = pscr::tune::search_space(dims, {});
     BOOST_TEST_CONTEXT(dims << "D") {
-      if (dims == 2) BOOST_TEST(space.values[dense_top] == std::vector<int>{0});
-      else BOOST_TEST(space.values[dense_top] == (std::vector<int>{0, 1}));
+      if (dims == 2) BOOST_TEST(space.values[dense_top] == (std::vector<int>{0, 1}));
+      else BOOST_TEST(space.values[dense_top] == (std::vector<int>{0, 1, 2}));
       for (std::size_t i = 0; i < table.size(); ++i)
         if (pscr::parameter_applies(table[i], dims))
           BOOST_CHECK_MESSAGE(space.values[i].size() >= 2u, table[i].name << " is not searched");
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(search_space_holds_only_parameters_that_apply) {
         for (const auto& e : table)
           if (!pscr::parameter_applies(e, dims, p) && p.*(e.member) != defaults.*(e.member))
             BOOST_FAIL(e.name << " = " << p.*(e.member) << " does not apply to " << dims << "D with " << p);
-        if (dims == 2) BOOST_TEST(p.dense_top == 0);
+        BOOST_TEST(p.dense_top <= dims - 1);
       }
     }
   }
@@ -174,7 +174,9 @@ BOOST_AUTO_TEST_CASE(search_space_holds_only_parameters_that_apply) {
   // held values stay as given; a held value the class cannot use is named
   const auto held = pscr::tune::search_space(2, {{"line_rows", 0}, {"line_group", 64}});
   BOOST_TEST(held.decode(held.canonical(pscr::tune::Genome(table.size(), 0))).line_group == 64);
-  BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 1}}).find("dense_top=1") != std::string::npos);
-  BOOST_TEST(pscr::tune::held_value_unused(3, {{"dense_top", 1}}).empty());
+  BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 1}}).empty());
+  BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 2}}).find("dense_top=2") != std::string::npos);
+  BOOST_TEST(pscr::tune::held_value_unused(3, {{"dense_top", 2}}).empty());
+  BOOST_TEST(pscr::tune::held_value_unused(2, {{"rhs_apart", 1}, {"line_rows", 0}}).find("rhs_apart=1") != std::string::npos);
   BOOST_TEST(pscr::tune::held_value_unused(2, {{"dense_top", 0}}).empty());
 }

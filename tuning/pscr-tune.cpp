@@ -12,7 +12,7 @@
 // MIN..MAX (default: all). Each parameter is searched over its table range
 // (powers of two where the table says so); one that does not take effect on
 // the class's plans, or not with the other values of a candidate
-// (pscr::parameter_applies: dense_top in 2D, line_group without whole lines,
+// (pscr::parameter_applies: rhs_apart in 3D, line_group without whole lines,
 // ...), holds its default (search_space.hpp); a candidate the device cannot run
 // (work-group size, local memory) is repaired before it is ever timed, and a
 // candidate already timed is not timed again. The default parameters are in
@@ -62,7 +62,7 @@ const char* kUsage =
     "                 [--out FILE]\n"
     "Searches the KernelParameters table by discrete differential evolution for one device and\n"
     "problem class and writes (merging) the tuning JSON that plans read. Parameters that do not\n"
-    "take effect on the class's plans (dense_top in 2D, ...) hold their defaults; --fix refuses them.\n";
+    "take effect on the class's plans (rhs_apart in 3D, ...) hold their defaults; --fix refuses them.\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 double median(std::vector<double> v) {

@@ -4,7 +4,7 @@
 // class's plans (pscr::parameter_applies) holds its default. So no candidate
 // differs from another only where the plan would not notice (no evaluation
 // is spent on it), and no entry is written with a value the plan does not
-// run (a 2D plan reports dense_top = 0 whatever it was given).
+// run (a 2D plan reports dense_top = 1 when it was given 2).
 #pragma once
 #include <algorithm>
 #include <string>
@@ -63,8 +63,8 @@ struct SearchSpace {
 
 // Each parameter's table range (powers of two where the table says so), large
 // ranges capped where more cannot help (the device limits are checked per
-// candidate anyway); a parameter the class never uses (dense_top in 2D,
-// rhs_apart in 3D) only its default; a held one only its value.
+// candidate anyway); a parameter the class never uses (rhs_apart in 3D)
+// only its default; dense_top at most D − 1; a held one only its value.
 inline SearchSpace search_space(int dims, const std::vector<std::pair<std::string, int>>& fix) {
   SearchSpace s;
   s.dims = dims;
@@ -80,6 +80,9 @@ inline SearchSpace search_space(int dims, const std::vector<std::pair<std::strin
     const int hi = std::min(e.max, 1024);
     if (!parameter_applies(e, dims)) {
       v.push_back(defaults.*(e.member));
+    } else if (e.member == &KernelParameters::dense_top) {
+      // past D − 1 leading dimensions a larger count is the same plan
+      for (int x = e.min; x <= std::min(e.max, dims - 1); ++x) v.push_back(x);
     } else if (e.member == &KernelParameters::register_cap) {
       // the compiler's own choice, or caps in steps of 8 from 32 (fewer
       // registers than that spill everything that matters)
@@ -104,6 +107,10 @@ inline std::string held_value_unused(int dims, const std::vector<std::pair<std::
     for (const auto& e : parameter_table())
       if (key == e.name) p.*(e.member) = value;
   const KernelParameters defaults;
+  for (const auto& [key, value] : fix)
+    if (key == "dense_top" && value > dims - 1)
+      return key + "=" + std::to_string(value) + " does not take effect on " + std::to_string(dims) +
+             "D plans: they have " + std::to_string(dims - 1) + " leading dimension(s)";
   for (const auto& [key, value] : fix)
     for (const auto& e : parameter_table()) {
       if (key != e.name || value == defaults.*(e.member) || parameter_applies(e, dims, p)) continue;

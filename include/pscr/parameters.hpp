@@ -84,13 +84,16 @@ struct KernelParameters {
   /// solved; 0: formed in the line solver's load (a source row read once per
   /// mode, but the lines written once, not written and read again).
   int rhs_apart = 0;
-  /// 3D: 1: dimension 1 is taken in one level, its whole eigenvector basis
-  /// applied by dense products (the single-level limit of PSCR, O(n1²) work
-  /// per line of dimension 1; kernels/dense.cl), so that the 2D problems of
-  /// dimension 2 are solved once (n1 of them) instead of at each of the
-  /// 2k − 1 levels (about 3·n1 at radix 16 and n1 = 255); 0: PSCR levels.
-  /// Plans with n1 > n2·n3 keep the levels (the basis, n1² scalars, would
-  /// outgrow the data); PlanInfo::parameters says which a plan took.
+  /// k: the first k leading dimensions (at most D − 1: 1 in 2D, 2 in 3D) are
+  /// each taken in one level, their whole eigenvector basis applied by dense
+  /// products (the single-level limit of PSCR, O(n_d²) work per line of
+  /// dimension d; kernels/dense.cl), so that the problems of the later
+  /// dimensions are solved once per mode instead of at each of the 2k − 1
+  /// levels (3D, k = 1: about 3·n1 at radix 16 and n1 = 255; k = D − 1: fast
+  /// diagonalisation with the lines of the last dimension solved); 0: PSCR
+  /// levels. A dimension with n_d² > N (the basis would outgrow the data)
+  /// keeps the levels, and so do those after it; PlanInfo::parameters says
+  /// how many a plan took (periodic dimensions count: they are always dense).
   int dense_top = 0;
   /// 1: where every leading dimension's pencil is Toeplitz with Dirichlet
   /// ends (uniform meshes: finite differences, lumped or consistent linear
@@ -127,7 +130,7 @@ PSCR_API const std::vector<ParameterInfo>& parameter_table();
 /// @{
 /// Whether parameter `e` takes effect on the solve of one right-hand side by
 /// a plan of `dims` dimensions (what pscr-tune times): for some values of the
-/// other parameters, or for those of `p`. dense_top only in 3D; rhs_apart only
+/// other parameters, or for those of `p`. rhs_apart only
 /// in 2D, and only with whole lines on chip (line_rows > 0), as halve_lines and
 /// line_group; halved_rows_once only where lines are halved (halve_lines > 0);
 /// rhs_modes in 2D only with rhs_apart (3D forms its nested problems' batches

@@ -57,7 +57,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                             planner::method_name(pd.dims[0].method) +
                             (pd.problem.factor(0).periodic() || pd.periodic_lines()
                                  ? " (periodic dimensions are)"
-                                 : " (KernelParameters::dense_top = 1)") +
+                                 : " (KernelParameters::dense_top)") +
                             ": split by batches (DeviceSplit::batches), or use the reference backend on the ranks");
     const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
@@ -68,17 +68,21 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // level of their own)
     const int q = pd.transformed ? p_.radix : pd.reduction_radix(p_.radix);
     p_.radix = q;
-    // the program has the dense products where a dimension (or the periodic lines) takes them
-    p_.dense_top = pd.any_dense() || pd.periodic_lines() ? 1 : 0;
+    // the leading dimensions taken by dense products, as the plan took them
+    // (a periodic dimension is one); the program has the products where any
+    // dimension or the periodic lines take them
+    p_.dense_top = 0;
+    for (const auto& dp : pd.dims) p_.dense_top += dp.method == planner::DimensionMethod::dense ? 1 : 0;
+    const bool products = p_.dense_top > 0 || pd.periodic_lines();
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const std::string opts = ocl::program_options(
-        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form});
+        dev, p_, {q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form, products});
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
-    if (p_.dense_top)
+    if (products)
       for (const char* k : {"dense_to_modes", "dense_from_modes", "eigenbasis_to_modes", "eigenbasis_from_modes"})
         if (rt_->max_group(k) < kDenseGroup)
           throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +

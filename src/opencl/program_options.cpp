@@ -16,7 +16,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << group_record_ints(q)
        << " -DCOEF_SCALARS=" << kCoefScalars << " -DRHS_ROWS=" << kRhsRows << " -DRHS_MODES=" << p.rhs_modes
        << " -DRHS_TILE_ROWS=" << kRhsTileRows;
-  if (p.dense_top)
+  if (shape.dense_products)
     opts << " -DDENSE_PRODUCTS -DDENSE_SIDE=" << kDenseSide << " -DDENSE_MICRO_OUT=" << dense_micro_out(shape.complex)
          << " -DDENSE_MICRO_COLUMNS=" << kDenseMicroColumns;
   // every program has the sine transforms (a few small kernels), so that

@@ -35,6 +35,7 @@ struct ProgramShape {
   int radix = 0;
   bool double_precision = false, complex = false;
   bool excess_form = false;  // the last factor's systems eliminated in the excess representation
+  bool dense_products = false;  // a dimension (or periodic lines) by dense eigenvector products (kernels/dense.cl)
 };
 
 // The build options of the plan's program on `dev`.

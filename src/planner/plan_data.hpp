@@ -114,10 +114,10 @@ template <class T> struct PlanData {
 // applies. radix_free (the automatic radix): when the shifted systems of
 // `radix` come more than eps^(-1/4) times nearer, the plan of the candidate
 // radix (kRadixCandidates) whose systems stay farthest, if that at least
-// halves it (docs/accuracy.md). dense_top (3D only): dimension 1 takes one
-// level, a group of all its rows whose whole eigenvector basis the backend
-// applies by dense products (KernelParameters::dense_top); the radix then
-// lays out dimension 2 alone. Periodic dimensions, and every leading
+// halves it (docs/accuracy.md). dense_top = k: the first k leading
+// dimensions take one level each, a group of all their rows whose whole
+// eigenvector basis the backend applies by dense products
+// (KernelParameters::dense_top); the radix lays out the others. Periodic dimensions, and every leading
 // dimension before one, take one level as well (dense_dimensions). sine_limit >= 4: when every leading dimension's
 // pencil is Toeplitz with Dirichlet ends (sine_basis, length n + 1) or
 // circulant (fourier_basis, periodic, length n / 2: a real FFT of n points
@@ -126,7 +126,7 @@ template <class T> struct PlanData {
 // (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
-                           bool dense_top = false, int sine_limit = 0);
+                           int dense_top = 0, int sine_limit = 0);
 
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 

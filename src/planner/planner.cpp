@@ -483,10 +483,10 @@ template <class C> struct Spectra {
 // it (a reduction over dimension d multiplies by the factors after d, and
 // those products have no corner entries); all of them when the last
 // dimension is periodic (its lines are solved in its eigenbasis, for any shift).
-template <class T> std::vector<bool> dense_dimensions(const Problem<T>& problem, bool dense_top) {
+template <class T> std::vector<bool> dense_dimensions(const Problem<T>& problem, int dense_top) {
   const int D = problem.dims();
   std::vector<bool> dense(std::size_t(D - 1), false);
-  int through = dense_top ? 0 : -1;
+  int through = std::min(dense_top, D - 1) - 1;
   for (int d = 0; d < D; ++d)
     if (problem.factor(d).periodic()) through = std::max(through, std::min(d, D - 2));
   for (int d = 0; d <= through; ++d) dense[std::size_t(d)] = true;
@@ -642,7 +642,7 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
 
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free,
-                           bool dense_top, int sine_limit) {
+                           int dense_top, int sine_limit) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
   const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
   if (sine_limit >= 4 && !problem.factor(problem.dims() - 1).periodic()) {
@@ -739,7 +739,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 }
 
 #define PSCR_INSTANTIATE(T)                                              \
-  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, bool, int);\
+  template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, int, int);\
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)

@@ -26,7 +26,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"halved_rows_once", &P::halved_rows_once, 0, 1, false, "1: halved lines form each row once (a barrier per pass)"},
       {"register_cap", &P::register_cap, 0, 255, false, "registers per work-item, NVIDIA compilers (0: theirs)"},
       {"rhs_apart", &P::rhs_apart, 0, 1, false, "1: 2D lines' right-hand sides formed apart by tiles of modes"},
-      {"dense_top", &P::dense_top, 0, 1, false, "1: 3D dimension 1 in one level, dense eigenvector products"},
+      {"dense_top", &P::dense_top, 0, 2, false, "k: the first k leading dimensions in one level, dense eigenvector products"},
       {"transforms", &P::transforms, 0, 1, false, "1: uniform Dirichlet dimensions by fast sine transforms"},
       {"sine_group", &P::sine_group, 64, 1024, true, "work-items per group, sine transforms"},
   };
@@ -39,7 +39,6 @@ bool applies(const ParameterInfo& e, int dims, const KernelParameters* p) {
   using P = KernelParameters;
   const auto m = e.member;
   const bool lines = !p || p->line_rows > 0;  // whole lines on chip (TridiagonalSolver)
-  if (m == &P::dense_top) return dims == 3;
   if (m == &P::sine_group) return !p || p->transforms == 1;
   if (m == &P::halve_lines || m == &P::line_group) return lines;
   if (m == &P::halved_rows_once) return lines && (!p || p->halve_lines > 0);
