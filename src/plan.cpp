@@ -11,6 +11,7 @@
 
 #include "neumann_weights.hpp"
 #include "finite_scan.hpp"
+#include "plan_description.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "size_product.hpp"
@@ -76,21 +77,8 @@ namespace {
 // What PlanInfo says of the plan's data and executor (once made, and after
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
-  PlanInfo& info = m.info;
-  info.radix = m.data.transformed ? 0 : m.data.dims.empty() ? radix : m.data.dims.back().layout.radix;
-  info.shift_amplification = m.data.shift_amplification;
-  info.predicted_error = m.data.predicted_error;
-  info.warning = m.data.warning;
-  info.eigen_problems = m.data.eigen_problems;
-  info.host_bytes = m.data.bytes();
-  info.pure_neumann = m.data.pure_neumann;
-  info.elimination = m.data.excess_form ? "excess" : "ordinary";
-  info.eigen_methods.clear();
-  for (auto& dp : m.data.dims) info.eigen_methods.push_back(dp.eigen_method);
-  info.dimension_methods.clear();
-  for (auto& dp : m.data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
-  info.dimension_methods.push_back("tridiagonal");
-  m.exec->describe(info);
+  describe_plan_data(m.data, radix, m.info);
+  m.exec->describe(m.info);
 }
 
 }  // namespace

@@ -72,6 +72,13 @@ struct DistributedInfo {
   std::size_t messages_per_solve = 0;  // sent by this rank per right-hand side
   std::size_t bytes_per_solve = 0;
   std::vector<LevelTraffic> levels;   // the same, level by level
+  // Where this rank's construction time (plan.init_seconds) went: the
+  // layout and eigen data (plan.eigen_seconds), the set-up after them
+  // (each group's work and traffic, the device, the pure-Neumann weights),
+  // and the collective checks that the ranks agree (messages and waits for
+  // the slowest rank).
+  double setup_seconds = 0;
+  double agreement_seconds = 0;
 };
 
 // A plan over the ranks of a Communicator. Construction and solves are
