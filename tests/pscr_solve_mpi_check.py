@@ -68,7 +68,9 @@ with tempfile.TemporaryDirectory() as tmp:
                          ok_shape and err <= tol and derr <= (1e-4 if dtype in (np.float32, np.complex64) else 1e-9),
                          r.stdout, show_pass=True)
             checks.check(f"{label}: report", "relative residual" in r.stdout and f"ranks: {ranks}" in r.stdout
-                         and r.stdout.count("relative residual") == 1, r.stdout)
+                         and r.stdout.count("relative residual") == 1
+                         and "init time by part (slowest rank):" in r.stdout and ", planning " in r.stdout
+                         and "methods: reduction, " in r.stdout, r.stdout)
 
     # Pure Neumann: the residual reported against the compatible part
     # f - mean(f) (what was solved), the incompatible part apart, as pscr-solve.
