@@ -262,6 +262,10 @@ int main(int argc, char** argv) {
     against_serial("2D double 1001 x 6, three levels", pscr::Problem<double>::make2d(random_factor<double>(1001, g),
                                                                                       random_factor<double>(6, g), 0.1),
                    o);
+    // a graded mesh's diagonal mass: the twisted method, its top pencil
+    // (601 rows) shared between the ranks
+    against_serial("2D Poisson, graded 601 x 5",
+                   pscr::poisson2d(pscr::graded_mesh(603, 1.0, 1.003), pscr::graded_mesh(7, 1.0, 1.0)), o);
     against_serial("2D double 1 x 9", pscr::Problem<double>::make2d(random_factor<double>(1, g),
                                                                      random_factor<double>(9, g), 0.0), o);
     for (int q : {2, 3, 5, 8}) {

@@ -84,7 +84,7 @@ struct DistributedInfo {
 // A plan over the ranks of a Communicator. Construction and solves are
 // collective. Every rank holds the eigen data of the whole problem (O(n·q)
 // per dimension); the ranks compute the eigenpairs of its large pencils
-// (512 rows or more, Newton's method) once between them, each a part, and
+// (512 rows or more, Newton's and the twisted method) once between them, each a part, and
 // share them by sums over the ranks. Each runs its share of every level on
 // the reference backend with Options::threads threads: the groups inside its
 // slab, and a share of the modes of each group that spans several slabs.

@@ -2,11 +2,13 @@
 // ranks of a distributed plan compute the eigen data once between them
 // instead of each computing all of it (docs/distributed.md).
 //
-// While an EigenShareScope is active on a thread, the Newton method's
-// pencils of at least kSharedPencil rows computed on that thread split their
-// eigenvalue tasks and their eigenvector chunks over the parts (task or
-// chunk c of C to part c · parts / C) and leave the others' values zero;
-// `sum` (over the parts, collective) then completes them. The tasks and
+// While an EigenShareScope is active on a thread, the pencils of at least
+// kSharedPencil rows computed on that thread by the Newton method (its
+// eigenvalue tasks and eigenvector chunks) or the twisted one (its Rayleigh
+// quotient iterations, by chunks of eigenvalue indices) split that work over
+// the parts (task or chunk c of C to part c · parts / C) and leave the
+// others' values zero; `sum` (over the parts, collective) then completes
+// them. Bisection, closed forms and the other methods run on every part. The tasks and
 // chunks are those of one process, so every part ends with the eigenpairs
 // one process computes, to the bit. The planner computes the pencils of at
 // least kLargePencil (= kSharedPencil) rows one after another on its own

@@ -9,6 +9,7 @@
 
 #include "../lapack.hpp"
 #include "bisection.hpp"
+#include "eigen_share.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::planner {
@@ -470,6 +471,34 @@ void bisect_to_full_accuracy(std::vector<Item>& retry, const Representation& bot
   for (Item& it : retry) it.x = it.lo + (it.hi - it.lo) / 2;
 }
 
+// A distributed plan's part of the items (eigen_share.hpp): those whose
+// eigenvalue index lies in a chunk of kShareChunk indices it owns, in the
+// order of `items`. Each item's iteration runs in its own lane, whatever
+// shares its batch: the part computes what one process computes for it.
+constexpr int kShareChunk = 128;
+
+std::vector<Item> owned_items(const std::vector<Item>& items, const EigenShare& share, int m) {
+  const int chunks = (m + kShareChunk - 1) / kShareChunk;
+  std::vector<Item> mine;
+  for (const Item& it : items)
+    if (share.owns(it.j / kShareChunk, chunks)) mine.push_back(it);
+  return mine;
+}
+
+// The other parts' results and vectors' kept rows (zero here), by a sum over the parts.
+void complete_results(const EigenShare& share, std::vector<Result>& res, std::vector<double>& rows) {
+  const std::size_t m = res.size();
+  std::vector<double> all(2 * m + rows.size(), 0.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    all[j] = res[j].mu;
+    all[m + j] = res[j].ok ? 1 : 0;
+  }
+  std::copy(rows.begin(), rows.end(), all.begin() + std::ptrdiff_t(2 * m));
+  share.sum(all.data(), all.size());
+  for (std::size_t j = 0; j < m; ++j) res[j] = {all[j], all[m + j] > 0};
+  std::copy(all.begin() + std::ptrdiff_t(2 * m), all.end(), rows.begin());
+}
+
 // The refined eigenvalues into lambda, and the eigenvalues whose vectors
 // are not trusted: clusters, unconverged ones and small relative gaps.
 std::vector<char> untrusted(const std::vector<Item>& items, const std::vector<Result>& res,
@@ -574,16 +603,19 @@ std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, c
   out.rows.assign(keep.size() * m, 0.0);
   std::vector<char> cluster(m, 0);
   const std::vector<Item> items = starting_items(found, bottom, top, out.lambda, cluster);
+  const EigenShare* share = eigen_share(m);
+  const std::vector<Item> mine = share ? owned_items(items, *share, m) : items;
   const Refiner refiner(m, keep, out.rows);
   std::vector<Result> res(m);
-  refiner.run(items, res);
+  refiner.run(mine, res);
   std::vector<Item> retry;
-  for (const Item& it : items)
+  for (const Item& it : mine)
     if (!res[it.j].ok) retry.push_back(it);
   if (!retry.empty()) {  // in the order of `items`: by representation
     bisect_to_full_accuracy(retry, bottom, top, m);
     refiner.run(retry, res);
   }
+  if (share) complete_results(*share, res, out.rows);
   const std::vector<char> bad = untrusted(items, res, cluster, out.lambda);
   vectors_by_dstemr(A, M, keep, bad, res, out);
   // rows of W = M^-1/2 V
