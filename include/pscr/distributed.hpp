@@ -73,10 +73,11 @@ struct DistributedInfo {
   std::size_t bytes_per_solve = 0;
   std::vector<LevelTraffic> levels;   // the same, level by level
   // Where this rank's construction time (plan.init_seconds) went: the
-  // layout and eigen data (plan.eigen_seconds), the set-up after them
-  // (each group's work and traffic, the device, the pure-Neumann weights),
-  // and the collective checks that the ranks agree (messages and waits for
-  // the slowest rank).
+  // layout and eigen data (plan.eigen_seconds, their sums over the ranks
+  // included), the collective checks that the ranks agree (their messages
+  // and waits for the slowest rank), and the set-up, the rest (the options'
+  // device and radix, each group's work and traffic, the device's programs
+  // and uploads, the pure-Neumann weights).
   double setup_seconds = 0;
   double agreement_seconds = 0;
 };

@@ -15,7 +15,9 @@ namespace pscr::distributed {
 bool any(Communicator& c, bool flag);
 
 // The same 64-bit value on every rank (a hash of what all must share).
-bool same_everywhere(Communicator& c, std::uint64_t value);
+// waited: plus the seconds of the collective call (messages and the wait
+// for the slowest rank), here and below.
+bool same_everywhere(Communicator& c, std::uint64_t value, double& waited);
 
 // Runs `step` on every rank; when it throws an Error on some rank, every
 // rank throws: the failing rank its own error, named by its rank (`what`:
@@ -23,7 +25,8 @@ bool same_everywhere(Communicator& c, std::uint64_t value);
 // AllocationTooLarge stays one on every rank; other errors become
 // BackendError where `as_backend_error`, else keep their class where they
 // arose.
-void on_every_rank(Communicator& c, const std::string& what, bool as_backend_error, const std::function<void()>& step);
+void on_every_rank(Communicator& c, const std::string& what, bool as_backend_error, const std::function<void()>& step,
+                   double& waited);
 
 // FNV-1a over bytes: the problem and options every rank must share.
 struct Hash {

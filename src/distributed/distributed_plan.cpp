@@ -55,7 +55,8 @@ using distributed::any;
 // device (rank r on device r mod the devices listed) and the radix, which
 // the automatic choice asks of that device: a failure there (a missing
 // device) must not leave the other ranks waiting.
-template <class T> Options rank_options(Communicator& comm, const Problem<T>& problem, const Options& options) {
+template <class T>
+Options rank_options(Communicator& comm, const Problem<T>& problem, const Options& options, double& waited) {
   check_threads(options.threads);
   Options ranked = options;
   if (options.backend == Backend::opencl) {
@@ -63,14 +64,15 @@ template <class T> Options rank_options(Communicator& comm, const Problem<T>& pr
     ranked.device = devices[std::size_t(comm.rank()) % devices.size()];
     ranked.devices.clear();
   }
-  distributed::on_every_rank(comm, "planning (its OpenCL device)", false,
-                             [&] { ranked.radix = plan_radix(problem, ranked); });
+  distributed::on_every_rank(
+      comm, "planning (its OpenCL device)", false, [&] { ranked.radix = plan_radix(problem, ranked); }, waited);
   if (options.refine != 0) throw InvalidArgument("DistributedPlan: iterative refinement (Options::refine) is not supported");
   return ranked;
 }
 
 // InvalidArgument on every rank unless all pass the same problem and options.
-template <class T> void check_same_problem(Communicator& comm, const Problem<T>& problem, const Options& ranked) {
+template <class T>
+void check_same_problem(Communicator& comm, const Problem<T>& problem, const Options& ranked, double& waited) {
   distributed::Hash h;
   for (auto& f : problem.factors())
     for (auto* t : {&f.A, &f.M}) {
@@ -83,7 +85,7 @@ template <class T> void check_same_problem(Communicator& comm, const Problem<T>&
   h.add(&c, sizeof c);
   const int opts[] = {ranked.radix, int(ranked.elimination), int(ranked.backend)};
   h.add(opts, sizeof opts);
-  if (!distributed::same_everywhere(comm, h.h))
+  if (!distributed::same_everywhere(comm, h.h, waited))
     throw InvalidArgument("DistributedPlan: the problem or the options (radix, elimination, backend) differ between ranks");
 }
 
@@ -113,19 +115,14 @@ template <class T> struct DistributedPlan<T>::Impl : distributed::SlabExecutor<T
   // What each group of each level does and sends, the device that runs this
   // rank's shares (OpenCL ranks; a device that cannot be had fails on its
   // rank alone, so the ranks agree first), the pure-Neumann weights.
-  void set_up(const Options& ranked) {
+  void set_up(const Options& ranked, double& waited) {
     this->derive_work();
     this->count_traffic();
     if (ranked.backend == Backend::opencl) {
       this->derive_level_shares();
-      const auto t = clock_type::now();
-      double making = 0;  // of which the device's own set-up: the rest is the wait for the other ranks
-      distributed::on_every_rank(*this->comm, "the OpenCL device", true, [&] {
-        const auto s = clock_type::now();
-        this->device = make_slab_device(this->data, ranked, this->level_shares);
-        making = seconds_since(s);
-      });
-      this->info.agreement_seconds += seconds_since(t) - making;
+      distributed::on_every_rank(
+          *this->comm, "the OpenCL device", true,
+          [&] { this->device = make_slab_device(this->data, ranked, this->level_shares); }, waited);
     }
     if (this->data.pure_neumann) {
       this->neumann_weights = slab_mass_weights(this->data.problem, this->info.rows);
@@ -241,28 +238,27 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
                                     const Options& options) {
   if (!comm) throw InvalidArgument("DistributedPlan: null communicator");
   const auto t0 = clock_type::now();
+  double waited = 0;  // in the collective checks
   // 1. The ranks agree on the problem and options (collective).
-  Options ranked = rank_options(*comm, problem, options);
-  check_same_problem(*comm, problem, ranked);
-  const double agreement = seconds_since(t0);
+  Options ranked = rank_options(*comm, problem, options, waited);
+  check_same_problem(*comm, problem, ranked, waited);
   // 2. Planning: deterministic, so a bad problem throws the same error on every rank.
   const auto t1 = clock_type::now();
   impl_ = std::make_unique<Impl>(std::move(comm), problem, ranked, radix_free(options));
   Impl& m = *impl_;
   DistributedInfo& info = m.info;
   info.plan.eigen_seconds = seconds_since(t1);
-  info.agreement_seconds = agreement;
   info.ranks = m.comm->size();
   info.rank = m.comm->rank();
   info.rows = slab_rows(problem.size(0), info.ranks, info.rank);
   info.local_unknowns = info.rows.size() * m.R;
   ranked.radix = m.dim().layout.radix;  // the automatic radix may have moved (planner::make_plan_data)
   // 3. This rank's set-up.
-  const auto t2 = clock_type::now();
-  m.set_up(ranked);
+  m.set_up(ranked, waited);
   m.describe(ranked.radix);
   info.plan.init_seconds = seconds_since(t0);
-  info.setup_seconds = seconds_since(t2) - (info.agreement_seconds - agreement);
+  info.agreement_seconds = waited;
+  info.setup_seconds = info.plan.init_seconds - info.plan.eigen_seconds - waited;
 }
 
 template <class T> DistributedPlan<T>::~DistributedPlan() = default;
