@@ -38,13 +38,18 @@ inline int spread_ranks_over_cores(MPI_Comm world) {
   MPI_Comm_rank(host, &place);
   MPI_Comm_size(host, &ranks);
   MPI_Comm_free(&host);
+  cpu_set_t launched;  // restored where the share cannot be had
+  if (sched_getaffinity(0, sizeof launched, &launched) != 0) return 0;
   // every CPU asked for: the kernel grants those of the cpuset (the container's, the job's)
   cpu_set_t all;
   CPU_ZERO(&all);
   for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
   if (sched_setaffinity(0, sizeof all, &all) != 0) return 0;
   const std::vector<int> cpus = allowed_cpus();
-  if (cpus.empty()) return 0;
+  if (cpus.empty()) {
+    sched_setaffinity(0, sizeof launched, &launched);
+    return 0;
+  }
   const std::size_t n = cpus.size(), p = std::size_t(place), r = std::size_t(ranks);
   std::size_t begin = p * n / r, end = (p + 1) * n / r;
   if (end == begin) {  // more ranks than CPUs: one each, in turn
@@ -54,7 +59,10 @@ inline int spread_ranks_over_cores(MPI_Comm world) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   for (std::size_t i = begin; i < end; ++i) CPU_SET(cpus[i], &mine);
-  if (sched_setaffinity(0, sizeof mine, &mine) != 0) return 0;
+  if (sched_setaffinity(0, sizeof mine, &mine) != 0) {
+    sched_setaffinity(0, sizeof launched, &launched);
+    return 0;
+  }
   omp_set_num_threads(int(end - begin));
   return int(end - begin);
 }
