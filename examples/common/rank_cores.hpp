@@ -28,8 +28,9 @@ inline std::vector<int> allowed_cpus() {
 }
 
 // Spreads the ranks of each host over its CPUs (see above) and sets the
-// OpenMP threads to the CPUs taken: returns how many, or 0 where the binding
-// is left as it was (asked for, or the CPUs cannot be had).
+// OpenMP threads to the CPUs taken unless OMP_NUM_THREADS gives them:
+// returns how many CPUs, or 0 where the binding is left as it was (asked
+// for, or the CPUs cannot be had).
 inline int spread_ranks_over_cores(MPI_Comm world) {
   if (std::getenv("OMPI_MCA_hwloc_base_binding_policy")) return 0;
   MPI_Comm host;
@@ -63,7 +64,7 @@ inline int spread_ranks_over_cores(MPI_Comm world) {
     sched_setaffinity(0, sizeof launched, &launched);
     return 0;
   }
-  omp_set_num_threads(int(end - begin));
+  if (!std::getenv("OMP_NUM_THREADS")) omp_set_num_threads(int(end - begin));  // a count given stays
   return int(end - begin);
 }
 
