@@ -17,7 +17,11 @@
 // two anchors solve the same system in the same run (--no-anchors skips them):
 // FFTW's DST-I on the CPU (all cores) and a clFFT-based DST-I on the same
 // OpenCL device; the table gives our time divided by theirs. One JSON object
-// per case is appended to FILE.
+// per case is appended to FILE. --host-batch K (OpenCL) adds host arrays in
+// and out: medians of one solve at a time (with its copy in, solve and copy
+// out), of a batch of K per right-hand side, the device-resident solve, the
+// page-locked copy bandwidth each way and the floor max(copy in + copy out,
+// solve) per right-hand side (docs/host-arrays.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,6 +37,7 @@
 #include "clfft_dst_poisson.hpp"
 #include "common/cli.hpp"
 #include "common/peak_memory.hpp"
+#include "common/pinned_bandwidth.hpp"
 #include "fftw_dst_poisson.hpp"
 #include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
@@ -71,7 +76,9 @@ const char* kUsage =
     "Times device-resident solves (median of R) per size n (n^2 or n^3 unknowns) and prints plan\n"
     "time and its split, copy time, residual, GFlop/s, GB/s, per-kernel shares and, for Poisson in\n"
     "double, the FFTW and clFFT DST-I anchors of the same run. --ratio R grades the mesh\n"
-    "geometrically, largest over smallest cell R (as ../tools' cupy_fdm_poisson.py; no FFT anchors).\n";
+    "geometrically, largest over smallest cell R (as ../tools' cupy_fdm_poisson.py; no FFT anchors).\n"
+    "--host-batch K also times host arrays (one at a time, and batches of K) against the page-locked\n"
+    "copy bandwidth each way and the floor max(copy in + copy out, solve).\n";
 [[noreturn]] void usage(const std::string& why) { pscr::cli::usage(kTool, why); }
 
 template <class T> pscr::Problem<T> make_problem(const Config& c, int n) {
@@ -191,6 +198,59 @@ Anchors run_anchors(const Config& c, const pscr::Plan<double>& plan, int n, std:
 }
 
 // Returns false when the residual exceeds --max-residual.
+// --host-batch K: host arrays in and out of the OpenCL plan against the
+// bus. Medians of max(R, 5) repetitions after a warm-up of each path (which
+// allocates the staging and the batch's second solution vector): single
+// solves, batches of K per right-hand side, the page-locked copy bandwidth
+// each way, and the floor per right-hand side max(copy in + copy out, solve)
+// (copies of one right-hand side beside the solve of the next: a batch) and
+// copy in + solve + copy out (one at a time).
+struct HostFigures {
+  double single = 0, batch = 0, floor = 0;  // seconds per right-hand side (0: not run)
+  pscr::bench::PinnedBandwidth bw;
+};
+template <class T>
+HostFigures host_arrays(const Config& c, const pscr::Plan<T>& plan, const std::vector<T>& f, double device_solve) {
+  HostFigures h;
+  const std::size_t N = f.size(), K = std::size_t(c.host_batch), bytes = N * sizeof(T);
+  const int reps = std::max(c.reps, 5);
+  std::vector<T> F(K * N), U(K * N);
+  for (std::size_t k = 0; k < K; ++k) std::copy(f.begin(), f.end(), F.begin() + std::ptrdiff_t(k * N));
+  plan.solve(F.data(), U.data());
+  plan.solve_batch(F.data(), U.data(), K);
+  std::vector<double> singles, batches, in, out, solve;
+  pscr::SolveStats st;
+  for (int r = 0; r < reps; ++r) {
+    auto t = clk::now();
+    st = plan.solve(F.data(), U.data());
+    singles.push_back(since(t));
+    in.push_back(st.copy_in_seconds);
+    solve.push_back(st.solve_seconds);
+    out.push_back(st.copy_out_seconds);
+    t = clk::now();
+    plan.solve_batch(F.data(), U.data(), K);
+    batches.push_back(since(t) / double(K));
+  }
+  h.single = median(singles);
+  h.batch = median(batches);
+  h.bw = pscr::bench::pinned_bandwidth(plan, bytes, reps);
+  const double tin = h.bw.to_device > 0 ? double(bytes) / h.bw.to_device : 0,
+               tout = h.bw.to_host > 0 ? double(bytes) / h.bw.to_host : 0;
+  h.floor = std::max(tin + tout, device_solve);
+  const double serial = tin + tout + device_solve;
+  std::printf("    host arrays (%.1f MB each way; staging %s):\n", 1e-6 * double(bytes), st.staging.c_str());
+  std::printf("      one at a time      %8.3f ms  (copy in %.3f + solve %.3f + copy out %.3f ms, medians)\n",
+              1e3 * h.single, 1e3 * median(in), 1e3 * median(solve), 1e3 * median(out));
+  std::printf("      batch of %-4zu      %8.3f ms per right-hand side\n", K, 1e3 * h.batch);
+  std::printf("      device-resident    %8.3f ms\n", 1e3 * device_solve);
+  std::printf("      page-locked copies %8.1f GB/s to the device (%.3f ms), %.1f GB/s to the host (%.3f ms)\n",
+              1e-9 * h.bw.to_device, 1e3 * tin, 1e-9 * h.bw.to_host, 1e3 * tout);
+  std::printf("      floor              %8.3f ms = max(copy in + copy out, solve): batch at %.2fx it; one at a time "
+              "at %.2fx copy in + solve + copy out = %.3f ms\n",
+              1e3 * h.floor, h.batch / h.floor, h.single / serial, 1e3 * serial);
+  return h;
+}
+
 template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   const auto p = make_problem<T>(c, n);
   pscr::Options o;
@@ -305,27 +365,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     }
     std::printf("\n");
   }
-  if (c.host_batch > 0) {
-    // Host arrays in and out: K single solves against one batch of K (the
-    // batch overlaps the host copies of one right-hand side with the device
-    // solve of the next); medians of 3.
-    const std::size_t K = std::size_t(c.host_batch);
-    std::vector<T> F(K * N), U(K * N);
-    for (std::size_t k = 0; k < K; ++k) std::copy(f.begin(), f.end(), F.begin() + k * N);
-    std::vector<double> singles, batches;
-    for (int r = 0; r < 3; ++r) {
-      auto t1 = clk::now();
-      for (std::size_t k = 0; k < K; ++k) plan.solve(F.data() + k * N, U.data() + k * N);
-      singles.push_back(since(t1) / double(K));
-      t1 = clk::now();
-      plan.solve_batch(F.data(), U.data(), K);
-      batches.push_back(since(t1) / double(K));
-    }
-    const double gb = 2.0 * double(N * sizeof(T)) / 1e9;
-    std::printf("    host arrays: %.3f ms per right-hand side one at a time, %.3f ms in a batch of %zu "
-                "(%.1f GB/s of data in and out; device-resident %.3f ms)\n",
-                1e3 * median(singles), 1e3 * median(batches), K, gb / median(batches), 1e3 * med);
-  }
+  HostFigures host;
+  if (c.host_batch > 0 && c.backend == pscr::Backend::opencl) host = host_arrays(c, plan, f, med);
   if (anc.fftw > 0 || anc.clfft > 0)
     std::printf("    anchors: FFTW DST-I %.3f ms (%d threads), clFFT DST-I %s; max |u - u_anchor| / max |u| = %.1e\n",
                 1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
@@ -354,7 +395,11 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
           << ", \"transfer_s\": " << copy_s << ", \"solve_median_s\": " << med << ", \"solve_min_s\": " << lo
           << ", \"solve_max_s\": " << hi << ", \"reps\": " << c.reps << ", \"residual\": " << residual
           << ", \"device_bytes\": " << plan.info().device_bytes << ", \"flops\": " << info.flops
-          << ", \"bytes\": " << info.bytes << ", \"device\": \"" << info.device << "\", \"fftw_s\": " << anc.fftw
+          << ", \"bytes\": " << info.bytes << ", \"host_single_s\": " << host.single
+          << ", \"host_batch\": " << c.host_batch
+          << ", \"host_batch_per_rhs_s\": " << host.batch << ", \"pinned_to_device_Bps\": " << host.bw.to_device
+          << ", \"pinned_to_host_Bps\": " << host.bw.to_host << ", \"host_floor_s\": " << host.floor
+          << ", \"device\": \"" << info.device << "\", \"fftw_s\": " << anc.fftw
           << ", \"fftw_threads\": " << anc.threads << ", \"clfft_s\": " << anc.clfft << ", \"kernel_s\": {" << ks.str()
           << "}}\n";
   }

@@ -32,13 +32,17 @@ inline size_t dense_modes_index(int l, int c, int n, int batch) {
   return ((size_t)r * n + l) * batch + b;
 }
 
+// out[i][c] = Σ_k W'[k, i] in[k][c]: W'[k, i] = W[k, i] (w_by_column: Wᵀ
+// applied, to modes) or W[i, k] (W applied, from modes); in and out laid out
+// [k][c] (contiguous in c) or, in_modes / out_modes, as Y (dense_modes_index).
 inline void dense_product(__global const scalar* in, __global scalar* out, __global const scalar* W, int n, int C,
-                          int batch, int to_modes, __local scalar* Ws, __local scalar* Ins) {
+                          int batch, int w_by_column, int in_modes, int out_modes, __local scalar* Ws,
+                          __local scalar* Ins) {
   const int tx = get_local_id(0), ty = get_local_id(1), f = ty * DENSE_SIDE + tx;
   const int i0 = get_group_id(1) * DENSE_TILE_OUT, c0 = get_group_id(0) * DENSE_TILE_COLUMNS;
   // the work-item's outputs: i along tx when the output is contiguous in i
-  // (Y, to modes), c along tx when it is contiguous in c (X, from modes)
-  const int ib = to_modes ? tx : ty, cb = to_modes ? ty : tx;
+  // (Y, to modes), c along tx when it is contiguous in c
+  const int ib = out_modes ? tx : ty, cb = out_modes ? ty : tx;
   scalar acc[DENSE_MICRO_OUT][DENSE_MICRO_COLUMNS];
 #pragma unroll
   for (int a = 0; a < DENSE_MICRO_OUT; ++a)
@@ -51,21 +55,21 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
 #pragma unroll
     for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_OUT / (DENSE_SIDE * DENSE_SIDE); ++s) {
       const int e = f + s * DENSE_SIDE * DENSE_SIDE;
-      const int wk = to_modes ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
-      const int wi = to_modes ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
+      const int wk = w_by_column ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
+      const int wi = w_by_column ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
       const int gk = k0 + wk, gi = i0 + wi;
-      Ws[wk * DENSE_ROW_OUT + wi] = gk < n && gi < n ? W[to_modes ? (size_t)gk * n + gi : (size_t)gi * n + gk] : ZERO;
+      Ws[wk * DENSE_ROW_OUT + wi] = gk < n && gi < n ? W[w_by_column ? (size_t)gk * n + gi : (size_t)gi * n + gk] : ZERO;
     }
     // the input: X contiguous in c (to modes), Y contiguous in its modes k
     // (from modes, a batch of one)
 #pragma unroll
     for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_COLUMNS / (DENSE_SIDE * DENSE_SIDE); ++s) {
       const int e = f + s * DENSE_SIDE * DENSE_SIDE;
-      const int xk = to_modes ? e / DENSE_TILE_COLUMNS : e % DENSE_DEPTH;
-      const int xc = to_modes ? e % DENSE_TILE_COLUMNS : e / DENSE_DEPTH;
+      const int xk = in_modes ? e % DENSE_DEPTH : e / DENSE_TILE_COLUMNS;
+      const int xc = in_modes ? e / DENSE_DEPTH : e % DENSE_TILE_COLUMNS;
       const int hk = k0 + xk, hc = c0 + xc;
       Ins[xk * DENSE_ROW_COLUMNS + xc] =
-          hk < n && hc < C ? in[to_modes ? (size_t)hk * C + hc : dense_modes_index(hk, hc, n, batch)] : ZERO;
+          hk < n && hc < C ? in[in_modes ? dense_modes_index(hk, hc, n, batch) : (size_t)hk * C + hc] : ZERO;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // a chunk's DENSE_DEPTH terms summed apart, then added to the total: the
@@ -100,7 +104,7 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
 #pragma unroll
     for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) {
       const int i = i0 + ib + a * DENSE_SIDE, c = c0 + cb + e * DENSE_SIDE;
-      if (i < n && c < C) out[to_modes ? dense_modes_index(i, c, n, batch) : (size_t)i * C + c] = acc[a][e];
+      if (i < n && c < C) out[out_modes ? dense_modes_index(i, c, n, batch) : (size_t)i * C + c] = acc[a][e];
     }
 }
 
@@ -108,11 +112,33 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
 __kernel void dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int C,
                              int batch) {
   __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(X, Y, W, n, C, batch, 1, Ws, Ins);
+  dense_product(X, Y, W, n, C, batch, 1, 0, 1, Ws, Ins);
 }
 __kernel void dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int C,
                                int batch) {
   __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(Y, X, W, n, C, batch, 0, Ws, Ins);
+  dense_product(Y, X, W, n, C, batch, 0, 1, 0, Ws, Ins);
+}
+// The cyclic lines of a periodic last dimension, stored Y[row][line] (C
+// lines of n rows), solved in its eigenbasis: to modes Z = Wᵀ Y, the modes
+// divided by ν_k + σ_line (eigenbasis_divide), back Y = W Z. Same grid as above.
+__kernel void eigenbasis_to_modes(__global const scalar* Y, __global scalar* Z, __global const scalar* W, int n,
+                                  int C) {
+  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
+  dense_product(Y, Z, W, n, C, 1, 1, 0, 0, Ws, Ins);
+}
+__kernel void eigenbasis_from_modes(__global const scalar* Z, __global scalar* Y, __global const scalar* W, int n,
+                                    int C) {
+  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
+  dense_product(Z, Y, W, n, C, 1, 0, 0, 0, Ws, Ins);
+}
+// Z[k][line] /= ν_k + σ_line; the pure-Neumann null line's zero mode
+// (pinned, k = zero_mode) is left out: 0. Global size (lines, n).
+__kernel void eigenbasis_divide(__global scalar* Z, __global const scalar* nu, __global const scalar* sigma,
+                                __global const int* pinned, int zero_mode, int n, int C) {
+  const int line = get_global_id(0), k = get_global_id(1);
+  if (line >= C || k >= n) return;
+  const size_t i = (size_t)k * C + line;
+  Z[i] = pinned[line] && k == zero_mode ? ZERO : sdiv(Z[i], nu[k] + sigma[line]);
 }
 #endif  // DENSE_PRODUCTS

@@ -163,6 +163,119 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   if (watch && bad) *nonfinite = 1;
 }
 
+// Periodic dimensions taken whole by fast Fourier transforms (PlanInfo::
+// dimension_methods "Fourier transform"): a circulant pencil's basis is the
+// real Fourier one (planner::fourier_basis), n = 2N entries per column:
+//   column 0: the constant, 2k − 1 and 2k: cos(2π j k / n) and sin(2π j k / n)
+//   (1 ≤ k < N), n − 1: the alternating vector (−1)^j; each times scale_l.
+// To modes, X_k = Σ_j x_j e^{−2πijk/n} = C_k − i S_k by the packed FFT of
+// length N of z_m = x_{2m} + i x_{2m+1} and the unfolding of the sine
+// transform: g_{2k−1} = scale·Re X_k, g_{2k} = −scale·Im X_k, g_0 = scale·X_0,
+// g_{n−1} = scale·X_N. From modes, x_j = Σ_k Y_k e^{2πijk/n} with the
+// Hermitian Y_k = (a_k − i b_k) / 2 (a, b: the scaled cosine and sine
+// coefficients; Y_0 = a_0, Y_N = a_N): z_m = Σ_k Z_k e^{2πimk/N} with
+// Z_k = (Y_k + Y_{k+N}) + i (Y_k − Y_{k+N}) e^{iπk/N}, Y_{k+N} = conj Y_{N−k},
+// computed as the conjugate of the forward FFT of conj Z. Same launch shape,
+// layout and table (t < 2N: e^{iπt/N}) as sine_transform.
+__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_transform(
+    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
+    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
+  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
+  const int col = get_group_id(0) * C + c;
+  const bool live = col < columns;
+  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+  real2 v[SINE_ELEMENTS];
+  if (!from_modes) {
+    // 1. z_m = x_{2m} + i x_{2m+1}
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int m = s + e * S;
+      if (m < N)
+        z[m * C + c] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+    }
+  } else {
+    // 1. conj Z_k for the pairs (k, N − k) from the modes around them
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      if (k == 0) {
+        const real a0 = live ? xc[0] * scale[0] : (real)0;
+        const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
+        z[c] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+        continue;
+      }
+      const int m = N - k;
+      // Y_k and Y_{N−k} (Y_{N−k} = a_{N−k} / 2 when k = N / 2 pairs with itself ... the same formula)
+      real2 yk = (real2)(0, 0), ym = (real2)(0, 0);
+      if (live) {
+        yk = (real2)(xc[(size_t)(2 * k - 1) * stride_j] * scale[2 * k - 1], -xc[(size_t)(2 * k) * stride_j] * scale[2 * k]) * (real)0.5;
+        ym = (real2)(xc[(size_t)(2 * m - 1) * stride_j] * scale[2 * m - 1], -xc[(size_t)(2 * m) * stride_j] * scale[2 * m]) * (real)0.5;
+      }
+      // Z_k = (Y_k + conj Y_m) + i (Y_k − conj Y_m) w_k, w_k = e^{iπk/N}; likewise Z_m
+      const real2 wk = table[k], wm = table[m];
+      const real2 ek = yk + (real2)(ym.x, -ym.y), dk = yk - (real2)(ym.x, -ym.y);
+      const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
+      const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
+      const real2 zk = (real2)(ek.x - ok.y, ek.y + ok.x), zm = (real2)(em.x - om.y, em.y + om.x);
+      z[k * C + c] = (real2)(zk.x, -zk.y);
+      if (m != k) z[m * C + c] = (real2)(zm.x, -zm.y);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // 2. FFT of length N
+  int Ns = 1;
+  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
+  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
+  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+  if (!live) return;
+  int bad = 0;
+  if (from_modes) {
+    // 3. x_{2m} + i x_{2m+1} = conj of the FFT's output m
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int m = s + e * S;
+      if (m < N) {
+        const real2 zm = z[m * C + c];
+        xc[(size_t)(2 * m) * stride_j] = zm.x;
+        xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
+        bad |= !isfinite(zm.x) || !isfinite(zm.y);
+      }
+    }
+  } else {
+    // 3. X_k for the pairs (k, N − k); X_0 and X_N from Z_0
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      if (k == 0) {
+        const real2 z0 = z[c];
+        const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
+        xc[0] = g0;
+        xc[(size_t)(2 * N - 1) * stride_j] = gN;
+        bad |= !isfinite(g0) || !isfinite(gN);
+        continue;
+      }
+      const int m = N - k;
+      const real2 zk = z[k * C + c], zm = z[m * C + c];
+      const real2 wk = table[k], wm = table[m];
+      const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
+      const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];
+      xc[(size_t)(2 * k - 1) * stride_j] = ck;
+      xc[(size_t)(2 * k) * stride_j] = sk;
+      bad |= !isfinite(ck) || !isfinite(sk);
+      if (m != k) {
+        const real2 Xm = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
+        const real cm = Xm.x * scale[2 * m - 1], sm = -Xm.y * scale[2 * m];
+        xc[(size_t)(2 * m - 1) * stride_j] = cm;
+        xc[(size_t)(2 * m) * stride_j] = sm;
+        bad |= !isfinite(cm) || !isfinite(sm);
+      }
+    }
+  }
+  if (watch && bad) *nonfinite = 1;
+}
+
 // out[c][r] = in[r][c] for a rows × cols array of scalars, by tiles of
 // 16 × 16 staged through local memory so that both sides are coalesced (the
 // lines of a transformed plan for the global CR solver, which takes them

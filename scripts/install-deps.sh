@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages libpscr needs to build and test. Idempotent.
 set -euo pipefail
 PKGS=(
-  build-essential gfortran cmake ninja-build pkg-config git
+  build-essential gfortran cmake ninja-build pkg-config git doxygen
   liblapacke-dev libopenblas-dev
   libboost-test-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo

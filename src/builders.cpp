@@ -93,6 +93,24 @@ Factor<double> poisson_neumann_factor(const std::vector<double>& x) {
   return linear_elements(x, true);
 }
 
+Factor<double> poisson_periodic_factor(const std::vector<double>& x) {
+  check_mesh(x, 4, "poisson_periodic_factor");
+  const std::size_t n = x.size() - 1;
+  const std::vector<double> h = mesh_steps(x);  // h[i] = x[i+1] - x[i], i = 0 .. n-1
+  Factor<double> f;
+  f.A.diag.resize(n);
+  f.A.off.resize(n);
+  f.M.diag.resize(n);
+  f.M.off.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double hl = h[(i + n - 1) % n], hr = h[i];
+    f.A.diag[i] = 1 / hl + 1 / hr;
+    f.M.diag[i] = (hl + hr) / 2;
+    f.A.off[i] = -1 / hr;  // off[n-1]: the corner, row n-1 with row 0
+  }
+  return f;
+}
+
 Factor<std::complex<double>> helmholtz_factor(const std::vector<double>& x, double omega) {
   check_mesh(x, 2, "helmholtz_factor");
   if (!std::isfinite(omega) || !(omega > 0)) {
@@ -120,11 +138,18 @@ Factor<double> laplacian_factor(int n, double h, Boundary left, Boundary right) 
     os << "laplacian_factor: mesh step h = " << h << " (needs a finite h > 0 with 2/h^2 finite: h >= 1.1e-154)";
     throw InvalidArgument(os.str());
   }
+  if ((left == Boundary::Periodic) != (right == Boundary::Periodic))
+    throw InvalidArgument("laplacian_factor: one side periodic and the other not (a periodic dimension is "
+                          "periodic at both ends)");
+  const bool periodic = left == Boundary::Periodic;
+  if (periodic && n < 3)
+    throw InvalidArgument("laplacian_factor: a periodic dimension of size n = " + std::to_string(n) +
+                          " (needs n >= 3)");
   Factor<double> f;
   f.A.diag.assign(n, 2 * s);
-  f.A.off.assign(n - 1, -s);
+  f.A.off.assign(periodic ? n : n - 1, -s);
   f.M.diag.assign(n, 1.0);
-  f.M.off.assign(n - 1, 0.0);
+  f.M.off.assign(periodic ? n : n - 1, 0.0);
   if (left == Boundary::Neumann) f.A.diag[0] -= s;
   if (right == Boundary::Neumann) f.A.diag[n - 1] -= s;
   return f;

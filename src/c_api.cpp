@@ -62,8 +62,8 @@ template <class F> pscr_status guarded(F&& f) {
 }
 
 template <class T>
-pscr::Plan<T> make_plan(int dims, const size_t* n, const void* const* a_diag, const void* const* a_off,
-                        const void* const* m_diag, const void* const* m_off, const void* c,
+pscr::Plan<T> make_plan(int dims, const size_t* n, const int* periodic, const void* const* a_diag,
+                        const void* const* a_off, const void* const* m_diag, const void* const* m_off, const void* c,
                         const pscr::Options& o) {
   std::vector<pscr::Factor<T>> fs;
   for (int d = 0; d < dims; ++d) {
@@ -75,9 +75,14 @@ pscr::Plan<T> make_plan(int dims, const size_t* n, const void* const* a_diag, co
       const T* t = static_cast<const T*>(p);
       return std::vector<T>(t, t + len);
     };
+    const bool cyclic = periodic && periodic[d];
+    if (cyclic && n[d] < 3)
+      throw pscr::InvalidArgument("pscr_plan_create_periodic: periodic dimension " + std::to_string(d + 1) +
+                                  " of size n = " + std::to_string(n[d]) + " (needs n >= 3)");
+    const std::size_t offs = cyclic ? n[d] : n[d] - 1;  // a cyclic factor's corner is off[n-1]
     pscr::Factor<T> f;
-    f.A = pscr::Tridiagonal<T>(vec(a_diag[d], n[d]), vec(a_off[d], n[d] - 1));
-    f.M = pscr::Tridiagonal<T>(vec(m_diag[d], n[d]), vec(m_off[d], n[d] - 1));
+    f.A = pscr::Tridiagonal<T>(vec(a_diag[d], n[d]), vec(a_off[d], offs));
+    f.M = pscr::Tridiagonal<T>(vec(m_diag[d], n[d]), vec(m_off[d], offs));
     fs.push_back(std::move(f));
   }
   return pscr::Plan<T>(pscr::Problem<T>(std::move(fs), *static_cast<const T*>(c)), o);
@@ -100,6 +105,13 @@ void pscr_options_default(pscr_options* options) {
 pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int dims, const size_t* n, const void* const* a_diag,
                              const void* const* a_off, const void* const* m_diag, const void* const* m_off,
                              const void* c, const pscr_options* options) {
+  return pscr_plan_create_periodic(plan, dtype, dims, n, nullptr, a_diag, a_off, m_diag, m_off, c, options);
+}
+
+pscr_status pscr_plan_create_periodic(pscr_plan** plan, pscr_dtype dtype, int dims, const size_t* n,
+                                      const int* periodic, const void* const* a_diag, const void* const* a_off,
+                                      const void* const* m_diag, const void* const* m_off, const void* c,
+                                      const pscr_options* options) {
   return guarded([&] {
     if (!plan) throw pscr::InvalidArgument("pscr_plan_create: null plan pointer");
     *plan = nullptr;
@@ -117,7 +129,7 @@ pscr_status pscr_plan_create(pscr_plan** plan, pscr_dtype dtype, int dims, const
     }
     auto make = [&](auto tag) {
       using T = decltype(tag);
-      auto p = make_plan<T>(dims, n, a_diag, a_off, m_diag, m_off, c, o);
+      auto p = make_plan<T>(dims, n, periodic, a_diag, a_off, m_diag, m_off, c, o);
       const std::size_t N = p.problem().unknowns();
       return new pscr_plan{std::move(p), dtype, N};
     };

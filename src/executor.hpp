@@ -17,6 +17,13 @@ struct NearSingularElimination : NumericalBreakdown {
   using NumericalBreakdown::NumericalBreakdown;
 };
 
+// What a backend's own host solve (Executor::solve_host) reports.
+struct HostSolveResult {
+  std::size_t bad_input = std::size_t(-1);  // index of the first non-finite value of f (none: -1)
+  bool nonfinite_output = false;            // a solution holds a NaN or an infinity
+  SolveStats stats;                         // its copy and solve times and staging (not seconds, warning)
+};
+
 // A backend executes a plan: solves in place on host arrays.
 template <class T> class Executor {
  public:
@@ -24,6 +31,15 @@ template <class T> class Executor {
   // x holds `count` right-hand sides (already projected for pure Neumann);
   // on return the solutions. Returns the seconds spent on host-device copies.
   virtual double solve_in_place(T* x, std::size_t count) const = 0;
+  // `count` right-hand sides from f into u (u == f, or disjoint), f read
+  // where it lies (no copy of it first) and checked as it is read: at its
+  // first non-finite value the solves stop (result.bad_input; solutions of
+  // earlier right-hand sides may have been written). Near-singular
+  // eliminations are thrown as by solve_in_place. False, touching nothing,
+  // where the backend leaves host solves to solve_in_place on a copy.
+  virtual bool solve_host(const T* /*f*/, T* /*u*/, std::size_t /*count*/, HostSolveResult& /*result*/) const {
+    return false;
+  }
   // Per-kernel device times (profiling backends only).
   virtual std::vector<KernelTime> kernel_times() const { return {}; }
   // OpenCL backend: its context and queue (cl_context, cl_command_queue) and

@@ -15,6 +15,7 @@ template <class T> struct Combined {
   T beta;   // weight of A
   T d(std::size_t i) const { return alpha * M->diag[i] + beta * A->diag[i]; }
   T o(std::size_t i) const { return alpha * M->off[i] + beta * A->off[i]; }
+  bool cyclic() const { return A->periodic(); }
 };
 
 // y[o,i,r] (+)= sum_j t[i,j] x[o,j,r] for a tensor of shape (outer, n, inner).
@@ -37,6 +38,18 @@ void apply_axis(const Tri& t, const T* x, T* y, std::size_t outer, std::size_t n
         yc[r] = accumulate ? yc[r] + s : s;
       }
     }
+    if (t.cyclic() && n > 2) {
+      // the corner entries of a periodic dimension: rows 0 and n-1 coupled
+      const T corner = t.o(n - 1);
+      T* first = yo;
+      T* last = yo + (n - 1) * inner;
+      const T* xfirst = xo;
+      const T* xlast = xo + (n - 1) * inner;
+      for (std::size_t r = 0; r < inner; ++r) {
+        first[r] += corner * xlast[r];
+        last[r] += corner * xfirst[r];
+      }
+    }
   }
 }
 
@@ -46,6 +59,7 @@ template <class T> struct Plain {
   T scale;
   T d(std::size_t i) const { return scale * t->diag[i]; }
   T o(std::size_t i) const { return scale * t->off[i]; }
+  bool cyclic() const { return t->periodic(); }
 };
 
 // y (+)= (alpha·M_r + beta·A_r) x over the factor list f[0..count-1] (the

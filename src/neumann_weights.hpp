@@ -18,6 +18,7 @@ template <class T> std::vector<double> mass_row_sums(const Factor<T>& f) {
     double s = std::real(f.M.diag[i]);
     if (i > 0) s += std::real(f.M.off[i - 1]);
     if (i + 1 < n) s += std::real(f.M.off[i]);
+    if (f.periodic() && (i == 0 || i + 1 == n)) s += std::real(f.M.off[n - 1]);  // the corner
     row[i] = s;
   }
   return row;

@@ -203,6 +203,24 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
 template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t count) const {
   const auto t0 = clock_type::now();
   const std::size_t N = impl_->data.problem.unknowns();
+  // A backend that reads f itself (OpenCL: through page-locked staging,
+  // checking it on the way) needs no copy of it here; pure-Neumann problems
+  // project f on the host first.
+  if (!impl_->data.pure_neumann) {
+    HostSolveResult r;
+    if (impl_->exec->solve_host(f, u, count, r)) {
+      if (r.bad_input != std::size_t(-1))
+        throw NonFiniteInput("right-hand side: non-finite value at index " + std::to_string(r.bad_input));
+      if (r.nonfinite_output) {
+        check_solution(u, N * count);  // names the index
+        throw NumericalBreakdown("solve produced a non-finite value (zero pivot in a tridiagonal solve or overflow)");
+      }
+      SolveStats st = r.stats;
+      st.seconds = seconds_since(t0);
+      st.warning = impl_->info.warning;
+      return st;
+    }
+  }
   check_finite(f, N * count, "right-hand side");
   if (u != f) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
@@ -210,7 +228,14 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   if (impl_->data.pure_neumann)  // solve the compatible part
     for (std::size_t c = 0; c < count; ++c)
       st.incompatible_part = std::max(st.incompatible_part, remove_mean(u + c * N, N, double(N), in_one_process));
-  st.transfer_seconds = impl_->exec->solve_in_place(u, count);
+  HostSolveResult r;  // u is finite: no bad input; its solutions are checked below
+  if (impl_->exec->solve_host(u, u, count, r)) {
+    const double incompatible = st.incompatible_part;
+    st = r.stats;
+    st.incompatible_part = incompatible;
+  } else {
+    st.transfer_seconds = impl_->exec->solve_in_place(u, count);
+  }
   if (impl_->data.pure_neumann)
     for (std::size_t c = 0; c < count; ++c)
       remove_weighted_mean(u + c * N, impl_->neumann_weights.data(), N, impl_->neumann_weight_sum, in_one_process);

@@ -9,7 +9,7 @@ namespace pscr {
 
 // radix: the plan's choice (plan_choice), where the data lay out no levels
 template <class T> void describe_plan_data(const planner::PlanData<T>& data, int radix, PlanInfo& info) {
-  info.radix = data.transformed ? 0 : data.dims.empty() ? radix : data.dims.back().layout.radix;
+  info.radix = data.transformed ? 0 : data.dims.empty() ? radix : data.reduction_radix(0);
   info.shift_amplification = data.shift_amplification;
   info.predicted_error = data.predicted_error;
   info.warning = data.warning;
@@ -21,7 +21,7 @@ template <class T> void describe_plan_data(const planner::PlanData<T>& data, int
   for (auto& dp : data.dims) info.eigen_methods.push_back(dp.eigen_method);
   info.dimension_methods.clear();
   for (auto& dp : data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
-  info.dimension_methods.push_back("tridiagonal");
+  info.dimension_methods.push_back(data.periodic_lines() ? "cyclic lines (eigenbasis)" : "tridiagonal");
 }
 
 }  // namespace pscr

@@ -14,11 +14,15 @@ namespace {
 
 template <class T> void check_tridiagonal(const Tridiagonal<T>& t, const std::string& name) {
   if (t.diag.empty()) throw InvalidArgument(name + ": size n = 0 (every dimension needs n >= 1)");
-  if (t.off.size() + 1 != t.diag.size()) {
+  if (t.off.size() + 1 != t.diag.size() && !t.periodic()) {
     std::ostringstream os;
-    os << name << ": off-diagonal has " << t.off.size() << " entries, expected n-1 = " << t.diag.size() - 1;
+    os << name << ": off-diagonal has " << t.off.size() << " entries, expected n-1 = " << t.diag.size() - 1
+       << " (or n = " << t.diag.size() << " for a periodic dimension)";
     throw SizeMismatch(os.str());
   }
+  if (t.periodic() && t.size() < 3)
+    throw InvalidArgument(name + ": a periodic dimension of size n = " + std::to_string(t.size()) +
+                          " (its corner entries would fall on the diagonal or the off-diagonal; needs n >= 3)");
   for (std::size_t i = 0; i < t.diag.size(); ++i)
     if (!is_finite(t.diag[i])) throw NonFiniteInput(name + ": non-finite diagonal entry at " + std::to_string(i));
   for (std::size_t i = 0; i < t.off.size(); ++i)
@@ -40,6 +44,12 @@ Problem<T>::Problem(std::vector<Factor<T>> factors, T c) : factors_(std::move(fa
     if (factors_[d].A.size() != factors_[d].M.size())
       throw SizeMismatch("A" + idx + " has size " + std::to_string(factors_[d].A.size()) + " but M" + idx +
                          " has size " + std::to_string(factors_[d].M.size()));
+    Factor<T>& f = factors_[d];
+    if (f.M.periodic() && !f.A.periodic())
+      throw InvalidArgument("M" + idx + " is periodic (n off-diagonal entries) but A" + idx +
+                            " is not: a periodic dimension gives A its corner entry (and M one, or none)");
+    // a periodic A with a non-cyclic M: M's corner entry is 0 (a lumped mass)
+    if (f.A.periodic() && !f.M.periodic()) f.M.off.push_back(T(0));
   }
   if (!is_finite(c_)) throw NonFiniteInput("the shift c is not finite");
   // one right-hand side's bytes fit size_t, so unknowns() and the array sizes of one solve cannot wrap
@@ -76,6 +86,7 @@ template <class T> double Problem<T>::norm_inf() const {
       double s = abs_of(t.diag[i]);
       if (i > 0) s += abs_of(t.off[i - 1]);
       if (i + 1 < t.size()) s += abs_of(t.off[i]);
+      if (t.periodic() && (i == 0 || i + 1 == t.size())) s += abs_of(t.off.back());
       best = std::max(best, s);
     }
     return best;

@@ -18,14 +18,26 @@ def factor(rng, n, dtype, complex_sym):
     return a, m
 
 
-def tri(x):
+def tri(x, periodic=False):
     n = x.shape[1]
-    return sp.diags([x[1, : n - 1], x[0], x[1, : n - 1]], [-1, 0, 1], format="csr")
+    t = sp.diags([x[1, : n - 1], x[0], x[1, : n - 1]], [-1, 0, 1], format="lil")
+    if periodic:  # the corner, row n - 1 with row 0, in row 1's last entry
+        t[0, n - 1] = t[n - 1, 0] = x[1, n - 1]
+    return t.tocsr()
 
 
-def assemble(factors, c):
-    As = [tri(a) for a, _ in factors]
-    Ms = [tri(m) for _, m in factors]
+def periodic_factor(rng, n, dtype, complex_sym):
+    """factor() with corner entries like its off-diagonal ones (a cyclic pencil)."""
+    a, m = factor(rng, n, dtype, complex_sym)
+    a[1, n - 1] = -0.9 * rng.uniform(0.5, 1.5)
+    m[1, n - 1] = 0.2 * rng.uniform(0.5, 1.5)
+    return a, m
+
+
+def assemble(factors, c, periodic=()):
+    periodic = list(periodic) + [False] * (len(factors) - len(periodic))
+    As = [tri(a, p) for (a, _), p in zip(factors, periodic)]
+    Ms = [tri(m, p) for (_, m), p in zip(factors, periodic)]
 
     def kron_all(ms):
         out = ms[0]

@@ -7,6 +7,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <complex>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -92,17 +94,18 @@ BOOST_AUTO_TEST_CASE(bad_handles_are_named) {
                         [](auto& e) { return std::string(e.what()).find("clGetDeviceInfo") != std::string::npos; });
 }
 
-// Copies through two page-locked chunks (the path of large host arrays and of
-// a rank's slabs), with a chunk of 1000 bytes so that one call takes 1, 2, 3
-// and 7 chunks, the last one short, at offsets that are not whole chunks:
-// what goes in reads back with a plain read, what comes out equals the buffer,
-// and the bytes around the copied range are left alone.
+// Copies through the page-locked chunks (the path of a rank's slabs), with
+// chunks of 1008 bytes so that one call takes 1, 2, 3 and 7 chunks, the last
+// one short, at offsets that are not whole chunks: what goes in reads back
+// with a plain read, what comes out equals the buffer, and the bytes around
+// the copied range are left alone.
 BOOST_AUTO_TEST_CASE(chunked_copies_through_page_locked_memory) {
   const pscr::ocl::Device dev = pscr::ocl::select_device("");
   pscr::ocl::Runtime rt(dev, kGood, "", false);
   const std::size_t total = 8192;
   pscr::ocl::Mem m = rt.alloc(total, "test buffer");
-  pscr::ocl::HostStaging staging(1000);
+  pscr::ocl::HostStaging staging(4 * 1008, pscr::ocl::StagingMode::pinned);
+  BOOST_TEST(staging.bound() == 4 * 1008u);
   for (std::size_t bytes : {std::size_t(1), std::size_t(999), std::size_t(1000), std::size_t(1001), std::size_t(2000),
                             std::size_t(2500), std::size_t(6543)}) {
     for (std::size_t offset : {std::size_t(0), std::size_t(3), std::size_t(total) - bytes}) {
@@ -118,16 +121,37 @@ BOOST_AUTO_TEST_CASE(chunked_copies_through_page_locked_memory) {
       BOOST_TEST(out == in, "copy out of " << bytes << " bytes at " << offset);
     }
   }
-  // the two whole-array copies: distinct, each as large as asked
-  void* a = staging.whole(0, rt, 4096);
-  void* b = staging.whole(1, rt, 4096);
-  BOOST_REQUIRE(a != nullptr);
-  BOOST_REQUIRE(b != nullptr);
-  BOOST_TEST(a != b);
-  std::vector<unsigned char> x(4096);
-  std::iota(x.begin(), x.end(), 0);
-  pscr::ocl::parallel_copy(a, x.data(), x.size());
-  pscr::ocl::parallel_copy(b, a, x.size());
-  BOOST_TEST(std::equal(x.begin(), x.end(), static_cast<unsigned char*>(b)));
-  BOOST_TEST(staging.whole(0, rt, 4096) == a);
+}
+
+// The copy that scans what it copies: the copy is exact, and the index of the
+// first non-finite value is found in any piece (the pieces of 512 KiB run on
+// several threads), npos when there is none.
+BOOST_AUTO_TEST_CASE(copy_with_scan_names_the_first_nonfinite_value) {
+  const std::size_t n = (std::size_t(3) << 20) / sizeof(double) + 5;  // seven pieces, the last short
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = double(i % 977) - 3.5;
+  auto scan = &pscr::ocl::first_nonfinite_bytes<double>;
+  BOOST_TEST(pscr::ocl::parallel_copy_scan(y.data(), x.data(), n * sizeof(double), sizeof(double), scan) ==
+             std::size_t(-1));
+  BOOST_TEST(x == y);
+  for (std::size_t bad : {n - 1, std::size_t(300000), std::size_t(131072), std::size_t(7)}) {
+    x[bad] = std::numeric_limits<double>::quiet_NaN();
+    x[n - 2] = std::numeric_limits<double>::infinity();  // a later one is not named
+    BOOST_TEST(pscr::ocl::parallel_copy_scan(y.data(), x.data(), n * sizeof(double), sizeof(double), scan) ==
+               std::min(bad, n - 2));
+  }
+  // the other types' scans: the largest finite values pass, an infinity or a
+  // NaN in either part of a complex value is named by the value's index
+  std::vector<float> s(1000, std::numeric_limits<float>::max());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<float>(s.data(), 4000) == std::size_t(-1));
+  s[999] = -std::numeric_limits<float>::infinity();
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<float>(s.data(), 4000) == 999u);
+  std::vector<std::complex<float>> z(500, {-std::numeric_limits<float>::max(), std::numeric_limits<float>::min()});
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<float>>(z.data(), 4000) == std::size_t(-1));
+  z[321].imag(std::numeric_limits<float>::quiet_NaN());
+  z[400].real(std::numeric_limits<float>::infinity());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<float>>(z.data(), 4000) == 321u);
+  std::vector<std::complex<double>> w(10, {1e308, -1e308});
+  w[7].real(std::numeric_limits<double>::quiet_NaN());
+  BOOST_TEST(pscr::ocl::first_nonfinite_bytes<std::complex<double>>(w.data(), 160) == 7u);
 }

@@ -1,4 +1,4 @@
-// Host cost of a launch, for docs/results/h100-denoise-host.txt: a kernel of
+// Host cost of a launch, for docs/denoise.md and docs/method.md: a kernel of
 // 12 arguments (8 buffers, 4 scalars) on 256 work-items, timed on the host
 // per call: setting its arguments and enqueuing, enqueuing alone, setting
 // the arguments alone; then T = 1, 2, 4 host threads, each enqueuing on a

@@ -24,6 +24,8 @@ inline const char* kOptions =
     "                  [--c VALUE] [--radix Q] [--backend reference|opencl] [--device SEL] [--threads N]\n"
     "                  [--refine K]  (K steps of iterative refinement, 0 ... 10: recovers the digits\n"
     "                  that a plan's accuracy warning says a solve loses)\n"
+    "                  [--periodic D[,D...]]  (periodic dimensions, 1-based: their factor files'\n"
+    "                  row 1 holds the corner, row n-1 with row 0, in its last entry; n >= 3)\n"
     "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
 
 // --key value pairs; --help returns an empty map with help set.
@@ -36,7 +38,7 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
     if (a.rfind("--", 0) != 0 || i + 1 >= argc) throw Usage("unexpected argument '" + a + "'");
     args[a.substr(2)] = argv[++i];
   }
-  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine"};
+  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine", "periodic"};
   for (auto& [k, v] : args)
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) throw Usage("unknown option --" + k);
   for (const char* k : {"A1", "M1", "A2", "M2", "rhs", "out"})
@@ -80,8 +82,24 @@ inline std::complex<double> parse_c(const std::string& s) {
   throw Usage("--c: cannot parse '" + s + "' as a number");
 }
 
+// --periodic "1,3": the periodic dimensions (1-based), each named once.
+inline std::vector<bool> periodic_dims(const std::map<std::string, std::string>& args, int dims) {
+  std::vector<bool> out(std::size_t(dims), false);
+  if (!args.count("periodic")) return out;
+  std::stringstream ss(args.at("periodic"));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.size() != 1 || item[0] < '1' || item[0] > char('0' + dims))
+      throw Usage("--periodic: '" + item + "' is not a dimension 1 ... " + std::to_string(dims));
+    if (out[std::size_t(item[0] - '1')]) throw Usage("--periodic: dimension " + item + " named twice");
+    out[std::size_t(item[0] - '1')] = true;
+  }
+  return out;
+}
+
 template <class T>
-pscr::Factor<T> load_factor(const std::map<std::string, std::string>& args, int d, pscr::npy::DType dtype) {
+pscr::Factor<T> load_factor(const std::map<std::string, std::string>& args, int d, pscr::npy::DType dtype,
+                            bool periodic = false) {
   pscr::Factor<T> f;
   for (int which = 0; which < 2; ++which) {
     const std::string key = (which == 0 ? "A" : "M") + std::to_string(d);
@@ -94,7 +112,9 @@ pscr::Factor<T> load_factor(const std::map<std::string, std::string>& args, int 
       throw pscr::FileFormatError(path + ": a factor matrix must be a (2, n) array with n >= 1");
     const std::size_t n = a.shape[1];
     const auto v = a.as<T>();
-    pscr::Tridiagonal<T> t(std::vector<T>(v.begin(), v.begin() + n), std::vector<T>(v.begin() + n, v.begin() + 2 * n - 1));
+    // row 1: the off-diagonal, and a periodic factor's corner last
+    pscr::Tridiagonal<T> t(std::vector<T>(v.begin(), v.begin() + n),
+                           std::vector<T>(v.begin() + n, v.begin() + 2 * n - (periodic ? 0 : 1)));
     (which == 0 ? f.A : f.M) = std::move(t);
   }
   return f;
@@ -108,7 +128,8 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
                               pscr::npy::DType dtype, std::size_t& batch) {
   const int dims = dims_of(args);
   std::vector<pscr::Factor<T>> factors;
-  for (int d = 1; d <= dims; ++d) factors.push_back(load_factor<T>(args, d, dtype));
+  const std::vector<bool> periodic = periodic_dims(args, dims);
+  for (int d = 1; d <= dims; ++d) factors.push_back(load_factor<T>(args, d, dtype, periodic[std::size_t(d - 1)]));
   std::complex<double> cz = args.count("c") ? parse_c(args.at("c")) : 0.0;
   T c;
   if constexpr (pscr::is_complex_v<T>) c = T(cz.real(), cz.imag());
@@ -151,7 +172,7 @@ inline pscr::Options load_options(const std::map<std::string, std::string>& args
 
 // The largest relative residual of the batch's solutions u against what the
 // plan solved: f, or for pure-Neumann problems its compatible part
-// f_c = f − mean(f) (README, "Pure Neumann"; against f itself a correct
+// f_c = f − mean(f) (docs/guide/problems.md, "Pure Neumann"; against f itself a correct
 // solve would show the incompatible part, which the report gives apart).
 template <class T>
 double solved_residual(const pscr::Problem<T>& problem, bool pure_neumann, const T* f, const T* u, std::size_t batch) {

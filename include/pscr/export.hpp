@@ -1,6 +1,8 @@
-// Symbols of the public API: the library is built with hidden visibility and
-// exports only what is marked here.
+/// @file
+/// Symbols of the public API: the library is built with hidden visibility and
+/// exports only what is marked here.
 #pragma once
+/// PSCR_API marks a declaration exported from the shared library.
 #if defined(_WIN32)
 #define PSCR_API
 #else

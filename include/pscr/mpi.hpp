@@ -1,11 +1,12 @@
-// MPI for distributed plans (header only: libpscr does not link MPI; a
-// program that includes this header links MPI itself, e.g. with mpicxx or
-// CMake's MPI::MPI_CXX). docs/distributed.md.
-//
-//   MPI_Init(&argc, &argv);
-//   pscr::DistributedPlan<double> plan = pscr::mpi_plan(MPI_COMM_WORLD, problem);
-//   const pscr::RowRange rows = plan.rows();   // this rank's rows of dimension 1
-//   plan.solve(f_local, u_local);              // collective
+/// @file
+/// MPI for distributed plans (header only: libpscr does not link MPI; a
+/// program that includes this header links MPI itself, e.g. with mpicxx or
+/// CMake's MPI::MPI_CXX). docs/distributed.md.
+///
+///   MPI_Init(&argc, &argv);
+///   pscr::DistributedPlan<double> plan = pscr::mpi_plan(MPI_COMM_WORLD, problem);
+///   const pscr::RowRange rows = plan.rows();   // this rank's rows of dimension 1
+///   plan.solve(f_local, u_local);              // collective
 #pragma once
 #include <mpi.h>
 
@@ -19,10 +20,11 @@
 
 namespace pscr {
 
-// A Communicator over a duplicate of an MPI communicator (so the plan's
-// messages never meet the caller's).
+/// A Communicator over a duplicate of an MPI communicator (so the plan's
+/// messages never meet the caller's).
 class MpiCommunicator final : public Communicator {
  public:
+  /// Duplicates `comm` (collective over it); BackendError when MPI fails.
   explicit MpiCommunicator(MPI_Comm comm) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
@@ -36,8 +38,8 @@ class MpiCommunicator final : public Communicator {
   MpiCommunicator(const MpiCommunicator&) = delete;
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int rank() const override { return rank_; }  ///< this rank in the communicator
+  int size() const override { return size_; }  ///< the number of ranks
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
     std::vector<MPI_Request> req(sends.size() + receives.size(), MPI_REQUEST_NULL);
     std::size_t r = 0;
@@ -50,6 +52,7 @@ class MpiCommunicator final : public Communicator {
   void sum(double* values, std::size_t n) override {
     check(MPI_Allreduce(MPI_IN_PLACE, values, int(n), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
   }
+  /// Element-wise maximum over all ranks, in place (MPI_Allreduce).
   void max(double* values, std::size_t n) override {
     check(MPI_Allreduce(MPI_IN_PLACE, values, int(n), MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
   }
@@ -69,7 +72,7 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0, size_ = 1;
 };
 
-// A distributed plan over the ranks of `comm` (collective).
+/// A distributed plan over the ranks of `comm` (collective).
 template <class T>
 DistributedPlan<T> mpi_plan(MPI_Comm comm, const Problem<T>& problem, const Options& options = {}) {
   return DistributedPlan<T>(std::make_shared<MpiCommunicator>(comm), problem, options);

@@ -1,5 +1,6 @@
-// libpscr: fast direct solver for separable block tridiagonal systems by the
-// radix-q partial solution variant of cyclic reduction (PSCR).
+/// @file
+/// libpscr: fast direct solver for separable block tridiagonal systems by the
+/// radix-q partial solution variant of cyclic reduction (PSCR).
 #pragma once
 #include "pscr/builders.hpp"
 #include "pscr/errors.hpp"

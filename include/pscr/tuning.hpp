@@ -1,15 +1,16 @@
-// Tuned kernel parameters per device and problem class, as JSON files
-// (the format CLBlast-style databases use: one entry per device × class ×
-// size range). The tuner (tuning/pscr-tune) writes them; plans read them.
-//
-//   { "format": "libpscr-tuning", "version": 1,
-//     "entries": [ { "device": "<CL_DEVICE_NAME>", "class": "2d-real-double",
-//                    "min_n": 1024, "max_n": 8191,
-//                    "parameters": { "work_group": 64, ... },
-//                    "seconds": 0.0041, "default_seconds": 0.0049 } ] }
-//
-// Keys missing from "parameters" keep their defaults; unknown keys and
-// out-of-range values are errors that name the file and the key.
+/// @file
+/// Tuned kernel parameters per device and problem class, as JSON files
+/// (the format CLBlast-style databases use: one entry per device × class ×
+/// size range). The tuner (tuning/pscr-tune) writes them; plans read them.
+///
+///   { "format": "libpscr-tuning", "version": 1,
+///     "entries": [ { "device": "<CL_DEVICE_NAME>", "class": "2d-real-double",
+///                    "min_n": 1024, "max_n": 8191,
+///                    "parameters": { "work_group": 64, ... },
+///                    "seconds": 0.0041, "default_seconds": 0.0049 } ] }
+///
+/// Keys missing from "parameters" keep their defaults; unknown keys and
+/// out-of-range values are errors that name the file and the key.
 #pragma once
 #include "pscr/export.hpp"
 #include <cstddef>
@@ -21,29 +22,37 @@
 
 namespace pscr {
 
+/// One entry of a tuning file: the kernel parameters for a device, a problem class and a range of sizes.
 struct TuningEntry {
-  std::string device;         // CL_DEVICE_NAME, exact
-  std::string problem_class;  // problem_class(): "2d-real-double", "3d-complex-float", ...
-  std::size_t min_n = 0, max_n = std::numeric_limits<std::size_t>::max();  // largest dimension of the problem
-  KernelParameters parameters;
-  double seconds = 0, default_seconds = 0;  // the tuner's measurements (informative)
+  std::string device;         ///< CL_DEVICE_NAME, exact
+  std::string problem_class;  ///< problem_class(): "2d-real-double", "3d-complex-float", ...
+  /// The range [min_n, max_n] of the largest dimension of the problem that the entry covers.
+  /// @{
+  std::size_t min_n = 0, max_n = std::numeric_limits<std::size_t>::max();
+  /// @}
+  KernelParameters parameters;  ///< the parameters plans of this class use
+  /// The tuner's measured solve times with these parameters and with the defaults (informative).
+  /// @{
+  double seconds = 0, default_seconds = 0;
+  /// @}
 };
 
-// "<dims>d-<real|complex>-<float|double>".
+/// "<dims>d-<real|complex>-<float|double>".
 PSCR_API std::string problem_class(int dims, bool complex, bool double_precision);
 
-// FileFormatError (unreadable file, malformed JSON, wrong types) or
-// InvalidArgument (out-of-range parameter); both name the file and the key.
+/// FileFormatError (unreadable file, malformed JSON, wrong types) or
+/// InvalidArgument (out-of-range parameter); both name the file and the key.
 PSCR_API std::vector<TuningEntry> parse_tuning(const std::string& json_text, const std::string& source_name);
+/// parse_tuning of the file at `path` (FileFormatError when it cannot be read).
 PSCR_API std::vector<TuningEntry> read_tuning(const std::string& path);
-// Writes `entries` into `path`, merged with what the file already holds: an
-// entry with the same device, class and size range is replaced.
+/// Writes `entries` into `path`, merged with what the file already holds: an
+/// entry with the same device, class and size range is replaced.
 PSCR_API void write_tuning(const std::string& path, const std::vector<TuningEntry>& entries);
-// The entry for this device and class whose range holds n (the narrowest if
-// several do), or nullptr.
+/// The entry for this device and class whose range holds n (the narrowest if
+/// several do), or nullptr.
 PSCR_API const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
                                const std::string& problem_class, std::size_t n);
-// The database compiled into the library from tuning/shipped/*.json.
+/// The database compiled into the library from tuning/shipped/*.json.
 PSCR_API const std::vector<TuningEntry>& shipped_tuning();
 
 }  // namespace pscr

@@ -12,10 +12,11 @@ or on an OpenCL device.
 
 from . import _core
 from .builders import (graded_mesh, helmholtz2d, helmholtz3d, helmholtz_factor, laplacian_factor,
-                       poisson2d, poisson3d, poisson_factor, poisson_neumann_factor, uniform_mesh)
+                       poisson2d, poisson3d, poisson_factor, poisson_neumann_factor, poisson_periodic_factor,
+                       uniform_mesh)
 from .errors import (AccuracyWarning, AllocationTooLarge, BackendError, Error, FileFormatError, InvalidArgument,
                      KernelBuildError, NonFiniteInput, NumericalBreakdown, SingularPencil, SizeMismatch)
-from .plan import DTYPES, Plan, Problem, device_bytes
+from .plan import DTYPES, Factor, Plan, Problem, device_bytes
 
 __version__ = _core.version
 
@@ -33,8 +34,8 @@ def kernel_parameters():
 
 
 __all__ = [
-    "Plan", "Problem", "DTYPES", "device_bytes", "kernel_parameters", "prepare_device",
-    "poisson_factor", "poisson_neumann_factor", "helmholtz_factor", "laplacian_factor",
+    "Plan", "Problem", "Factor", "DTYPES", "device_bytes", "kernel_parameters", "prepare_device",
+    "poisson_factor", "poisson_neumann_factor", "poisson_periodic_factor", "helmholtz_factor", "laplacian_factor",
     "graded_mesh", "uniform_mesh", "poisson2d", "poisson3d", "helmholtz2d", "helmholtz3d",
     "Error", "SizeMismatch", "InvalidArgument", "NonFiniteInput", "SingularPencil",
     "NumericalBreakdown", "AllocationTooLarge", "BackendError", "KernelBuildError", "FileFormatError",

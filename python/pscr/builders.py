@@ -1,7 +1,7 @@
 """Ready-made factor pencils and problems (include/pscr/builders.hpp).
 
-Each factor is a pair (A, M) of (2, n) float64 (Helmholtz: complex128) arrays,
-the layout Plan and pscr-solve read.
+Each factor is a pscr.Factor: a pair (A, M) of (2, n) float64 (Helmholtz:
+complex128) arrays, the layout Plan and pscr-solve read, with its periodic flag.
 
 Arguments are checked here, each error naming its argument: sizes are
 integers of a C int (2.5 and 2**31 are refused, not truncated or left to the
@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _core
 from .errors import InvalidArgument
-from .plan import Problem, _check_dtype, _integer, _string
+from .plan import Factor, Problem, _check_dtype, _integer, _string
 
 _C_INT_MAX = 2**31 - 1
 
@@ -44,26 +44,34 @@ def _mesh(x, what):
 def poisson_factor(x):
     """Poisson, Dirichlet, mass-lumped linear elements on the mesh x[0] < ... < x[n+1]
     (boundary points included): n unknowns."""
-    return _core.poisson_factor(_mesh(x, "poisson_factor: x"))
+    return Factor(*_core.poisson_factor(_mesh(x, "poisson_factor: x")))
 
 
 def poisson_neumann_factor(x):
     """Poisson with Neumann boundaries on all n points of x (A 1 = 0, M diagonal)."""
-    return _core.poisson_neumann_factor(_mesh(x, "poisson_neumann_factor: x"))
+    return Factor(*_core.poisson_neumann_factor(_mesh(x, "poisson_neumann_factor: x")))
+
+
+def poisson_periodic_factor(x):
+    """Poisson on a periodic mesh, mass-lumped linear elements: x holds the n + 1
+    points x[0] < ... < x[n] of one period (x[n] the image of x[0]), n >= 3
+    unknowns at x[0] ... x[n-1], uniform or graded. A periodic Factor, A 1 = 0."""
+    return Factor(*_core.poisson_periodic_factor(_mesh(x, "poisson_periodic_factor: x")))
 
 
 def helmholtz_factor(x, omega):
     """Helmholtz with the second-order absorbing boundary condition on all n points
     of x (bilinear elements); use c = -omega**2."""
-    return _core.helmholtz_factor(_mesh(x, "helmholtz_factor: x"), _real(omega, "helmholtz_factor: omega"))
+    return Factor(*_core.helmholtz_factor(_mesh(x, "helmholtz_factor: x"), _real(omega, "helmholtz_factor: omega")))
 
 
 def laplacian_factor(n, h=1.0, left="dirichlet", right="dirichlet"):
     """Finite-difference -d²/dx² on n uniform pixels of width h; each side
-    'dirichlet' or 'neumann' (zero flux); M = I. n: 1 ... 2**31 - 1 (a C int)."""
-    return _core.laplacian_factor(_integer(n, "laplacian_factor: n", 1, _C_INT_MAX, "a factor's size is a C int"),
-                                  _real(h, "laplacian_factor: h"), _string(left, "laplacian_factor: left"),
-                                  _string(right, "laplacian_factor: right"))
+    'dirichlet' or 'neumann' (zero flux), or both 'periodic' (n >= 3: a cyclic
+    factor, its corner -1/h²); M = I. n: 1 ... 2**31 - 1 (a C int)."""
+    n = _integer(n, "laplacian_factor: n", 1, _C_INT_MAX, "a factor's size is a C int")
+    return Factor(*_core.laplacian_factor(n, _real(h, "laplacian_factor: h"), _string(left, "laplacian_factor: left"),
+                                          _string(right, "laplacian_factor: right")))
 
 
 def graded_mesh(points, length=1.0, ratio=1.0):

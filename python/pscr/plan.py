@@ -8,7 +8,7 @@ import numpy as np
 from . import _core
 from .errors import AccuracyWarning, InvalidArgument, SizeMismatch
 
-# The four scalar types of libpscr and their C++ classes.
+## The four scalar types of libpscr (NumPy dtypes float32, float64, complex64, complex128).
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
 _PROBLEM = {d: getattr(_core, "Problem_" + d.name) for d in DTYPES}
 _PLAN = {d: getattr(_core, "Plan_" + d.name) for d in DTYPES}
@@ -90,6 +90,43 @@ def _kernel_parameters(parameters):
     return {str(k): _integer(v, f"parameters: {k}") for k, v in parameters.items()}
 
 
+class Factor(tuple):
+    """A factor pencil (A, M): a pair of (2, n) arrays (row 0 the diagonal,
+    row 1 the off-diagonal in its first n - 1 entries) that unpacks as one,
+    and whether its dimension is periodic: then A and M are cyclic, row 1's
+    last entry the corner joining row n - 1 to row 0 (n >= 3). The builders
+    return Factors; a plain (A, M) pair is a non-periodic factor unless the
+    problem's `periodic` says otherwise."""
+
+    def __new__(cls, A, M, periodic=False):
+        self = super().__new__(cls, (A, M))
+        ## Whether the dimension is periodic (A and M cyclic).
+        self.periodic = bool(periodic)
+        return self
+
+    def __repr__(self):
+        return f"pscr.Factor(n={np.shape(self[0])[-1]}, periodic={self.periodic})"
+
+
+def _periodic_flags(factors, periodic):
+    """Per dimension: the factor's own flag, or periodic[d] where given."""
+    flags = [bool(getattr(f, "periodic", False)) for f in factors]
+    if periodic is None:
+        return flags
+    try:
+        given = [p for p in periodic]
+    except TypeError:
+        raise InvalidArgument("periodic: needs a sequence of booleans, one per dimension") from None
+    if len(given) != len(flags):
+        raise InvalidArgument(f"periodic: {len(given)} entries for {len(flags)} dimensions")
+    out = []
+    for d, (own, p) in enumerate(zip(flags, given), start=1):
+        if not isinstance(p, (bool, np.bool_)):
+            raise InvalidArgument(f"periodic[{d - 1}]: needs True or False, not {p!r}")
+        out.append(own or bool(p))
+    return out
+
+
 def _factor_pairs(factors):
     try:
         pairs = [tuple(f) for f in factors]
@@ -122,27 +159,33 @@ class Problem:
     factors: [(A1, M1), (A2, M2)[, (A3, M3)]], each a (2, n) array: row 0 the
     diagonal, row 1 the off-diagonal in its first n - 1 entries (as pscr-solve
     reads them). Index 1 is the slowest: u has shape (n1, n2[, n3]) in C order.
+    periodic: one boolean per dimension (default: each factor's own
+    Factor.periodic, False for plain pairs); a periodic dimension's A and M are
+    cyclic, row 1's last entry the corner joining row n - 1 to row 0.
     dtype: one of the four libpscr types; by default NumPy's promotion of the
     factors and c (float32 factors with a Python float c stay float32);
     precision='single'|'double' keeps real or complex and sets the width.
     """
 
-    def __init__(self, factors, c=0.0, *, dtype=None, precision=None):
+    def __init__(self, factors, c=0.0, *, dtype=None, precision=None, periodic=None):
         pairs = _factor_pairs(factors)
+        flags = _periodic_flags(list(factors), periodic)
         arrays = [x for p in pairs for x in p]
         c_arr = np.asarray(c)
         if c_arr.ndim != 0:
             raise InvalidArgument(f"c: needs a scalar, not an array of shape {c_arr.shape}")
         _check_dtype(c_arr.dtype, "c")
         # a Python scalar takes part in the promotion as a scalar (float32 stays float32)
+        ## The problem's NumPy dtype, one of DTYPES.
         self.dtype = _scalar_type(arrays, c if np.isscalar(c) else c_arr, dtype, precision)
         c_arr = _cast(c_arr.reshape(1), self.dtype, "c")[0]
         cast = [(_cast(a, self.dtype, f"A{d}"), _cast(m, self.dtype, f"M{d}"))
                 for d, (a, m) in enumerate(pairs, start=1)]
-        self._core = _PROBLEM[self.dtype](cast, c_arr.item())
+        self._core = _PROBLEM[self.dtype](cast, c_arr.item(), flags)
 
     @property
     def dims(self):
+        """2 or 3."""
         return self._core.dims
 
     @property
@@ -152,16 +195,23 @@ class Problem:
 
     @property
     def unknowns(self):
+        """n1 · n2 (· n3): the size of one right-hand side."""
         return self._core.unknowns
 
     @property
     def c(self):
+        """The constant c."""
         return self._core.c
 
     @property
     def factors(self):
-        """[(A1, M1), ...] as (2, n) arrays of the problem's dtype."""
-        return [self._core.factor(d) for d in range(self.dims)]
+        """[Factor(A1, M1), ...]: (2, n) arrays of the problem's dtype, each with its periodic flag."""
+        return [Factor(*self._core.factor(d)) for d in range(self.dims)]
+
+    @property
+    def periodic(self):
+        """One boolean per dimension: whether it is periodic."""
+        return tuple(f.periodic for f in self.factors)
 
     def apply(self, u):
         """A u for u of shape (n1, n2[, n3]) or a batch (k, n1, n2[, n3])."""
@@ -183,12 +233,15 @@ class Problem:
         """The assembled operator as a SciPy CSR matrix (for checks and small problems)."""
         import scipy.sparse as sp
 
-        def tri(t):
+        def tri(t, periodic):
             n = t.shape[1]
-            return sp.diags([t[1, :n - 1], t[0], t[1, :n - 1]], [-1, 0, 1], shape=(n, n), dtype=self.dtype)
+            out = sp.diags([t[1, :n - 1], t[0], t[1, :n - 1]], [-1, 0, 1], shape=(n, n), dtype=self.dtype).tolil()
+            if periodic:
+                out[0, n - 1] = out[n - 1, 0] = t[1, n - 1]
+            return out.tocsr()
 
-        As = [tri(a) for a, _ in self.factors]
-        Ms = [tri(m) for _, m in self.factors]
+        As = [tri(f[0], f.periodic) for f in self.factors]
+        Ms = [tri(f[1], f.periodic) for f in self.factors]
 
         def kron_all(mats):
             out = mats[0]
@@ -257,11 +310,15 @@ def device_bytes(problem, *, radix=0, device=None, devices=None, device_split="b
 def _neumann_weights(problem):
     """w = (M1 1)⊗(M2 1)[⊗(M3 1)]: the weights of a pure Neumann solution's zero mean."""
     w = np.ones(1)
-    for _, m in problem.factors:
+    for f in problem.factors:
+        m = f[1]
         n = m.shape[1]
         rows = m[0].copy()
         rows[:n - 1] += m[1, :n - 1]
         rows[1:] += m[1, :n - 1]
+        if f.periodic:
+            rows[0] += m[1, n - 1]
+            rows[n - 1] += m[1, n - 1]
         w = np.kron(w, rows)
     return w
 
@@ -273,8 +330,11 @@ class Plan:
         plan = pscr.Plan([(A1, M1), (A2, M2)], c=0.25, backend="opencl")
         u = plan.solve(f)          # f: (n1, n2) or (batch, n1, n2); 3D likewise
 
-    problem: a list of (A, M) pairs (then c, dtype, precision as for Problem)
-    or a pscr.Problem.
+    problem: a list of (A, M) pairs or Factors (then c, dtype, precision,
+    periodic as for Problem) or a pscr.Problem. Periodic dimensions, and every
+    dimension before one, are taken through their whole eigenbasis by dense
+    products ("dense products" in info["dimension_methods"]); a periodic last
+    dimension's cyclic lines likewise ("cyclic lines (eigenbasis)").
     backend: "reference" (multithreaded host executor) or "opencl".
     radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
     16 on the host; for diagonally dominant problems of a million unknowns or
@@ -297,15 +357,20 @@ class Plan:
 
     def __init__(self, problem, c=0.0, *, dtype=None, precision=None, backend="reference", radix=0,
                  threads=0, device=None, devices=None, device_split="batches", tuning_file=None, parameters=None,
-                 program_cache=None, refine=0, elimination="automatic", profile=False, queue=None):
+                 program_cache=None, refine=0, elimination="automatic", profile=False, queue=None, periodic=None):
         if not isinstance(problem, Problem):
-            problem = Problem(problem, c, dtype=dtype, precision=precision)
+            problem = Problem(problem, c, dtype=dtype, precision=precision, periodic=periodic)
+        elif periodic is not None:
+            raise InvalidArgument("periodic is part of the Problem; give it there")
         elif dtype is not None or precision is not None:
             problem = Problem(problem.factors, problem.c, dtype=dtype, precision=precision)
         elif c != 0.0:
             raise InvalidArgument("c is part of the Problem; give it there")
+        ## The pscr.Problem the plan solves.
         self.problem = problem
+        ## Its NumPy dtype.
         self.dtype = problem.dtype
+        ## The shape of one right-hand side, (n1, n2[, n3]).
         self.shape = problem.shape
         options = _options(backend, radix, threads, device, devices, device_split, tuning_file, parameters,
                            program_cache, refine, elimination, profile)
@@ -317,6 +382,7 @@ class Plan:
         self._core = _PLAN[self.dtype](problem._core, options)
         info = self._core.info()
         self._opencl = info["backend"].startswith("opencl")
+        ## What the last solve reported (a dict, see pscr::SolveStats), None before the first.
         self.last_stats = None
         if info["warning"]:
             warnings.warn(info["warning"], AccuracyWarning, stacklevel=2)
@@ -345,6 +411,10 @@ class Plan:
         the plan's dtype, f's shape); out=f solves in place. The GIL is released
         during the solve. A pyopencl.array.Array of the plan's context is solved
         on the device (in place when out is f) and a pyopencl array returned.
+        NumPy arrays reach an OpenCL device through page-locked staging, the
+        copies of a batch overlapping its solves (docs/host-arrays.md);
+        plan.last_stats then gives copy_in_seconds, solve_seconds,
+        copy_out_seconds and the staging used (staging, staging_bytes).
         """
         if hasattr(f, "context") and hasattr(f, "data") and hasattr(f, "queue"):
             return self._solve_device(f, out)

@@ -77,10 +77,11 @@ template <class T> std::vector<T> vector_of(const py::array& a, py::ssize_t row,
 }
 
 // A factor from a (2, n) array: row 0 the diagonal, row 1 the off-diagonal in
-// its first n − 1 entries (the layout pscr-solve reads).
-template <class T> pscr::Tridiagonal<T> tridiagonal_of(const py::array& a) {
+// its first n − 1 entries (the layout pscr-solve reads) and, periodic, the
+// corner (row n − 1 with row 0) in its last.
+template <class T> pscr::Tridiagonal<T> tridiagonal_of(const py::array& a, bool periodic) {
   const py::ssize_t n = a.shape(1);
-  return {vector_of<T>(a, 0, n), vector_of<T>(a, 1, n > 0 ? n - 1 : 0)};
+  return {vector_of<T>(a, 0, n), vector_of<T>(a, 1, periodic ? n : n > 0 ? n - 1 : 0)};
 }
 
 template <class T> py::array_t<T> array_of(const pscr::Tridiagonal<T>& t) {
@@ -89,18 +90,24 @@ template <class T> py::array_t<T> array_of(const pscr::Tridiagonal<T>& t) {
   auto w = a.template mutable_unchecked<2>();
   for (std::size_t i = 0; i < n; ++i) {
     w(0, i) = t.diag[i];
-    w(1, i) = i + 1 < n ? t.off[i] : T(0);
+    w(1, i) = i < t.off.size() ? t.off[i] : T(0);
   }
   return a;
 }
 
+// (A, M, periodic)
 template <class T> py::tuple factor_arrays(const pscr::Factor<T>& f) {
-  return py::make_tuple(array_of(f.A), array_of(f.M));
+  return py::make_tuple(array_of(f.A), array_of(f.M), f.periodic());
 }
 
-template <class T> pscr::Problem<T> problem_of(const std::vector<std::pair<py::array, py::array>>& factors, T c) {
+template <class T>
+pscr::Problem<T> problem_of(const std::vector<std::pair<py::array, py::array>>& factors, T c,
+                            const std::vector<bool>& periodic) {
   std::vector<pscr::Factor<T>> f;
-  for (const auto& [a, m] : factors) f.push_back({tridiagonal_of<T>(a), tridiagonal_of<T>(m)});
+  for (std::size_t d = 0; d < factors.size(); ++d) {
+    const bool cyclic = d < periodic.size() && periodic[d];
+    f.push_back({tridiagonal_of<T>(factors[d].first, cyclic), tridiagonal_of<T>(factors[d].second, cyclic)});
+  }
   return pscr::Problem<T>(std::move(f), c);
 }
 
@@ -181,6 +188,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["eigen_problems"] = i.eigen_problems;
   d["host_bytes"] = i.host_bytes;
   d["device_bytes"] = i.device_bytes;
+  d["staging_bytes"] = i.staging_bytes;
   d["pure_neumann"] = i.pure_neumann;
   d["elimination"] = i.elimination;
   d["eigen_methods"] = i.eigen_methods;
@@ -201,6 +209,11 @@ py::dict stats_dict(const pscr::SolveStats& s) {
   py::dict d;
   d["seconds"] = s.seconds;
   d["transfer_seconds"] = s.transfer_seconds;
+  d["copy_in_seconds"] = s.copy_in_seconds;
+  d["copy_out_seconds"] = s.copy_out_seconds;
+  d["solve_seconds"] = s.solve_seconds;
+  d["staging_bytes"] = s.staging_bytes;
+  d["staging"] = s.staging;
   d["incompatible_part"] = s.incompatible_part;
   d["warning"] = s.warning;
   return d;
@@ -210,7 +223,7 @@ template <class T> void bind_type(py::module_& m) {
   const std::string suffix = pscr::scalar_name<T>();
   using P = pscr::Problem<T>;
   py::class_<P>(m, ("Problem_" + suffix).c_str())
-      .def(py::init(&problem_of<T>), py::arg("factors"), py::arg("c"))
+      .def(py::init(&problem_of<T>), py::arg("factors"), py::arg("c"), py::arg("periodic"))
       .def_property_readonly("dims", &P::dims)
       .def_property_readonly("unknowns", &P::unknowns)
       .def("size", &P::size)
@@ -303,7 +316,8 @@ std::vector<double> mesh_of(const py::array_t<double, py::array::c_style | py::a
 pscr::Boundary boundary_of(const std::string& b) {
   if (b == "dirichlet") return pscr::Boundary::Dirichlet;
   if (b == "neumann") return pscr::Boundary::Neumann;
-  throw pscr::InvalidArgument("boundary '" + b + "' (needs 'dirichlet' or 'neumann')");
+  if (b == "periodic") return pscr::Boundary::Periodic;
+  throw pscr::InvalidArgument("boundary '" + b + "' (needs 'dirichlet', 'neumann' or 'periodic')");
 }
 
 }  // namespace
@@ -318,6 +332,9 @@ PYBIND11_MODULE(_core, m) {
   m.attr("version") = pscr::version();
   m.def("poisson_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x) {
     return factor_arrays(pscr::poisson_factor(mesh_of(x)));
+  });
+  m.def("poisson_periodic_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x) {
+    return factor_arrays(pscr::poisson_periodic_factor(mesh_of(x)));
   });
   m.def("poisson_neumann_factor", [](py::array_t<double, py::array::c_style | py::array::forcecast> x) {
     return factor_arrays(pscr::poisson_neumann_factor(mesh_of(x)));

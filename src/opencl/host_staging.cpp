@@ -3,17 +3,72 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "cl_check.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::ocl {
+namespace {
+
+constexpr std::size_t kAlign = 16;  // chunks hold whole scalars of every type
+constexpr std::size_t npos = HostSolveReport::npos;
+
+// Host copies in pieces of 512 KiB (a multiple of every scalar's size that
+// stays in a core's cache for the scan), on up to 16 threads: a chunk of
+// 8 MiB keeps 16 busy. Copies to and from page-locked memory are bounded by
+// the host's memory bandwidth, shared with the device's own copies, and one
+// thread moves only a few GB/s.
+constexpr std::size_t kPiece = std::size_t(512) << 10;
+int copy_threads(std::size_t pieces) { return int(std::min<std::size_t>(std::min(16, omp_get_max_threads()), pieces)); }
+
+void wait(Event& e, const char* what) {
+  if (!e) return;
+  cl_event ev = e.get();
+  check(clWaitForEvents(1, &ev), what);
+  e.reset();
+}
+
+std::string size_name(std::size_t bytes) {
+  char b[32];
+  const double kib = double(bytes) / 1024, mib = kib / 1024;
+  if (bytes >= (std::size_t(1) << 20)) std::snprintf(b, sizeof b, bytes % (1 << 20) ? "%.1f MiB" : "%.0f MiB", mib);
+  else if (bytes >= 1024) std::snprintf(b, sizeof b, bytes % 1024 ? "%.1f KiB" : "%.0f KiB", kib);
+  else std::snprintf(b, sizeof b, "%zu bytes", bytes);
+  return b;
+}
+
+using clk = std::chrono::steady_clock;
+double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+// Whether the event's command has finished (without waiting).
+bool complete(const Event& e) {
+  cl_int status = CL_COMPLETE;
+  if (e) clGetEventInfo(e.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  return status <= CL_COMPLETE;  // CL_COMPLETE, or an error (the wait reports it)
+}
+
+// Maps the pages of memory that is about to be written, each rewritten with
+// the byte it holds: a fresh output array (NumPy's np.empty_like) takes its
+// page faults here, while the device solves, rather than in the copy out.
+void touch_pages(char* p, std::size_t bytes) {
+  constexpr std::size_t kPageBytes = 4096;
+  const long pages = long((bytes + kPageBytes - 1) / kPageBytes);
+  const int threads = copy_threads(std::size_t(pages) / 64 + 1);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (long k = 0; k < pages; ++k) {
+    volatile char* c = p + std::size_t(k) * kPageBytes;
+    *c = *c;
+  }
+}
+
+}  // namespace
 
 void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t kPiece = std::size_t(4) << 20;
   const long pieces = long((bytes + kPiece - 1) / kPiece);
-  const int threads = int(std::min<long>(std::min(8, omp_get_max_threads()), pieces));
+  const int threads = copy_threads(std::size_t(pieces));
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (long k = 0; k < pieces; ++k) {
     const std::size_t at = std::size_t(k) * kPiece;
@@ -21,74 +76,243 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes) {
   }
 }
 
-void* HostStaging::whole(int slot, const Runtime& rt, std::size_t bytes) {
-  if (unavailable_) return nullptr;
-  if (!whole_[0].data() || whole_[0].size() < bytes) {
-    try {
-      for (auto& w : whole_) w = PinnedHost(rt.context(), rt.queue(), bytes, "host staging");
-    } catch (const Error&) {  // no page-locked memory this large
-      for (auto& w : whole_) w = PinnedHost();
-      unavailable_ = true;
-      return nullptr;
-    }
+std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
+                               FiniteScan scan) {
+  const long pieces = long((bytes + kPiece - 1) / kPiece);
+  const int threads = copy_threads(std::size_t(pieces));
+  std::size_t first = npos;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first) if (threads > 1)
+  for (long k = 0; k < pieces; ++k) {
+    const std::size_t at = std::size_t(k) * kPiece, len = std::min(kPiece, bytes - at);
+    char* d = static_cast<char*>(dst) + at;
+    std::memcpy(d, static_cast<const char*>(src) + at, len);
+    const std::size_t i = scan(d, len);
+    if (i != npos) first = std::min(first, at / scalar_bytes + i);
   }
-  return whole_[slot].data();
+  return first;
+}
+
+StagingMode staging_mode_from_env() {
+  const char* env = std::getenv("PSCR_HOST_STAGING");
+  if (!env || !*env || std::strcmp(env, "auto") == 0) return StagingMode::automatic;
+  if (std::strcmp(env, "pinned") == 0) return StagingMode::pinned;
+  if (std::strcmp(env, "pageable") == 0) return StagingMode::pageable;
+  if (std::strcmp(env, "fail") == 0) return StagingMode::fail;
+  throw InvalidArgument(std::string("PSCR_HOST_STAGING='") + env + "' (needs auto, pinned, pageable or fail)");
+}
+
+std::size_t staging_bytes_from_env() {
+  const char* env = std::getenv("PSCR_HOST_STAGING_BYTES");
+  if (!env || !*env) return kDefaultStagingBytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (*end != '\0' || v < kStagingSlots * kAlign || env[0] == '-')
+    throw InvalidArgument(std::string("PSCR_HOST_STAGING_BYTES='") + env + "' (needs a number of bytes >= " +
+                          std::to_string(kStagingSlots * kAlign) + ")");
+  return std::size_t(v);
+}
+
+HostStaging::HostStaging(std::size_t bound, StagingMode mode)
+    : mode_(mode), chunk_(std::max(kAlign, bound / kStagingSlots / kAlign * kAlign)) {
+  if (mode == StagingMode::pageable) why_pageable_ = "PSCR_HOST_STAGING=pageable";
+}
+
+cl_command_queue HostStaging::copy_queue(const Runtime& rt) {
+  if (!copy_queue_) {
+    cl_int st;
+    Queue q(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
+    if (st != CL_SUCCESS) return rt.queue();  // copies in the plan's queue: no overlap, still correct
+    copy_queue_ = std::move(q);
+  }
+  return copy_queue_.get();
+}
+
+std::size_t HostStaging::chunk_for(std::size_t bytes) const {
+  return std::min(chunk_, std::max(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
+}
+
+bool HostStaging::ensure_slots(const Runtime& rt, std::size_t need) {
+  if (!available()) return false;
+  if (slot_bytes_ >= need) return true;
+  if (mode_ == StagingMode::automatic && !rt.device().gpu) {
+    why_pageable_ = "not a GPU: its copies cross no bus; PSCR_HOST_STAGING=pinned stages them";
+    return false;
+  }
+  try {
+    if (mode_ == StagingMode::fail) throw BackendError("refused (PSCR_HOST_STAGING=fail)");
+    for (auto& s : slots_) s = PinnedHost();  // the smaller chunks go first
+    slot_bytes_ = 0;
+    for (auto& s : slots_) s = PinnedHost(rt.context(), copy_queue(rt), need, "host staging");
+    slot_bytes_ = need;
+  } catch (const Error& e) {  // the driver's page-locked memory is spent
+    for (auto& s : slots_) s = PinnedHost();
+    slot_bytes_ = 0;
+    why_pageable_ = std::string("page-locked memory could not be had: ") + e.what();
+    return false;
+  }
+  return true;
 }
 
 bool HostStaging::chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset, std::size_t bytes, void* host,
                                bool to_device) {
-  if (unavailable_) return false;
-  if (!chunks_[0].data()) {
-    try {
-      for (auto& c : chunks_) c = PinnedHost(rt.context(), rt.queue(), chunk_bytes_, "slab staging");
-    } catch (const Error&) {
-      for (auto& c : chunks_) c = PinnedHost();
-      unavailable_ = true;
-      return false;
-    }
-  }
+  if (!ensure_slots(rt, chunk_for(bytes))) return false;
   cl_command_queue q = rt.queue();
   char* h = static_cast<char*>(host);
-  const std::size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
-  auto len = [&](std::size_t k) { return std::min(chunk_bytes_, bytes - k * chunk_bytes_); };
-  Event done[2];
-  auto wait = [&](std::size_t slot) {
-    if (!done[slot].get()) return;
-    cl_event ev = done[slot].get();
-    check(clWaitForEvents(1, &ev), "clWaitForEvents (slab staging)");
-    done[slot].reset(nullptr);
-  };
+  const std::size_t chunk = slot_bytes_, pieces = (bytes + chunk - 1) / chunk;
+  auto len = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
+  Event done[kStagingSlots];
   auto enqueue = [&](std::size_t k) {
     cl_event ev = nullptr;
-    void* slot = chunks_[k % 2].data();
-    const std::size_t at = offset + k * chunk_bytes_;
+    void* slot = slots_[k % kStagingSlots].data();
+    const std::size_t at = offset + k * chunk;
     if (to_device)
       check(clEnqueueWriteBuffer(q, buf, CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
             "clEnqueueWriteBuffer (slab staging)");
     else
       check(clEnqueueReadBuffer(q, buf, CL_FALSE, at, len(k), slot, 0, nullptr, &ev),
             "clEnqueueReadBuffer (slab staging)");
-    done[k % 2].reset(ev);
+    done[k % kStagingSlots].reset(ev);
     check(clFlush(q), "clFlush");
   };
   const FinishOnExit finish_on_exit{q};  // no copy outlives this call, error or not
   if (to_device) {
     for (std::size_t k = 0; k < pieces; ++k) {
-      wait(k % 2);  // the chunk's previous copy has left it
-      parallel_copy(chunks_[k % 2].data(), h + k * chunk_bytes_, len(k));
+      wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");  // the chunk's previous copy has left it
+      parallel_copy(slots_[k % kStagingSlots].data(), h + k * chunk, len(k));
       enqueue(k);
     }
   } else {
-    for (std::size_t k = 0; k < std::min<std::size_t>(2, pieces); ++k) enqueue(k);
+    for (std::size_t k = 0; k < std::min<std::size_t>(kStagingSlots, pieces); ++k) enqueue(k);
     for (std::size_t k = 0; k < pieces; ++k) {
-      wait(k % 2);
-      parallel_copy(h + k * chunk_bytes_, chunks_[k % 2].data(), len(k));
-      if (k + 2 < pieces) enqueue(k + 2);
+      wait(done[k % kStagingSlots], "clWaitForEvents (slab staging)");
+      parallel_copy(h + k * chunk, slots_[k % kStagingSlots].data(), len(k));
+      if (k + kStagingSlots < pieces) enqueue(k + kStagingSlots);
     }
   }
-  wait(0);
-  wait(1);
+  for (auto& d : done) wait(d, "clWaitForEvents (slab staging)");
   return true;
+}
+
+HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
+                                   std::size_t bytes, std::size_t count, std::size_t scalar_bytes, FiniteScan scan,
+                                   const std::function<void(cl_mem)>& solve) {
+  HostSolveReport r;
+  if (count == 0) return r;
+  const bool pinned = ensure_slots(rt, chunk_for(bytes));
+  const std::size_t chunk = slot_bytes_;
+  cl_command_queue Q = rt.queue(), C = copy_queue(rt);
+  const int nb = std::max(1, std::min(nbuffers, 2));
+  r.staging_bytes = pinned ? chunk * kStagingSlots : 0;
+  r.staging = pinned ? "page-locked, " + std::to_string(kStagingSlots) + " chunks of " + size_name(chunk)
+                     : "pageable (" + why_pageable_ + ")";
+  if (count > 1)
+    r.staging += nb == 2 && C != Q ? "; copies overlap the neighbouring solves" : "; copies and solves in turn";
+  // host memory of pending copies (the caller's, the slots) outlives them on every path
+  const FinishOnExit finish_solves{Q}, finish_copies{C};
+  const char* fb = static_cast<const char*>(f);
+  char* ub = static_cast<char*>(u);
+  Event slot_done[kStagingSlots];  // the last copy of each slot
+  std::size_t next_slot = 0;       // the ring's next slot
+  Event uploaded, solved[2];
+  clk::time_point upload_start, solves_free = clk::now();  // the plan's queue has no earlier solve left
+  auto len = [&](std::size_t at) { return std::min(chunk, bytes - at); };
+
+  // Right-hand side c into its buffer on the copy queue; false at a non-finite value.
+  auto upload = [&](std::size_t c) {
+    upload_start = clk::now();
+    cl_mem buf = buffers[c % std::size_t(nb)];
+    const char* src = fb + c * bytes;
+    cl_event ev = nullptr;
+    if (!pinned) {
+      const std::size_t bad = scan(src, bytes);
+      if (bad != npos) {
+        r.bad_input = c * (bytes / scalar_bytes) + bad;
+        return false;
+      }
+      check(clEnqueueWriteBuffer(C, buf, CL_FALSE, 0, bytes, src, 0, nullptr, &ev),
+            "clEnqueueWriteBuffer (right-hand side)");
+      uploaded.reset(ev);
+    } else {
+      for (std::size_t at = 0; at < bytes; at += chunk) {
+        const std::size_t s = next_slot++ % kStagingSlots;
+        wait(slot_done[s], "clWaitForEvents (host staging)");  // the slot's previous copy has left it
+        const std::size_t bad = parallel_copy_scan(slots_[s].data(), src + at, len(at), scalar_bytes, scan);
+        if (bad != npos) {
+          r.bad_input = (c * bytes + at) / scalar_bytes + bad;
+          return false;
+        }
+        check(clEnqueueWriteBuffer(C, buf, CL_FALSE, at, len(at), slots_[s].data(), 0, nullptr, &ev),
+              "clEnqueueWriteBuffer (right-hand side)");
+        slot_done[s].reset(ev);
+        check(clFlush(C), "clFlush (copy queue)");
+      }
+      check(clRetainEvent(ev), "clRetainEvent");  // the last write: the copy queue is in order
+      uploaded.reset(ev);
+    }
+    check(clFlush(C), "clFlush (copy queue)");
+    return true;
+  };
+  // The solve of c on the plan's queue, after its upload.
+  auto enqueue_solve = [&](std::size_t c) {
+    cl_event up = uploaded.get();
+    if (C != Q) check(clEnqueueBarrierWithWaitList(Q, 1, &up, nullptr), "clEnqueueBarrierWithWaitList");
+    solve(buffers[c % std::size_t(nb)]);
+    cl_event ev = nullptr;
+    check(clEnqueueMarkerWithWaitList(Q, 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
+    solved[c % 2].reset(ev);
+    check(clFlush(Q), "clFlush");
+    wait(uploaded, "clWaitForEvents (right-hand side)");  // the solve is queued: waiting costs it nothing
+    r.copy_in_seconds += since(upload_start);
+  };
+  // The solution of c from its buffer into u, once solved.
+  auto download = [&](std::size_t c) {
+    cl_mem buf = buffers[c % std::size_t(nb)];
+    char* dst = ub + c * bytes;
+    const clk::time_point start = clk::now();
+    // Idle until the solve ends: u's pages mapped meanwhile (f has been read
+    // from them when u == f; a pageable copy in may still be reading them)
+    if (pinned && !complete(solved[c % 2])) touch_pages(dst, bytes);
+    wait(solved[c % 2], "clWaitForEvents (solve)");
+    const clk::time_point done = clk::now();
+    r.solve_seconds += std::chrono::duration<double>(done - std::max(start, solves_free)).count();
+    solves_free = done;
+    if (!pinned) {
+      check(clEnqueueReadBuffer(C, buf, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer (solution)");
+    } else {
+      const std::size_t pieces = (bytes + chunk - 1) / chunk, first = next_slot;
+      auto enqueue_read = [&](std::size_t k) {
+        const std::size_t s = (first + k) % kStagingSlots;
+        cl_event ev = nullptr;
+        check(clEnqueueReadBuffer(C, buf, CL_FALSE, k * chunk, len(k * chunk), slots_[s].data(), 0, nullptr, &ev),
+              "clEnqueueReadBuffer (solution)");
+        slot_done[s].reset(ev);  // in queue order after the slot's pending write, if any
+        check(clFlush(C), "clFlush (copy queue)");
+      };
+      for (std::size_t k = 0; k < std::min<std::size_t>(kStagingSlots, pieces); ++k) enqueue_read(k);
+      for (std::size_t k = 0; k < pieces; ++k) {
+        const std::size_t s = (first + k) % kStagingSlots;
+        wait(slot_done[s], "clWaitForEvents (solution)");
+        parallel_copy(dst + k * chunk, slots_[s].data(), len(k * chunk));
+        if (k + kStagingSlots < pieces) enqueue_read(k + kStagingSlots);
+      }
+      next_slot += pieces;
+    }
+    r.copy_out_seconds += since(done);
+  };
+
+  // One buffer: in, solve, out, in turn. Two: c + 1 goes in while c is
+  // solved, then c − 1 comes out (the copy queue runs them one after the
+  // other, both beside the solve of c).
+  std::size_t c = 0;
+  for (; c < count; ++c) {
+    if (nb == 1 && c > 0) download(c - 1);
+    if (!upload(c)) break;
+    enqueue_solve(c);
+    if (nb == 2 && c > 0) download(c - 1);
+  }
+  if (c == count) download(count - 1);
+  else if (nb == 2 && c > 0) download(c - 1);  // a bad right-hand side: the solutions before it are written
+  return r;
 }
 
 }  // namespace pscr::ocl

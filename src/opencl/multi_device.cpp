@@ -3,6 +3,7 @@
 // into one contiguous share per device, solved side by side from one host
 // thread per device. Single right-hand sides run on the first device, and so
 // do device-buffer solves unless they name a device (pscr/opencl.hpp).
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <map>
@@ -114,6 +115,50 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
     return total;
   }
 
+  // The same shares from f into u; a bad value of a share is named by its
+  // index in the whole batch.
+  bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
+    const std::size_t D = parts_.size();
+    if (count < 2) return parts_[0]->solve_host(f, u, count, result);
+    std::vector<HostSolveResult> results(D);
+    std::vector<std::size_t> firsts(D, 0);
+    std::vector<std::exception_ptr> failed(D);
+    std::vector<std::thread> threads;
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < D; ++i) {
+      const std::size_t share = count / D + (i < count % D ? 1 : 0);
+      if (share == 0) break;
+      firsts[i] = first;
+      auto run = [&, i, first, share] {
+        try {
+          parts_[i]->solve_host(f + first * unknowns_, u + first * unknowns_, share, results[i]);
+        } catch (...) {
+          failed[i] = std::current_exception();
+        }
+      };
+      if (i + 1 < D && first + share < count) threads.emplace_back(run);
+      else run();  // the last share in the calling thread
+      first += share;
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& e : failed)
+      if (e) std::rethrow_exception(e);
+    for (std::size_t i = 0; i < D; ++i) {
+      const HostSolveResult& r = results[i];
+      if (r.bad_input != std::size_t(-1))
+        result.bad_input = std::min(result.bad_input, firsts[i] * unknowns_ + r.bad_input);
+      result.nonfinite_output = result.nonfinite_output || r.nonfinite_output;
+      SolveStats& st = result.stats;
+      st.copy_in_seconds += r.stats.copy_in_seconds;
+      st.copy_out_seconds += r.stats.copy_out_seconds;
+      st.transfer_seconds += r.stats.transfer_seconds;
+      st.solve_seconds += r.stats.solve_seconds;
+      st.staging_bytes += r.stats.staging_bytes;
+      if (i == 0) st.staging = r.stats.staging;
+    }
+    return true;
+  }
+
   std::vector<KernelTime> kernel_times() const override {
     std::map<std::string, KernelTime> sum;
     for (const auto& p : parts_)
@@ -150,6 +195,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
       PlanInfo one;
       parts_[i]->describe(one);
       info.device_bytes += one.device_bytes;
+      info.staging_bytes += one.staging_bytes;
       info.backend += " + " + one.backend.substr(one.backend.find(": ") + 2);
     }
   }

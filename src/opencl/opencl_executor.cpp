@@ -51,16 +51,25 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const ocl::Device dev = ocl::options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
+    if (shares && !pd.dims.empty() && pd.dims[0].method != planner::DimensionMethod::reduction)
+      throw InvalidArgument(std::string("a solve split over devices or ranks by rows of dimension 1 splits the levels "
+                                        "of its reduction, and dimension 1 is taken by ") +
+                            planner::method_name(pd.dims[0].method) +
+                            (pd.problem.factor(0).periodic() || pd.periodic_lines()
+                                 ? " (periodic dimensions are)"
+                                 : " (KernelParameters::dense_top = 1)") +
+                            ": split by batches (DeviceSplit::batches), or use the reference backend on the ranks");
     const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
     source_ = resolved.source;
     validate(p_, "kernel parameters (" + source_ + ")");
     // the plan's radix, whether it came from these parameters or from
-    // Options::radix (the dimensions it lays out: dimension 1 of a dense-top
-    // plan is one level of its own)
-    const int q = pd.dims.empty() || pd.transformed ? p_.radix : pd.dims.back().layout.radix;
+    // Options::radix (the dimensions it lays out: dense dimensions are one
+    // level of their own)
+    const int q = pd.transformed ? p_.radix : pd.reduction_radix(p_.radix);
     p_.radix = q;
-    p_.dense_top = pd.dense_top ? 1 : 0;
+    // the program has the dense products where a dimension (or the periodic lines) takes them
+    p_.dense_top = pd.any_dense() || pd.periodic_lines() ? 1 : 0;
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
@@ -69,13 +78,14 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);
     rt_->set_cost_units(sizeof(T), is_complex_v<T> ? 4.0 : 1.0);
-    if (pd.dense_top)
-      for (const char* k : {"dense_to_modes", "dense_from_modes"})
+    if (p_.dense_top)
+      for (const char* k : {"dense_to_modes", "dense_from_modes", "eigenbasis_to_modes", "eigenbasis_from_modes"})
         if (rt_->max_group(k) < kDenseGroup)
-          throw InvalidArgument("kernel parameters (" + source_ + "): dense_top = 1 needs work-groups of " +
+          throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +
                                 std::to_string(kDenseGroup) + " work-items for " + k + ", and " + dev.name +
                                 " allows " + std::to_string(rt_->max_group(k)));
-    if (pd.transformed && rt_->max_group("sine_transform") < std::size_t(p_.sine_group))
+    if (pd.transformed && std::min(rt_->max_group("sine_transform"), rt_->max_group("fourier_transform")) <
+                              std::size_t(p_.sine_group))
       throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(p_.sine_group) +
                             " work-items, and " + dev.name + " allows " +
                             std::to_string(rt_->max_group("sine_transform")) + " for sine_transform");
@@ -86,73 +96,38 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
   }
 
-  // Host arrays go through two page-locked staging vectors (the device
-  // copies from them at full bus speed; the host fills them with several
-  // threads): while the device solves right-hand side c, the host copies
-  // c + 1 in and c − 1 out. The first solve of a single right-hand side
-  // copies the caller's array directly instead; so does every solve when the
-  // staging could not be allocated. Two H200 host, 4095² double, per
-  // right-hand side: first single solve 94 ms direct against 167 ms staged;
-  // later single solves 93–102 ms direct, 78–81 ms staged.
+  // Host arrays: through the page-locked staging (host_staging.hpp), the
+  // copies of a batch overlapping the neighbouring solves.
   double solve_in_place(T* x, std::size_t count) const override {
+    HostSolveResult r;
+    solve_host(x, x, count, r);  // x was checked: no bad input; the caller scans the solutions
+    return r.stats.transfer_seconds;
+  }
+  bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t N = pd_.problem.unknowns(), bytes = N * sizeof(T);
-    using clk = std::chrono::steady_clock;
-    double host_copies = 0;
-    auto copy = [&](void* dst, const void* src) {
-      const auto t0 = clk::now();
-      ocl::parallel_copy(dst, src, bytes);
-      host_copies += std::chrono::duration<double>(clk::now() - t0).count();
-    };
-    // A single large right-hand side goes in and out through the two
-    // page-locked chunks, the host's copies overlapping the device's (two-H200
-    // host, 8191² double: about 33 ms in and out, against 120 ms through
-    // whole-array staging).
-    if (count == 1 && bytes >= ocl::HostStaging::kChunkedBytes) {
-      flags_.clear();
-      const auto t0 = clk::now();
-      if (staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, true)) {  // returns when the copies are done
-        host_copies = std::chrono::duration<double>(clk::now() - t0).count();
-        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-        rt_->finish();
-        const auto t1 = clk::now();
-        staging_.chunked_copy(*rt_, x_.get(), 0, bytes, x, false);
-        host_copies += std::chrono::duration<double>(clk::now() - t1).count();
-        check_flags();
-        return host_copies;
-      }
-    }
-    // The first host solve of a single right-hand side skips the staging
-    // (allocating and pinning it costs more than it saves once); later ones
-    // use it: a staged copy by several threads beats the driver's own.
-    const bool want_staging = count > 1 || host_solves_ > 0;
-    ++host_solves_;
-    const bool staged = want_staging && staging_.whole(0, *rt_, bytes) != nullptr;
+    const std::size_t N = pd_.problem.unknowns();
+    const cl_mem buffers[2] = {x_.get(), count > 1 ? batch_buffer() : nullptr};
     flags_.clear();
-    std::vector<ocl::Event> read_done(count);
-    const ocl::FinishOnExit finish_on_exit{rt_->queue()};  // copies may be pending when an error unwinds
-    for (std::size_t c = 0; c <= count; ++c) {
-      if (c < count) {
-        void* slot = staged ? staging_.whole(int(c % 2), *rt_, bytes) : static_cast<void*>(x + c * N);
-        if (staged) copy(slot, x + c * N);
-        ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer (right-hand side)");
-        solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
-        cl_event ev = nullptr;
-        ocl::check(clEnqueueReadBuffer(rt_->queue(), x_.get(), CL_FALSE, 0, bytes, slot, 0, nullptr, &ev),
-                   "clEnqueueReadBuffer (solution)");
-        read_done[c].reset(ev);
-        ocl::check(clFlush(rt_->queue()), "clFlush");
-      }
-      if (c >= 1) {
-        cl_event ev = read_done[c - 1].get();
-        ocl::check(clWaitForEvents(1, &ev), "clWaitForEvents (solution)");
-        if (staged) copy(x + (c - 1) * N, staging_.whole(int((c - 1) % 2), *rt_, bytes));
-      }
-    }
+    const ocl::HostSolveReport r = staging_.solve(
+        *rt_, buffers, buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
+        [&](cl_mem x) {
+          solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
+          // a transformed plan's last transform flags non-finite values as it writes them
+          if (!pd_.transformed) flags_.scan(x, 0, N);
+        });
+    const std::array<int, 2> flags = flags_.read();  // waits for the plan's queue
     rt_->finish();
-    check_flags();
-    return host_copies;
+    result.bad_input = r.bad_input;
+    result.nonfinite_output = flags[0] != 0;
+    SolveStats& st = result.stats;
+    st.copy_in_seconds = r.copy_in_seconds;
+    st.copy_out_seconds = r.copy_out_seconds;
+    st.transfer_seconds = r.copy_in_seconds + r.copy_out_seconds;
+    st.solve_seconds = r.solve_seconds;
+    st.staging_bytes = r.staging_bytes;
+    st.staging = r.staging;
+    if (r.bad_input == ocl::HostSolveReport::npos) flags_.raise({0, flags[1]}, false, line_shifts());
+    return true;
   }
 
   double solve_device(void* buffer, std::size_t count, bool check, void** event) const override {
@@ -276,6 +251,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.backend = "opencl: " + rt_->device().name;
     info.device = rt_->device().device_name;
     info.device_bytes = rt_->bytes();
+    info.staging_bytes = staging_.planned_bytes(*rt_, pd_.problem.unknowns() * sizeof(T));
     info.parameters = p_;
     info.parameters_source = source_;
     info.line_solver = !tri_ || !tri_->whole_lines() ? "global CR" : tri_->halved_lines() ? "halved lines" : "whole lines";
@@ -402,7 +378,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       for (int e = 0; e <= d; ++e) db.R /= pd_.problem.size(e);
       db.batch = batch;
       int maxmodes = 0, maxgroups = 0;
-      db.dense = d == 0 && pd_.dense_top;
+      db.dense = dp.method == planner::DimensionMethod::dense;
       if (db.dense) {
         db.levels.push_back(dense_level(dp, batch));
         maxmodes = db.n;
@@ -448,9 +424,19 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       db.BR = rt.alloc(std::size_t(maxgroups) * db.R * batch * sizeof(T), "boundary buffer");
       db.child_sigma = rt.alloc(lanes * sizeof(T), "shift buffer");
       db.child_pinned = rt.alloc(lanes * sizeof(int), "flag buffer");
-      if (d + 2 == D_)
+      if (d + 2 == D_) {
         tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lanes, sizeof(T), line_coef_.get(),
                                                         packed.data(), flags_.buffer(), pd_.pure_neumann);
+        // a dense dimension's lines come [row][line]: periodic ones go to
+        // their eigenbasis through a buffer of that layout, whole ones are
+        // transposed to [line][row] for the line solver
+        if (db.dense && (pd_.periodic_lines() || tri_->whole_lines()))
+          row_lines_ = rt.alloc(db.R * lanes * sizeof(T), "line buffer");
+        if (pd_.periodic_lines()) {
+          line_W_ = rt.upload(pd_.line_eigen.coeff, "eigenvector rows");
+          line_nu_ = rt.upload(pd_.line_eigen.lambda, "eigenvalues");
+        }
+      }
       batch = int(lanes);
       dims_.push_back(std::move(db));
     }
@@ -488,9 +474,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::size_t lines = 1;
     for (int d = 0; d + 1 < D_; ++d) {
       const auto& dp = pd_.dims[std::size_t(d)];
-      sines_.push_back(std::make_unique<ocl::SineTransform>(rt, dp.layout.n, dp.transform_scale,
-                                                             std::size_t(p_.sine_group), sizeof(real_t<T>),
-                                                             is_complex_v<T>));
+      sines_.push_back(std::make_unique<ocl::SineTransform>(
+          rt, dp.layout.n, dp.transform_scale, std::size_t(p_.sine_group), sizeof(real_t<T>), is_complex_v<T>,
+          dp.method == planner::DimensionMethod::fourier_transform));
       lines *= std::size_t(dp.layout.n);
       DimBufs db;
       db.n = dp.layout.n;
@@ -505,7 +491,18 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       for (std::size_t l = 0; l < lines; ++l) sigma[l] += lambda[l / block % lambda.size()];
     }
     line_sigma_ = rt.upload(sigma, "shift buffer");
-    line_pinned_ = rt.upload(std::vector<int>(lines, 0), "flag buffer");
+    // pure Neumann (periodic leading dimensions): the line of every leading
+    // dimension's constant mode, σ = 0, is the singular one, pinned
+    std::vector<int> pinned(lines, 0);
+    if (pd_.pure_neumann) {
+      std::size_t line = 0;
+      for (int d = 0; d + 1 < D_; ++d) {
+        const auto& dp = pd_.dims[std::size_t(d)];
+        line = line * std::size_t(dp.layout.n) + std::size_t(std::max(dp.zero_mode, 0));
+      }
+      pinned[line] = 1;
+    }
+    line_pinned_ = rt.upload(pinned, "flag buffer");
     tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lines, sizeof(T), line_coef_.get(), packed.data(),
                                                     flags_.buffer(), pd_.pure_neumann);
     // lines past local memory are solved stored [row][line]: a copy of that layout
@@ -581,7 +578,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // A solve has finished: raise what its tridiagonal kernels recorded.
   void check_flags() const { flags_.raise(flags_.read(), false, line_shifts()); }
   // The shifts of the last dimension's lines, which a near-singular flag names.
-  cl_mem line_shifts() const { return pd_.transformed ? line_sigma_.get() : dims_.back().child_sigma.get(); }
+  cl_mem line_shifts() const {
+    if (pd_.transformed) return line_sigma_.get();
+    const DimBufs& last = dims_.back();
+    return last.dense ? last.levels[0].child_sigma.get() : last.child_sigma.get();
+  }
 
   // Rest-dimension factor buffers for the block products of dimension d.
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const {
@@ -760,9 +761,39 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt.count(2 * products, 2.0 * double(C) * double(n));
     rt.launch("dense_to_modes", 2, global, local, X, db.Y.get(), lb.W.get(), db.n, int(C), batch);
     const auto [child_sigma, child_pinned] = child_shifts(db, lb, batch, sigma, pinned);
-    solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
+    if (d + 2 == D_) solve_lines(db.Y.get(), db.R, std::size_t(db.n) * batch, child_sigma, child_pinned);
+    else solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
     rt.count(2 * products, 2.0 * double(C) * double(n));
     rt.launch("dense_from_modes", 2, global, local, db.Y.get(), X, lb.W.get(), db.n, int(C), batch);
+  }
+
+  // The lines of the last dimension below a dense dimension, stored
+  // Y[row][line] (`rows` rows): periodic ones in their eigenbasis, the
+  // others by the line solver (whole lines transposed to [line][row] and back).
+  void solve_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+    if (pd_.periodic_lines()) return eigenbasis_lines(Y, rows, lines, sigma, pinned);
+    if (!tri_->whole_lines()) return tri_->solve(Y, int(lines), sigma, pinned);
+    transpose(Y, row_lines_.get(), rows, lines);
+    tri_->solve(row_lines_.get(), int(lines), sigma, pinned);
+    transpose(row_lines_.get(), Y, lines, rows);
+  }
+
+  // Cyclic lines Y[row][line] solved in the last pencil's eigenbasis (kernels/dense.cl).
+  void eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+    const ocl::Runtime& rt = *rt_;
+    constexpr std::size_t kDenseTileOut = ocl::dense_tile_out(is_complex_v<T>);
+    const std::array<std::size_t, 3> global{kDenseSide * ((lines + kDenseTileColumns - 1) / kDenseTileColumns),
+                                            kDenseSide * ((rows + kDenseTileOut - 1) / kDenseTileOut), 1},
+        local{kDenseSide, kDenseSide, 1};
+    const double products = double(lines) * double(rows) * double(rows);
+    const int n = int(rows), C = int(lines);
+    rt.count(2 * products, 2.0 * double(lines) * double(rows));
+    rt.launch("eigenbasis_to_modes", 2, global, local, Y, row_lines_.get(), line_W_.get(), n, C);
+    rt.count(0, 2.0 * double(lines) * double(rows));
+    rt.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, row_lines_.get(), line_nu_.get(), sigma,
+           pinned, pd_.line_zero_mode, n, C);
+    rt.count(2 * products, 2.0 * double(lines) * double(rows));
+    rt.launch("eigenbasis_from_modes", 2, global, local, row_lines_.get(), Y, line_W_.get(), n, C);
   }
 
   // PSCR over dimension d for `batch` independent problems stored [n][R][batch].
@@ -805,6 +836,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
   std::vector<std::unique_ptr<ocl::SineTransform>> sines_;  // a transformed plan's leading dimensions
   Mem line_sigma_, line_pinned_, row_lines_;  // its lines' shifts and flags; [row][line] copy for global CR
+  Mem line_W_, line_nu_;  // a periodic last dimension: its eigenbasis (PlanData::line_eigen)
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, line_coef_;
   ocl::SolveFlags<T> flags_;
@@ -813,7 +845,21 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   Mem shifts_, shift_flags_;
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
-  mutable std::size_t host_solves_ = 0;  // solve_in_place calls so far
+  // A second solution vector for batches of host arrays (the copies of one
+  // right-hand side in one vector, the solve of the next in the other),
+  // allocated by the first batch; null when the device has no room for it.
+  mutable Mem batch_x_;
+  mutable bool batch_x_refused_ = false;
+  cl_mem batch_buffer() const {
+    if (!batch_x_ && !batch_x_refused_) {
+      try {
+        batch_x_ = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
+      } catch (const Error&) {  // one vector: copies and solves in turn
+        batch_x_refused_ = true;
+      }
+    }
+    return batch_x_.get();
+  }
   ocl::NullSpaceProjection<T> null_space_;  // pure Neumann
 };
 

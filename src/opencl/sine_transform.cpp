@@ -28,11 +28,13 @@ std::size_t max_sine_length(const Device& dev, std::size_t group, std::size_t re
 }
 
 SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t group,
-                             std::size_t real_bytes, bool complex)
-    : rt_(rt), n_(n), group_(group), real_bytes_(real_bytes), parts_(complex ? 2 : 1) {
-  const int N = n + 1;
-  if (N < 4 || (N & (N - 1)) != 0 || scale.size() != std::size_t(n))
-    throw std::logic_error("sine transform: n + 1 is not a power of two >= 4, or the scales do not match n");
+                             std::size_t real_bytes, bool complex, bool fourier)
+    : rt_(rt), n_(n), N_(fourier ? n / 2 : n + 1), fourier_(fourier), group_(group), real_bytes_(real_bytes),
+      parts_(complex ? 2 : 1) {
+  const int N = N_;
+  if (N < 4 || (N & (N - 1)) != 0 || scale.size() != std::size_t(n) || (fourier && n % 2 != 0))
+    throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
+                           "or the scales do not match n");
   if (std::size_t(N) > group * sine_elements(real_bytes))
     throw std::logic_error("sine transform: longer than a work-group holds");
   group_columns_ = std::min(group, group * sine_elements(real_bytes) / std::size_t(N));
@@ -52,10 +54,10 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
 
 void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches,
                           std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
-  const std::size_t N = std::size_t(n_) + 1, cols = columns * parts_, C = group_columns_;
+  const std::size_t N = std::size_t(N_), cols = columns * parts_, C = group_columns_;
   // every entry read and written once
   rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
-  rt_.launch("sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
+  rt_.launch(fourier_ ? "fourier_transform" : "sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
              int(cols), int(C), int(stride_j * parts_), cl_ulong(stride_b * parts_), table_.get(),
              scale_.get(), to_modes ? 0 : 1, LocalBytes{2 * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),
              nonfinite ? 1 : 0);

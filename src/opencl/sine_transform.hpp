@@ -26,8 +26,10 @@ class SineTransform {
  public:
   // n: the dimension's size (n + 1 a power of two, at most max_sine_length);
   // scale: its basis' scales (planner::DimensionPlan::transform_scale).
+  // fourier: a periodic dimension's real Fourier basis instead (kernel
+  // fourier_transform: n / 2 a power of two, at most max_sine_length).
   SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t group, std::size_t real_bytes,
-                bool complex);
+                bool complex, bool fourier = false);
   // In place on x: `columns` columns (scalars of the plan's type, contiguous),
   // entry j of a column `stride_j` scalars after entry j − 1, and `batches`
   // such blocks `stride_b` scalars apart. to_modes: g = Wᵀx, else x = W g.
@@ -38,6 +40,8 @@ class SineTransform {
  private:
   Runtime& rt_;
   int n_;
+  int N_;  // the packed complex FFT's length: n + 1 (sines), n / 2 (Fourier)
+  bool fourier_;
   std::size_t group_, real_bytes_;
   int parts_;  // reals per scalar: 2 for complex types
   std::size_t group_columns_;  // columns per work-group: group · sine_elements / N, at most group

@@ -42,6 +42,7 @@ template <class C> double norm1(const Tridiagonal<C>& t) {
     double s = std::abs(t.diag[i]);
     if (i > 0) s += std::abs(t.off[i - 1]);
     if (i + 1 < t.size()) s += std::abs(t.off[i]);
+    if (t.periodic() && (i == 0 || i + 1 == t.size())) s += std::abs(t.off.back());
     best = std::max(best, s);
   }
   return best;

@@ -31,17 +31,23 @@ struct GroupRef {
 // levels of the radix, one level whose whole basis is applied by dense
 // products (PlanData::dense_top), or one level whose basis is a scaled sine
 // transform (PlanData::transformed).
-enum class DimensionMethod { reduction, dense, sine_transform };
+enum class DimensionMethod { reduction, dense, sine_transform, fourier_transform };
 inline const char* method_name(DimensionMethod m) {
-  return m == DimensionMethod::dense ? "dense products" : m == DimensionMethod::sine_transform ? "sine transform"
-                                                                                                : "reduction";
+  switch (m) {
+    case DimensionMethod::dense: return "dense products";
+    case DimensionMethod::sine_transform: return "sine transform";
+    case DimensionMethod::fourier_transform: return "Fourier transform";
+    default: return "reduction";
+  }
 }
 
 template <class T> struct DimensionPlan {
   DimensionMethod method = DimensionMethod::reduction;
   // sine_transform: W[j, k] = transform_scale[k−1] · sin(π j k / (n + 1)),
   // eigen[0].lambda in the order k = 1..n and no kept rows (the backend
-  // applies W by a fast transform, O(n log n) per line instead of n²)
+  // applies W by a fast transform, O(n log n) per line instead of n²);
+  // fourier_transform (a periodic uniform dimension): the real Fourier basis
+  // of planner::fourier_basis, W[j, l] = transform_scale[l] · its entry j
   std::vector<double> transform_scale;
   Layout layout;
   std::vector<std::vector<GroupRef>> groups;  // groups[i-1][g] parallel to layout.levels[i-1].groups[g]
@@ -56,8 +62,25 @@ template <class T> struct PlanData {
   // One per PSCR dimension d = 0..D-2; the last dimension is the tridiagonal solve.
   std::vector<DimensionPlan<T>> dims;
   bool pure_neumann = false;
-  // dims[0] is one level of all its rows (make_plan_data's dense_top)
-  bool dense_top = false;
+  // A periodic last dimension: its pencil's whole eigenbasis (every row
+  // kept), in which its cyclic lines are solved, y = W (Λ + σ)⁻¹ Wᵀ g; the
+  // pure-Neumann null mode is the one whose eigenvalue is exactly 0. Empty
+  // (m = 0) otherwise: the lines are tridiagonal eliminations.
+  GroupEigen<T> line_eigen;
+  int line_zero_mode = -1;
+  bool periodic_lines() const { return line_eigen.m > 0; }
+  // The radix of the dimensions taken in levels (the last such), or
+  // `fallback` where every leading dimension is dense or transformed.
+  int reduction_radix(int fallback) const {
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it)
+      if (it->method == DimensionMethod::reduction) return it->layout.radix;
+    return fallback;
+  }
+  bool any_dense() const {
+    for (auto& d : dims)
+      if (d.method == DimensionMethod::dense) return true;
+    return false;
+  }
   // every leading dimension is a sine transform (make_plan_data's
   // sine_limit): the transforms and one tridiagonal system per line of the
   // last dimension, no reduction (Fourier analysis with the lines solved)
@@ -94,8 +117,11 @@ template <class T> struct PlanData {
 // halves it (docs/accuracy.md). dense_top (3D only): dimension 1 takes one
 // level, a group of all its rows whose whole eigenvector basis the backend
 // applies by dense products (KernelParameters::dense_top); the radix then
-// lays out dimension 2 alone. sine_limit >= 4: when every leading dimension's
-// pencil is Toeplitz with Dirichlet ends (sine_basis) and n + 1 is a power of
+// lays out dimension 2 alone. Periodic dimensions, and every leading
+// dimension before one, take one level as well (dense_dimensions). sine_limit >= 4: when every leading dimension's
+// pencil is Toeplitz with Dirichlet ends (sine_basis, length n + 1) or
+// circulant (fourier_basis, periodic, length n / 2: a real FFT of n points
+// packed in n / 2 complex ones) and that length is a power of
 // two no larger than sine_limit, they are all taken by sine transforms
 // (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>

@@ -82,9 +82,12 @@ template <class T> WideFactor<W<T>> wide_factor(const Factor<T>& given, bool pur
   WideFactor<W<T>> w{given.template cast<W<T>>()};
   Factor<W<T>>& f = w.f;
   const std::size_t n = f.size();
-  if (pure_neumann)
+  if (pure_neumann) {
+    const bool cyclic = f.A.periodic();  // off[n-1]: the corner, in rows 0 and n-1
     for (std::size_t i = 0; i < n; ++i)
-      f.A.diag[i] = -((i > 0 ? f.A.off[i - 1] : W<T>(0)) + (i + 1 < n ? f.A.off[i] : W<T>(0)));
+      f.A.diag[i] = -((i > 0 ? f.A.off[i - 1] : cyclic ? f.A.off[n - 1] : W<T>(0)) +
+                      (i + 1 < n || cyclic ? f.A.off[i] : W<T>(0)));
+  }
   auto exponent = [](const Tridiagonal<W<T>>& t) {
     const double big = std::max(abs_max(t.diag), abs_max(t.off));
     return big > 0 ? std::ilogb(big) : 0;
@@ -180,7 +183,10 @@ DimensionPlan<T> plan_dimension(const WideFactor<W<T>>& wf, int d, int radix, bo
   auto solve_job = [&](std::size_t o) {
     const Job& j = jobs[order[o]];
     try {
-      auto pe = pencil_eigen(sub_pencil(f.A, j.s, j.e), sub_pencil(f.M, j.s, j.e), j.rows);
+      // a periodic factor is planned in one group of all its rows, corner entries included
+      const bool whole_factor = j.s == 0 && j.e + 1 == int(f.size());
+      auto pe = whole_factor ? pencil_eigen(f.A, f.M, j.rows)
+                             : pencil_eigen(sub_pencil(f.A, j.s, j.e), sub_pencil(f.M, j.s, j.e), j.rows);
       GroupEigen<T>& ge = dp.eigen[order[o]];
       ge.m = j.e - j.s + 1;
       ge.rows = j.rows;
@@ -246,16 +252,24 @@ template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f)
 // The sine basis of dimension d where it can be taken by sine transforms of
 // length at most sine_limit (see make_plan_data): its eigenvalues and scales
 // in closed form, each a normal number of T; empty elsewhere.
+// A periodic dimension's basis is the real Fourier one (fourier_basis), its
+// transform a real FFT of n points packed in N = n / 2 complex ones; the
+// constant's eigenvalue may be 0 (the pure-Neumann null mode).
 template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T>& problem, int d, int sine_limit) {
-  const std::size_t n = problem.size(d), N = n + 1;
+  const bool periodic = problem.factor(d).periodic();
+  const std::size_t n = problem.size(d), N = periodic ? n / 2 : n + 1;
+  if (periodic && n % 2 != 0) return std::nullopt;
   if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
   const auto f = real_factor(problem.factor(d));
   if (!f) return std::nullopt;
-  auto b = sine_basis(f->A, f->M);
+  auto b = periodic ? fourier_basis(f->A, f->M) : sine_basis(f->A, f->M);
   if (!b) return std::nullopt;
-  for (std::size_t k = 0; k < n; ++k)
-    if (!normal_eigenvalue<T>(b->lambda[k], 1) || b->lambda[k] == 0 || !normal_eigenvalue<T>(b->scale[k], 1))
+  for (std::size_t k = 0; k < n; ++k) {
+    const bool null_mode = periodic && k == 0 && b->lambda[k] == 0;
+    if (!normal_eigenvalue<T>(b->lambda[k], 1) || (b->lambda[k] == 0 && !null_mode) ||
+        !normal_eigenvalue<T>(b->scale[k], 1))
       return std::nullopt;
+  }
   return b;
 }
 
@@ -264,8 +278,9 @@ template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T
 template <class T> DimensionPlan<T> transform_dimension(const SineBasis& b, std::vector<W<T>>& whole) {
   const int n = int(b.lambda.size());
   DimensionPlan<T> dp;
-  dp.method = DimensionMethod::sine_transform;
+  dp.method = b.fourier ? DimensionMethod::fourier_transform : DimensionMethod::sine_transform;
   dp.transform_scale = b.scale;
+  if (b.fourier && b.lambda[0] == 0) dp.zero_mode = 0;  // the constant: the pure-Neumann null mode
   dp.layout = make_layout(n, n + 1);
   GroupRef ref;
   ref.eigen = 0;
@@ -277,6 +292,36 @@ template <class T> DimensionPlan<T> transform_dimension(const SineBasis& b, std:
   dp.eigen_method = "toeplitz";
   whole.assign(b.lambda.begin(), b.lambda.end());
   return dp;
+}
+
+// The whole eigenbasis of the last dimension's pencil (a periodic last
+// dimension, whose cyclic lines are solved in it): every row kept, and the
+// pure-Neumann null mode exactly 0 (PlanData::line_zero_mode).
+template <class T>
+GroupEigen<T> last_dimension_eigen(const WideFactor<W<T>>& wf, int d, bool neumann, std::size_t& count) {
+  const int n = int(wf.f.size());
+  std::vector<int> rows(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) rows[std::size_t(i)] = i;
+  PencilEigen<W<T>> pe;
+  try {
+    pe = pencil_eigen(wf.f.A, wf.f.M, rows);
+  } catch (const SingularPencil& e) {
+    throw SingularPencil(factor_name(d) + ": " + e.what());
+  } catch (const NumericalBreakdown& e) {
+    throw NumericalBreakdown(factor_name(d) + ": " + e.what());
+  }
+  ++count;
+  const std::size_t exempt = neumann ? null_mode(pe.lambda) : pe.lambda.size();
+  GroupEigen<T> ge;
+  ge.m = n;
+  ge.rows = rows;
+  for (std::size_t l = 0; l < pe.lambda.size(); ++l) {
+    if (l != exempt && !normal_eigenvalue<T>(pe.lambda[l], wf.lambda_scale))
+      throw NumericalBreakdown(factor_name(d) + ": " + eigenvalue_range_error<T>(std::abs(pe.lambda[l]) * wf.lambda_scale));
+    ge.lambda.push_back(l == exempt ? T(0) : T(pe.lambda[l] * wf.lambda_scale));
+  }
+  for (auto& v : pe.rows) ge.coeff.push_back(T(v * wf.vector_scale));
+  return ge;
 }
 
 template <class C> bool less_re(const C& a, const C& b) {
@@ -434,10 +479,25 @@ template <class C> struct Spectra {
   std::vector<C> nu;
 };
 
-// The radix dimension d is laid out with: dimension 1 of a dense-top plan
-// takes one level (a radix past its size: one group of all rows, each a source).
-template <class T> int dimension_radix(const Problem<T>& problem, int d, int radix, bool dense_top) {
-  return dense_top && d == 0 ? int(problem.size(0)) + 1 : radix;
+// The leading dimensions taken in one level (DimensionMethod::dense): dimension
+// 1 of a dense-top plan; every periodic dimension and every dimension before
+// it (a reduction over dimension d multiplies by the factors after d, and
+// those products have no corner entries); all of them when the last
+// dimension is periodic (its lines are solved in its eigenbasis, for any shift).
+template <class T> std::vector<bool> dense_dimensions(const Problem<T>& problem, bool dense_top) {
+  const int D = problem.dims();
+  std::vector<bool> dense(std::size_t(D - 1), false);
+  int through = dense_top ? 0 : -1;
+  for (int d = 0; d < D; ++d)
+    if (problem.factor(d).periodic()) through = std::max(through, std::min(d, D - 2));
+  for (int d = 0; d <= through; ++d) dense[std::size_t(d)] = true;
+  return dense;
+}
+
+// The radix dimension d is laid out with: a dense dimension takes one level
+// (a radix past its size: one group of all rows, each a source).
+template <class T> int dimension_radix(const Problem<T>& problem, int d, int radix, const std::vector<bool>& dense) {
+  return dense[std::size_t(d)] ? int(problem.size(d)) + 1 : radix;
 }
 
 // Every entry and c without imaginary part.
@@ -455,7 +515,7 @@ template <class T> bool real_valued(const Problem<T>& p) {
 // sines: the leading dimensions' sine bases (a transformed plan), or empty.
 template <class T>
 PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_excess, Spectra<W<T>>& spectra,
-                           bool dense_top, const std::vector<SineBasis>& sines = {}) {
+                           const std::vector<bool>& dense, const std::vector<SineBasis>& sines = {}) {
   PlanData<T> pd(problem);
   pd.pure_neumann = is_pure_neumann(problem);
   const int D = problem.dims();
@@ -470,11 +530,16 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
       continue;  // the last pencil's eigenvalues are computed below, in ascending order
     }
     const WideFactor<W<T>> f = wide_factor(problem.factor(d), pd.pure_neumann);
-    pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense_top), pd.pure_neumann,
+    pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense), pd.pure_neumann,
                                         pd.eigen_problems, whole));
     if (nu.empty() && f.same_as(wide_last)) nu = whole;
   }
-  if (nu.empty()) {
+  if (wide_last.f.periodic()) {
+    // a periodic last dimension: its lines solved in its eigenbasis (PlanData::line_eigen)
+    pd.line_eigen = last_dimension_eigen<T>(wide_last, D - 1, pd.pure_neumann, pd.eigen_problems);
+    nu.assign(pd.line_eigen.lambda.begin(), pd.line_eigen.lambda.end());
+    if (pd.pure_neumann) pd.line_zero_mode = int(null_mode(nu));
+  } else if (nu.empty()) {
     try {
       nu = pencil_eigenvalues(wide_last.f.A, wide_last.f.M);
     } catch (const SingularPencil& e) {
@@ -489,7 +554,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
                                  eigenvalue_range_error<T>(std::abs(nu[l]) * wide_last.lambda_scale));
     for (auto& v : nu) v *= wide_last.lambda_scale;
   }
-  if (pd.pure_neumann) {
+  if (pd.pure_neumann && !pd.periodic_lines()) {
     // the null mode of the last pencil is 0, as the leading ones' (plan_dimension)
     nu[null_mode(nu)] = W<T>(0);
   }
@@ -518,6 +583,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   } else {
     pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
   }
+  if (pd.periodic_lines()) pd.dominant = false;  // no elimination: the lines are solved in their eigenbasis
   pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
   return pd;
@@ -535,7 +601,10 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
   // Elimination::ordinary) lose up to n² ε where a shift is small beside the
   // diagonal (docs/accuracy.md §1); the excess form none of it
   const double n = double(pd.problem.size(pd.problem.dims() - 1));
-  pd.predicted_error = pd.dominant ? (pd.excess_form ? eps : eps * std::max(1.0, n * n))
+  // every dimension in its eigenbasis (fast diagonalisation): the rounding
+  // of the products, about n ε (no elimination, no shifted partial solutions)
+  if (pd.periodic_lines()) pd.predicted_error = eps * n;
+  else pd.predicted_error = pd.dominant ? (pd.excess_form ? eps : eps * std::max(1.0, n * n))
                                    : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
   pd.warning.clear();
   if (pd.predicted_error <= half_digits_error<T>()) return;
@@ -564,6 +633,7 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
       double sum = std::real(f.A.diag[i]), mag = std::abs(f.A.diag[i]);
       if (i > 0) { sum += std::real(f.A.off[i - 1]); mag += std::abs(f.A.off[i - 1]); }
       if (i + 1 < n) { sum += std::real(f.A.off[i]); mag += std::abs(f.A.off[i]); }
+      if (f.periodic() && (i == 0 || i + 1 == n)) { sum += std::real(f.A.off[n - 1]); mag += std::abs(f.A.off[n - 1]); }
       if (std::abs(sum) > zero_row_sum_tolerance<T>() * mag) return false;
       if (!(std::real(f.M.diag[i]) > 0)) return false;
     }
@@ -576,8 +646,9 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
                            bool dense_top, int sine_limit) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
   const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
-  if (sine_limit >= 4) {
-    // Every leading dimension a sine transform: no levels, no radix.
+  if (sine_limit >= 4 && !problem.factor(problem.dims() - 1).periodic()) {
+    // Every leading dimension a sine or Fourier transform, the lines
+    // tridiagonal: no levels, no radix.
     std::vector<SineBasis> sines;
     for (int d = 0; d + 1 < problem.dims(); ++d) {
       auto b = dimension_sine_basis(problem, d, sine_limit);
@@ -586,14 +657,16 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     }
     if (int(sines.size()) + 1 == problem.dims()) {
       Spectra<W<T>> spectra;
-      PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra, false, sines);
+      PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra,
+                                      std::vector<bool>(std::size_t(problem.dims() - 1), false), sines);
       predict_error(pd, eps);
       return pd;
     }
   }
-  dense_top = dense_top && problem.dims() == 3;
+  const std::vector<bool> dense = dense_dimensions(problem, dense_top);
   std::vector<int> sizes;  // of the dimensions taken in levels of the radix
-  for (int d = dense_top ? 1 : 0; d + 1 < problem.dims(); ++d) sizes.push_back(int(problem.factor(d).size()));
+  for (int d = 0; d + 1 < problem.dims(); ++d)
+    if (!dense[std::size_t(d)]) sizes.push_back(int(problem.factor(d).size()));
   Spectra<W<T>> spectra;
   // A radix chosen for the caller sets the number of levels; the smallest
   // radix with as many reads the fewest sources (fewest_sources_radix).
@@ -606,7 +679,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   if (radix_free && problem.unknowns() >= kFewestSourcesUnknowns &&
       excess_form_applies(problem.factor(problem.dims() - 1), 0.0))
     radix = fewest_sources_radix(sizes, radix);
-  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra, dense_top);
+  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra, dense);
   if (radix != given && !pd.dominant) {
     // Systems that are not diagonally dominant (indefinite, complex) are
     // eliminated without pivoting, and the digits that keeps depend on the
@@ -614,7 +687,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     // 127^3, reference backend: radix 16 leaves a residual of 2e-14, radix
     // 12 1.5e-12, radix 10 2e-6): the given radix stays.
     radix = given;
-    pd = plan_for_radix(problem, radix, allow_excess, spectra, dense_top);
+    pd = plan_for_radix(problem, radix, allow_excess, spectra, dense);
   }
   // The partial solutions grow by the amplification and cancel in the back
   // substitution: errors grow by about its square (docs/accuracy.md).
@@ -629,7 +702,7 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
     for (int q : kRadixCandidates) {
       if (q == radix) continue;
       std::vector<std::vector<ShiftValue<W<T>>>> values;
-      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], dimension_radix(problem, int(d), q, dense_top), spectra.whole[d]));
+      for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], dimension_radix(problem, int(d), q, dense), spectra.whole[d]));
       const double a =
           shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false, working_eps<T>()).amplification;
       if (a < best_amplification) {
@@ -638,10 +711,10 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
       }
     }
     if (best != radix && 2 * best_amplification <= pd.shift_amplification)
-      pd = plan_for_radix(problem, best, allow_excess, spectra, dense_top);
+      pd = plan_for_radix(problem, best, allow_excess, spectra, dense);
   }
-  pd.dense_top = dense_top;
-  if (dense_top) pd.dims[0].method = DimensionMethod::dense;
+  for (std::size_t d = 0; d < dense.size(); ++d)
+    if (dense[d]) pd.dims[d].method = DimensionMethod::dense;
   predict_error(pd, eps);
   const double limit = 1 / std::sqrt(eps);
   if (pd.shift_amplification >= limit) {
@@ -662,6 +735,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
   std::size_t b = 0;
   for (auto& d : dims)
     for (auto& e : d.eigen) b += (e.lambda.size() + e.coeff.size()) * sizeof(T) + e.rows.size() * sizeof(int);
+  b += (line_eigen.lambda.size() + line_eigen.coeff.size()) * sizeof(T) + line_eigen.rows.size() * sizeof(int);
   return b;
 }
 

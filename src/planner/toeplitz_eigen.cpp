@@ -75,6 +75,84 @@ std::optional<ToeplitzPencil> toeplitz_pencil(const Tridiagonal<double>& A, cons
 
 }  // namespace
 
+namespace {
+// A cyclic matrix as αI + βL (L the cyclic tridiag(−1, 2, −1)): every entry alike.
+std::optional<Family> circulant_family(const Tridiagonal<double>& t) {
+  if (!t.periodic()) return std::nullopt;
+  for (double v : t.diag)
+    if (v != t.diag[0]) return std::nullopt;
+  for (double v : t.off)
+    if (v != t.off[0]) return std::nullopt;
+  Family f;
+  f.beta = -(long double)t.off[0];
+  f.alpha = (long double)t.diag[0] - 2 * f.beta;
+  f.left = f.right = End::either;
+  return f;
+}
+}  // namespace
+
+std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                   const std::vector<int>& keep, bool vectors) {
+  const int m = int(A.size());
+  if (m < 3 || int(M.size()) != m) return std::nullopt;
+  const auto fa = circulant_family(A), fm = circulant_family(M);
+  if (!fa || !fm) return std::nullopt;
+  // column l: frequency k(l) = (l + 1) / 2, the cosine for even l and the sine for odd
+  // (l = 0: the constant; m even, l = m − 1: the alternating vector)
+  std::vector<long double> lam(static_cast<std::size_t>(m));
+  std::vector<double> nu(static_cast<std::size_t>(m));
+  for (int l = 0; l < m; ++l) {
+    const int k = (l + 1) / 2;
+    const double s = sin_pi<double>(k, m);
+    const long double mu = 4.0L * s * s;
+    const long double a = fa->alpha + fa->beta * mu, g = fm->alpha + fm->beta * mu;
+    if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
+    lam[std::size_t(l)] = a / g;
+    nu[std::size_t(l)] = double(g);
+  }
+  std::vector<int> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return lam[std::size_t(x)] < lam[std::size_t(y)]; });
+  PencilEigen<double> out;
+  out.method = "toeplitz";
+  for (int l = 0; l < m; ++l) out.lambda.push_back(double(lam[std::size_t(order[std::size_t(l)])]));
+  if (!vectors) return out;
+  out.rows.assign(keep.size() * std::size_t(m), 0.0);
+  for (int c = 0; c < m; ++c) {
+    const int l = order[std::size_t(c)], k = (l + 1) / 2;
+    const bool sine = l % 2 == 1 && 2 * k != m;
+    const bool single = k == 0 || 2 * k == m;  // the constant, the alternating vector: ‖v‖² = m
+    const double scale = 1 / std::sqrt((single ? double(m) : m / 2.0) * nu[std::size_t(l)]);
+    for (std::size_t t = 0; t < keep.size(); ++t) {
+      const std::int64_t jk = std::int64_t(keep[t]) * k % m;  // the phase 2π j k / m, reduced
+      const double v = sine ? sin_pi<double>(2 * jk, m) : cos_pi<double>(2 * jk, m);
+      out.rows[t * std::size_t(m) + std::size_t(c)] = scale * v;
+    }
+  }
+  return out;
+}
+
+std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  const int m = int(A.size());
+  if (m < 4 || m % 2 != 0) return std::nullopt;
+  const auto fa = circulant_family(A), fm = circulant_family(M);
+  if (!fa || !fm) return std::nullopt;
+  SineBasis b;
+  b.fourier = true;
+  for (int l = 0; l < m; ++l) {
+    const int k = (l + 1) / 2;
+    const double s = sin_pi<double>(k, m);
+    const long double mu = 4.0L * s * s;
+    const long double a = fa->alpha + fa->beta * mu, g = fm->alpha + fm->beta * mu;
+    if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
+    b.lambda.push_back(double(a / g));
+    // ‖cos‖² = ‖sin‖² = m / 2, the constant's and the alternating vector's m; M-normal: divided by g
+    const bool single = k == 0 || 2 * k == m;
+    b.scale.push_back(double(1 / std::sqrt((single ? (long double)m : m / 2.0L) * g)));
+  }
+  return b;
+}
+
 std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
   const auto p = toeplitz_pencil(A, M);
   if (!p || p->left != End::dirichlet || p->right != End::dirichlet) return std::nullopt;

@@ -25,14 +25,35 @@ namespace pscr::planner {
 std::optional<PencilEigen<double>> eigen_toeplitz(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                   const std::vector<int>& keep, bool vectors = true);
 
+// Circulant pencils (a periodic dimension of a uniform mesh): A = αI + βL and
+// M = γI + δL with L the cyclic tridiag(−1, 2, −1), every diagonal and
+// off-diagonal entry (the corner included) equal. Eigenvalues
+// (α + β μ_k) / (γ + δ μ_k) with μ_k = 4 sin²(π k / m), each but k = 0 and
+// k = m/2 twice; the real eigenvectors cos(2π j k / m) and sin(2π j k / m),
+// M-normalised, all in closed form. Ascending; method "toeplitz". Empty when
+// the pencil is not of this form, m < 3 or M is not positive definite.
+std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                   const std::vector<int>& keep, bool vectors = true);
+
 // The same pencil with Dirichlet ends, in the order of its sines: W[j, k] =
 // scale[k−1] · sin(π j k / (m + 1)) (j, k = 1..m) with Wᵀ M W = I and
 // eigenvalue lambda[k−1], both in closed form (a dimension taken by fast sine
 // transforms). Empty unless (A, M) is such a pencil with m >= 3.
+// fourier: a circulant pencil's real Fourier basis in its natural order
+// (fourier_basis), else the sines.
 struct SineBasis {
   std::vector<double> lambda, scale;
+  bool fourier = false;
 };
 std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M);
+
+// A circulant pencil (eigen_circulant) of even size m >= 4 in the order of
+// the real Fourier basis: column 0 the constant, 2k − 1 and 2k the cosine
+// and the sine of frequency k (1 <= k < m/2), m − 1 the alternating vector;
+// W[j, l] = scale[l] · that vector's entry j, Wᵀ M W = I, eigenvalue
+// lambda[l] (a dimension taken by fast Fourier transforms). Empty unless
+// (A, M) is such a pencil.
+std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M);
 
 // Complex symmetric Toeplitz pencils whose two end diagonal entries may
 // differ from the interior (absorbing boundary terms: helmholtz_factor on a

@@ -18,6 +18,7 @@
 #include "../executor.hpp"
 #include "../kron.hpp"
 #include "../planner/plan_data.hpp"
+#include "eigenbasis_line.hpp"
 #include "partial_solution_batch.hpp"
 #include "thomas.hpp"
 #include "pscr/errors.hpp"
@@ -121,7 +122,7 @@ template <class T> class LevelSolver {
     using S = reference::sweep_t<T>;
     auto run = [&](int c, T* rhs, S* work, S* acc) {
       const int l0 = mode_begin + c * chunk, cnt = std::min(chunk, mode_end - l0);
-      if (!leaf || (zero >= l0 && zero < l0 + cnt)) {
+      if (!leaf || (zero >= l0 && zero < l0 + cnt) || pd_.periodic_lines()) {
         // One mode at a time: nested 2D solve, or the pinned singular mode.
         for (int l = l0; l < l0 + cnt; ++l) {
           std::fill(rhs, rhs + R, T(0));
@@ -130,7 +131,9 @@ template <class T> class LevelSolver {
           if (bl) axpy(R, T(-W(ref.start_pos, l)), bl, rhs);
           if (br) axpy(R, T(-W(ref.end_pos, l)), br, rhs);
           const T s = sigma + ge.lambda[l];
-          if (leaf) {
+          if (leaf && pd_.periodic_lines()) {
+            reference::eigenbasis_line(pd_.line_eigen, pd_.line_zero_mode, s, l == zero, rhs, work);
+          } else if (leaf) {
             const double rel = reference::thomas_single(factor(D_ - 1), excess(), s, l == zero, rhs, work);
             if (rel < kPivotLimit<T>) watch.report(rel, shift_text(s));
           } else {
