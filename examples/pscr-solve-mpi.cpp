@@ -4,13 +4,16 @@
 //   mpirun -np P pscr-solve-mpi --A1 a1.npy --M1 m1.npy --A2 a2.npy --M2 m2.npy --rhs f.npy --out u.npy
 // Rank 0 reads the right-hand side and sends every rank its slab of rows of
 // the first dimension, and gathers and writes the solution; every rank reads
-// the factor files. Exit status 2 on bad input (on every rank).
+// the factor files. Exit status 2 on bad input (on every rank). Each rank
+// plans and solves on its share of its host's CPUs (common/rank_cores.hpp)
+// unless mpirun was given a binding.
 #include <mpi.h>
 
 #include <climits>
 #include <exception>
 #include <optional>
 
+#include "common/rank_cores.hpp"
 #include "common/solve_files.hpp"
 #include "pscr/mpi.hpp"
 
@@ -81,11 +84,17 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
                 counts.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
   double sent[2] = {double(plan.info().messages_per_solve), double(plan.info().bytes_per_solve)};
   MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : sent, sent, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  // the slowest rank's parts of the init time
+  const pscr::DistributedInfo& di = plan.info();
+  double init[4] = {di.plan.init_seconds, di.plan.eigen_seconds, di.setup_seconds, di.agreement_seconds};
+  MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : init, init, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank_ != 0) return 0;
   pscr::npy::save(args.at("out"), shape, whole.data());
   const pscr::PlanInfo& info = plan.info().plan;
   report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch));
   std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
+  std::printf("init time by part (slowest rank): %.6f s, planning %.6f s, set-up %.6f s, agreement between ranks %.6f s"
+              " (threads per rank: %d)\n", init[0], init[1], init[2], init[3], omp_get_max_threads());
   return 0;
 }
 
@@ -95,6 +104,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  spread_ranks_over_cores(MPI_COMM_WORLD);
   int status = 0;
   try {
     bool help = false;

@@ -11,6 +11,7 @@
 
 #include "neumann_weights.hpp"
 #include "finite_scan.hpp"
+#include "plan_description.hpp"
 #include "plan_impl.hpp"
 #include "pscr/errors.hpp"
 #include "size_product.hpp"
@@ -35,62 +36,13 @@ template <class T> void check_solution(const T* u, std::size_t n) {
 
 }  // namespace
 
-template <class T> int plan_radix(const Problem<T>& problem, const Options& options) {
-  if (options.radix < 0 || options.radix == 1)
-    throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (needs q >= 2, or 0 for automatic)");
-  if (options.backend == Backend::opencl && options.radix > kMaxOpenCLRadix)
-    throw InvalidArgument("radix q = " + std::to_string(options.radix) + " (the OpenCL backend takes q <= " +
-                          std::to_string(kMaxOpenCLRadix) + ": its kernels hold q + 1 scalars per work-item)");
-  if (options.radix > 0) return options.radix;
-  if (options.backend == Backend::opencl) return opencl_parameters(problem, options).parameters.radix;
-  return kReferenceRadix;
-}
-
-template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Options& options) {
-  if (options.backend != Backend::opencl) return {plan_radix(problem, options), false, 0};
-  // on OpenCL: the parameters resolved once, for the radix, dense_top and transforms
-  const int named = options.radix == 0 ? 0 : plan_radix(problem, options);  // throws for a bad radix
-  const KernelParameters p = opencl_parameters(problem, options).parameters;
-  const bool split = options.device_split == DeviceSplit::rows && opencl_devices(options).size() > 1;
-  const int sine_limit = p.transforms == 1 && options.shifts == 1 && !split ? opencl_sine_limit<T>(options, p) : 0;
-  return {named > 0 ? named : p.radix, dense_leading(p, problem), sine_limit};
-}
-
-void check_threads(int threads) {
-  // OpenMP starts every thread asked for: a million of them end the process
-  if (threads < 0 || threads > kMaxThreads)
-    throw InvalidArgument("threads = " + std::to_string(threads) + " (needs 0 ... " + std::to_string(kMaxThreads) +
-                          "; 0 = all cores)");
-}
-
-void check_options(const Options& options) {
-  check_threads(options.threads);
-  if (options.refine < 0 || options.refine > 10)
-    throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
-  if (options.shifts < 1 || options.shifts > 64)
-    throw InvalidArgument("shifts = " + std::to_string(options.shifts) + " (needs 1 ... 64 problems per solve)");
-}
-
 namespace {
 
 // What PlanInfo says of the plan's data and executor (once made, and after
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
-  PlanInfo& info = m.info;
-  info.radix = m.data.transformed ? 0 : m.data.dims.empty() ? radix : m.data.reduction_radix(0);
-  info.shift_amplification = m.data.shift_amplification;
-  info.predicted_error = m.data.predicted_error;
-  info.warning = m.data.warning;
-  info.eigen_problems = m.data.eigen_problems;
-  info.host_bytes = m.data.bytes();
-  info.pure_neumann = m.data.pure_neumann;
-  info.elimination = m.data.excess_form ? "excess" : "ordinary";
-  info.eigen_methods.clear();
-  for (auto& dp : m.data.dims) info.eigen_methods.push_back(dp.eigen_method);
-  info.dimension_methods.clear();
-  for (auto& dp : m.data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
-  info.dimension_methods.push_back(m.data.periodic_lines() ? "cyclic lines (eigenbasis)" : "tridiagonal");
-  m.exec->describe(info);
+  describe_plan_data(m.data, radix, m.info);
+  m.exec->describe(m.info);
 }
 
 }  // namespace
@@ -293,14 +245,6 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
   return st;
 }
 
-template PlanChoice plan_choice(const Problem<float>&, const Options&);
-template PlanChoice plan_choice(const Problem<double>&, const Options&);
-template PlanChoice plan_choice(const Problem<std::complex<float>>&, const Options&);
-template PlanChoice plan_choice(const Problem<std::complex<double>>&, const Options&);
-template int plan_radix(const Problem<float>&, const Options&);
-template int plan_radix(const Problem<double>&, const Options&);
-template int plan_radix(const Problem<std::complex<float>>&, const Options&);
-template int plan_radix(const Problem<std::complex<double>>&, const Options&);
 template class Plan<float>;
 template class Plan<double>;
 template class Plan<std::complex<float>>;

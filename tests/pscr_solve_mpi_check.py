@@ -68,7 +68,23 @@ with tempfile.TemporaryDirectory() as tmp:
                          ok_shape and err <= tol and derr <= (1e-4 if dtype in (np.float32, np.complex64) else 1e-9),
                          r.stdout, show_pass=True)
             checks.check(f"{label}: report", "relative residual" in r.stdout and f"ranks: {ranks}" in r.stdout
-                         and r.stdout.count("relative residual") == 1, r.stdout)
+                         and r.stdout.count("relative residual") == 1
+                         and "init time by part (slowest rank):" in r.stdout and ", planning " in r.stdout
+                         and "methods: reduction, " in r.stdout, r.stdout)
+
+    # The CPUs of a rank: Open MPI binds one rank to one core unless told
+    # otherwise; pscr-solve-mpi gives it the host's CPUs (its even share),
+    # and keeps a binding that mpirun was given.
+    fs, f, args = write_system(P, rng, [33, 8], np.float64, 1)
+    args += ["--rhs", P("f.npy"), "--out", P("u.npy")]
+    free = dict(ENV)
+    free.pop("OMP_NUM_THREADS")
+    cpus = len(os.sched_getaffinity(0))
+    for extra, expected in (([], cpus), (["--bind-to", "core"], 1)):
+        r = subprocess.run([MPIRUN, "-np", "1"] + extra + [SOLVE_MPI] + args, capture_output=True, text=True, env=free)
+        checks.check(f"one rank {' '.join(extra) or 'unbound'}: {expected} threads",
+                     r.returncode == 0 and f"(threads per rank: {expected})" in r.stdout, r.stdout + r.stderr,
+                     show_pass=True)
 
     # Pure Neumann: the residual reported against the compatible part
     # f - mean(f) (what was solved), the incompatible part apart, as pscr-solve.

@@ -182,6 +182,27 @@ void errors() {
   double worst = 0;
   for (double v : w) worst = std::max(worst, std::abs(v));
   check(std::isfinite(worst) && worst > 0, "an OpenCL plan solves after a refused right-hand side");
+  // A problem too large for the devices (each OpenCL rank holds the whole
+  // array, docs/distributed.md): refused on every rank as AllocationTooLarge
+  // before any buffer is allocated, the rank's own message naming the
+  // solution vector's bytes. n^2 doubles of 2^20 - 1 rows exceed any device
+  // (8.8 TB); the Toeplitz eigen data stay small.
+  {
+    const int n = (1 << 20) - 1;
+    const auto huge = pscr::poisson2d(pscr::graded_mesh(n + 2, 1.0, 1.0), pscr::graded_mesh(n + 2, 1.0, 1.0));
+    const std::string bytes = std::to_string(std::size_t(n) * std::size_t(n) * sizeof(double));
+    bool named = false;
+    expect_error<pscr::AllocationTooLarge>("a problem too large for the devices", [&] {
+      try {
+        pscr::mpi_plan(MPI_COMM_WORLD, huge, on_cl);
+      } catch (const pscr::AllocationTooLarge& e) {
+        named = std::string(e.what()).find(bytes) != std::string::npos;
+        if (!named && rank_ == 0) std::fprintf(stderr, "too large: %s\n", e.what());
+        throw;
+      }
+    });
+    check(named, "a problem too large for the devices: the bytes named on every rank");
+  }
   // A singular operator: refused at planning on every rank.
   const P s = P::make2d(pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
                         pscr::laplacian_factor(8, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet),
@@ -236,6 +257,15 @@ int main(int argc, char** argv) {
                                             Z(0, 0.2)), o);
     against_serial("2D double 2 x 9 (ranks without rows)",
                    pscr::Problem<double>::make2d(random_factor<double>(2, g), random_factor<double>(9, g), 0.0), o);
+    // three levels of radix 16 whose groups cross the uneven slab edges
+    // (1001 rows: 501/500, 334/334/333, 251/250/250/250)
+    against_serial("2D double 1001 x 6, three levels", pscr::Problem<double>::make2d(random_factor<double>(1001, g),
+                                                                                      random_factor<double>(6, g), 0.1),
+                   o);
+    // a graded mesh's diagonal mass: the twisted method, its top pencil
+    // (601 rows) shared between the ranks
+    against_serial("2D Poisson, graded 601 x 5",
+                   pscr::poisson2d(pscr::graded_mesh(603, 1.0, 1.003), pscr::graded_mesh(7, 1.0, 1.0)), o);
     against_serial("2D double 1 x 9", pscr::Problem<double>::make2d(random_factor<double>(1, g),
                                                                      random_factor<double>(9, g), 0.0), o);
     for (int q : {2, 3, 5, 8}) {
@@ -282,6 +312,8 @@ int main(int argc, char** argv) {
                    pscr::Problem<double>::make2d(random_factor<double>(70, g), random_factor<double>(11, g), 0.0), cl3);
     against_serial("OpenCL 2D double 2 x 9 (ranks without rows)",
                    pscr::Problem<double>::make2d(random_factor<double>(2, g), random_factor<double>(9, g), 0.0), cl);
+    against_serial("OpenCL 2D double 1001 x 6, three levels",
+                   pscr::Problem<double>::make2d(random_factor<double>(1001, g), random_factor<double>(6, g), 0.1), cl);
     against_serial("OpenCL 3D double 21 x 9 x 7", pscr::Problem<double>::make3d(random_factor<double>(21, g),
                                                                                  random_factor<double>(9, g),
                                                                                  random_factor<double>(7, g), 0.0),

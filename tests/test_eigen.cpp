@@ -1,14 +1,20 @@
 // Generalized eigenpairs of tridiagonal pencils: Wᵀ M W = I and Wᵀ A W = Λ
 // for every method, and agreement of the O(m²) methods with the dense one.
 #define BOOST_TEST_MODULE eigen
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <numeric>
+#include <atomic>
+#include <random>
+#include <thread>
 
 #include <omp.h>
 
+#include "planner/eigen_share.hpp"
 #include "planner/pencil_eigen.hpp"
+#include "pscr/distributed.hpp"
 #include "pscr/builders.hpp"
 #include "support.hpp"
 
@@ -551,4 +557,53 @@ BOOST_AUTO_TEST_CASE(toeplitz_with_absorbing_ends_against_dense) {
   auto f = pscr::helmholtz_factor(pscr::graded_mesh(50, 1.0, 1.01), 20.0);
   BOOST_CHECK_THROW(pencil_eigen(f.A, f.M, {0}, EigenMethod::toeplitz), pscr::InvalidArgument);
   BOOST_TEST(std::string(pencil_eigen(f.A, f.M, {0}).method) == "aberth");
+}
+
+// The eigen work of a large pencil shared between the ranks of a
+// distributed plan (planner/eigen_share.hpp; ranks here: threads with local
+// communicators): every rank ends with the eigenpairs one process computes,
+// to the bit, for 1, 2, 3 and 7 parts (700 rows: 6 eigenvector chunks of
+// up to 128, so one part of 7 computes no vector).
+// Random M tridiagonal: the Newton method; M diagonal: the twisted one.
+BOOST_DATA_TEST_CASE(shared_eigen_work_gives_the_unshared_eigenpairs,
+                     boost::unit_test::data::make({"newton", "twisted"}), expected_method) {
+  std::mt19937 g(11);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  const int m = 700;
+  const bool tridiagonal_mass = std::string(expected_method) == "newton";
+  pscr::Factor<double> f;
+  for (int i = 0; i < m; ++i) {
+    f.A.diag.push_back(2.0 + u(g));
+    f.M.diag.push_back(1.0 + 0.5 * u(g));
+    if (i + 1 < m) {
+      f.A.off.push_back(-0.9 * u(g));
+      f.M.off.push_back(tridiagonal_mass ? 0.2 * u(g) : 0.0);
+    }
+  }
+  const std::vector<int> keep = {0, 17, 350, 351, m - 1};
+  const auto alone = pencil_eigen(f.A, f.M, keep);
+  BOOST_TEST(std::string(alone.method) == std::string(expected_method));
+  for (int parts : {1, 2, 3, 7}) {
+    const auto comms = pscr::local_communicators(parts);
+    std::vector<pscr::planner::PencilEigen<double>> got(static_cast<std::size_t>(parts));
+    std::vector<std::thread> ranks;
+    std::atomic<int> sums{0};  // the parts did share: they summed
+    for (int p = 0; p < parts; ++p)
+      ranks.emplace_back([&, p] {
+        pscr::Communicator& c = *comms[std::size_t(p)];
+        const pscr::planner::EigenShare share{p, parts, [&](double* v, std::size_t n) {
+          ++sums;
+          c.sum(v, n);
+        }};
+        const pscr::planner::EigenShareScope scope(share);
+        got[std::size_t(p)] = pencil_eigen(f.A, f.M, keep);
+      });
+    for (auto& t : ranks) t.join();
+    BOOST_TEST((sums > 0) == (parts > 1));
+    for (int p = 0; p < parts; ++p) {
+      BOOST_TEST_INFO("part " << p << " of " << parts);
+      BOOST_TEST(got[std::size_t(p)].lambda == alone.lambda);
+      BOOST_TEST(got[std::size_t(p)].rows == alone.rows);
+    }
+  }
 }

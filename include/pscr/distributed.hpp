@@ -78,13 +78,25 @@ struct DistributedInfo {
   std::size_t messages_per_solve = 0;  ///< sent by this rank per right-hand side
   std::size_t bytes_per_solve = 0;  ///< sent by this rank per right-hand side
   std::vector<LevelTraffic> levels;   ///< the same, level by level
+  /// Of this rank's construction time (plan.init_seconds), beside the layout
+  /// and eigen data (plan.eigen_seconds, their sums over the ranks
+  /// included): the set-up, the rest (the options' device and radix, each
+  /// group's work and traffic, the device's programs and uploads, the
+  /// pure-Neumann weights)...
+  double setup_seconds = 0;
+  /// ...and the collective checks that the ranks agree (their messages and
+  /// waits for the slowest rank).
+  double agreement_seconds = 0;
 };
 
 /// A plan over the ranks of a Communicator. Construction and solves are
-/// collective. Each rank computes the eigen data of the whole problem (O(n·q)
-/// per dimension) and runs its share of every level on the reference backend
-/// with Options::threads threads: the groups inside its slab, and a share of
-/// the modes of each group that spans several slabs.
+/// collective. Every rank holds the eigen data of the whole problem (O(n·q)
+/// per dimension); the ranks compute the eigenpairs of its large pencils
+/// (512 rows or more, Newton's and the twisted method) once between them,
+/// each a part, and share them by sums over the ranks. Each runs its share
+/// of every level on the reference backend with Options::threads threads:
+/// the groups inside its slab, and a share of the modes of each group that
+/// spans several slabs.
 template <class T> class PSCR_API DistributedPlan {
  public:
   /// Every rank passes the same problem and options (checked: a difference is

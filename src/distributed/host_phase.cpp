@@ -5,158 +5,218 @@
 #include <algorithm>
 #include <complex>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "slab_executor.hpp"
 
 namespace pscr::distributed {
+namespace {
 
-// One level of the reduction (back = false) or the back substitution on
-// this rank's slab X.
-template <class T> void SlabExecutor<T>::phase(int level, bool back, T* X, reference::PivotWatch& watch) const {
-  const auto& dp = dim();
-  const auto& lv = dp.layout.levels[level - 1];
-  const auto& refs = dp.groups[level - 1];
-  const int n = dp.layout.n, k = dp.layout.k;
-  const T sigma = data.problem.c();
-  const std::size_t row_bytes = R * sizeof(T);
-  auto local = [&](int row) { return X + (std::size_t(row) - row_begin()) * R; };
-  const std::size_t G = lv.groups.size();
+// Rows that arrived from other ranks, kept while the level runs.
+template <class T> struct Arrivals {
+  std::size_t R;
+  std::deque<std::vector<T>> rows;
+  T* add() { return rows.emplace_back(R).data(); }
+};
 
-  // 1. Inputs.
-  std::vector<std::vector<const T*>> in(G);  // per group this rank computes: its input rows
-  std::vector<int> my_share(G, -1);
-  for (std::size_t gi = 0; gi < G; ++gi) {
-    const auto& sh = work[level - 1][gi].shares;
-    for (std::size_t s = 0; s < sh.size(); ++s)
-      if (sh[s].rank == me()) my_share[gi] = int(s);
-    if (my_share[gi] < 0 || lv.groups[gi].sources.empty()) continue;
-    const std::vector<int>& rows = work[level - 1][gi].inputs[back];
+// The level's groups as this rank sees them: the index of its share of each
+// group's modes (−1: none, or a group without sources), and the level's
+// layout, eigen references and work.
+template <class T> struct Level {
+  const SlabExecutor<T>& ex;
+  int level;
+  bool back;
+  const planner::Level& layout;
+  const std::vector<planner::GroupRef>& refs;
+  const std::vector<typename SlabExecutor<T>::GroupWork>& work;
+  std::vector<int> my_share;
+
+  Level(const SlabExecutor<T>& e, int i, bool b)
+      : ex(e), level(i), back(b), layout(e.dim().layout.levels[i - 1]), refs(e.dim().groups[i - 1]),
+        work(e.work[i - 1]), my_share(layout.groups.size(), -1) {
+    for (std::size_t gi = 0; gi < groups(); ++gi) {
+      if (layout.groups[gi].sources.empty()) continue;
+      const auto& sh = work[gi].shares;
+      for (std::size_t s = 0; s < sh.size(); ++s)
+        if (sh[s].rank == ex.me()) my_share[gi] = int(s);
+    }
+  }
+  std::size_t groups() const { return layout.groups.size(); }
+  bool computes(std::size_t gi) const { return my_share[gi] >= 0; }
+  // What group gi produces: (kept-row position, destination row) per output (SlabExecutor::outputs).
+  const std::vector<std::pair<int, int>>& outputs(std::size_t gi) const { return work[gi].outputs[back]; }
+  bool holds(int row) const { return ex.slabs.owner(row) == ex.me(); }
+};
+
+// Step 1. The rows each group this rank computes reads (SlabExecutor::inputs):
+// its own from the slab X, the others received. [group][input].
+template <class T>
+std::vector<std::vector<const T*>> receive_inputs(const Level<T>& lv, T* X, Arrivals<T>& arrived) {
+  const SlabExecutor<T>& ex = lv.ex;
+  auto local = [&](int row) { return X + (std::size_t(row) - ex.row_begin()) * ex.R; };
+  std::vector<std::vector<const T*>> in(lv.groups());
+  for (std::size_t gi = 0; gi < lv.groups(); ++gi) {
+    if (!lv.computes(gi)) continue;
+    const std::vector<int>& rows = lv.work[gi].inputs[lv.back];
     in[gi].assign(rows.size(), nullptr);
     for (std::size_t x = 0; x < rows.size(); ++x)
-      if (slabs.owner(rows[x]) == me()) in[gi][x] = local(rows[x]);
+      if (lv.holds(rows[x])) in[gi][x] = local(rows[x]);
   }
-  std::deque<std::vector<T>> received;
   std::vector<Transfer> sends, receives;
-  each_input(level, back, [&](std::size_t gi, std::size_t x, int row, int from, int to) {
-    if (from == me()) sends.push_back({to, local(row), row_bytes});
-    if (to == me()) {
-      received.emplace_back(R);
-      in[gi][x] = received.back().data();
-      receives.push_back({from, received.back().data(), row_bytes});
+  const std::size_t row_bytes = ex.R * sizeof(T);
+  ex.each_input(lv.level, lv.back, [&](std::size_t gi, std::size_t x, int row, int from, int to) {
+    if (from == ex.me()) sends.push_back({to, local(row), row_bytes});
+    if (to == ex.me()) {
+      T* row_in = arrived.add();
+      in[gi][x] = row_in;
+      receives.push_back({from, row_in, row_bytes});
     }
   });
-  comm->exchange(sends, receives);
+  ex.comm->exchange(sends, receives);
+  return in;
+}
 
-  // 2. This rank's shares.
+// Step 2. This rank's share of the modes of each group it computes: the
+// partial sums of its outputs, R values each. [group][output · R].
+template <class T>
+std::vector<std::vector<T>> compute_shares(const Level<T>& lv, const std::vector<std::vector<const T*>>& in,
+                                           reference::PivotWatch& watch) {
+  const SlabExecutor<T>& ex = lv.ex;
+  const auto& dp = ex.dim();
+  const std::size_t R = ex.R;
+  const int n = dp.layout.n;
+  const T sigma = ex.data.problem.c();
+  const bool null_level = lv.back && ex.data.pure_neumann && lv.level == dp.layout.k;
   std::vector<std::size_t> mine;
-  for (std::size_t gi = 0; gi < G; ++gi)
-    if (my_share[gi] >= 0 && !lv.groups[gi].sources.empty()) mine.push_back(gi);
-  std::vector<std::vector<T>> partial(G);
-  const int threads = solver.threads();
+  for (std::size_t gi = 0; gi < lv.groups(); ++gi)
+    if (lv.computes(gi)) mine.push_back(gi);
+  std::vector<std::vector<T>> partial(lv.groups());
   auto compute = [&](std::size_t gi, bool parallel) {
-    const auto& g = lv.groups[gi];
-    const auto& ref = refs[gi];
-    const auto& sh = work[level - 1][gi].shares[my_share[gi]];
-    const auto& outs = work[level - 1][gi].outputs[back];
+    const auto& g = lv.layout.groups[gi];
+    const auto& sh = lv.work[gi].shares[std::size_t(lv.my_share[gi])];
     std::vector<int> outpos;
-    for (auto& o : outs) outpos.push_back(o.first);
-    partial[gi].assign(outs.size() * R, T(0));
+    for (auto& o : lv.outputs(gi)) outpos.push_back(o.first);
+    partial[gi].assign(outpos.size() * R, T(0));
+    // back substitution: the boundary terms of the final rows around the group
     std::vector<T> bl, br, tmp(R);
     std::size_t x = g.sources.size();
-    if (back && g.start > 0) {
+    if (lv.back && g.start > 0) {
       bl.resize(R);
-      solver.apply_block(0, sigma, g.start, g.start - 1, in[gi][x++], bl.data(), tmp.data(), false);
+      ex.solver.apply_block(0, sigma, g.start, g.start - 1, in[gi][x++], bl.data(), tmp.data(), false);
     }
-    if (back && g.end + 1 < n) {
+    if (lv.back && g.end + 1 < n) {
       br.resize(R);
-      solver.apply_block(0, sigma, g.end, g.end + 1, in[gi][x++], br.data(), tmp.data(), false);
+      ex.solver.apply_block(0, sigma, g.end, g.end + 1, in[gi][x++], br.data(), tmp.data(), false);
     }
-    solver.partial_solutions(0, sigma, back && data.pure_neumann && level == k, dp.eigen[ref.eigen], ref, g,
-                             in[gi].data(), bl.empty() ? nullptr : bl.data(), br.empty() ? nullptr : br.data(),
-                             outpos, sh.mode_begin, sh.mode_end, partial[gi].data(), parallel, watch);
+    ex.solver.partial_solutions(0, sigma, null_level, dp.eigen[lv.refs[gi].eigen], lv.refs[gi], g, in[gi].data(),
+                                bl.empty() ? nullptr : bl.data(), br.empty() ? nullptr : br.data(), outpos,
+                                sh.mode_begin, sh.mode_end, partial[gi].data(), parallel, watch);
   };
+  const int threads = ex.solver.threads();
   if (threads > 1 && mine.size() >= std::size_t(2 * threads)) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::size_t t = 0; t < mine.size(); ++t) compute(mine[t], false);
   } else {
     for (std::size_t gi : mine) compute(gi, threads > 1);
   }
+  return partial;
+}
 
-  // 3. Outputs: the shares' partial sums to the ranks holding their rows.
-  sends.clear();
-  receives.clear();
-  std::vector<std::vector<std::vector<const T*>>> parts(G);  // [group][output][share]
-  for (std::size_t gi = 0; gi < G; ++gi) {
-    const auto& g = lv.groups[gi];
-    if (g.sources.empty()) continue;
-    const auto& outs = work[level - 1][gi].outputs[back];
-    const auto& sh = work[level - 1][gi].shares;
-    parts[gi].assign(outs.size(), std::vector<const T*>(sh.size(), nullptr));
-    if (my_share[gi] >= 0)
-      for (std::size_t o = 0; o < outs.size(); ++o)
-        if (slabs.owner(outs[o].second) == me()) parts[gi][o][my_share[gi]] = partial[gi].data() + o * R;
+// Step 3. The shares' partial sums go to the ranks holding the rows they
+// update: for each output row this rank holds, (group, output), its parts
+// in share order.
+template <class T> using Parts = std::map<std::pair<std::size_t, std::size_t>, std::vector<const T*>>;
+
+template <class T>
+Parts<T> exchange_outputs(const Level<T>& lv, const std::vector<std::vector<T>>& partial, Arrivals<T>& arrived) {
+  const SlabExecutor<T>& ex = lv.ex;
+  const std::size_t R = ex.R;
+  Parts<T> parts;
+  for (std::size_t gi = 0; gi < lv.groups(); ++gi) {
+    if (lv.layout.groups[gi].sources.empty()) continue;
+    const auto& outs = lv.outputs(gi);
+    for (std::size_t o = 0; o < outs.size(); ++o)
+      if (lv.holds(outs[o].second)) {
+        auto& p = parts[{gi, o}];
+        p.assign(lv.work[gi].shares.size(), nullptr);
+        if (lv.computes(gi)) p[std::size_t(lv.my_share[gi])] = partial[gi].data() + o * R;
+      }
   }
-  each_output(level, back, [&](std::size_t gi, std::size_t o, std::size_t s, int from, int to) {
-    if (from == me()) sends.push_back({to, partial[gi].data() + o * R, row_bytes});
-    if (to == me()) {
-      received.emplace_back(R);
-      parts[gi][o][s] = received.back().data();
-      receives.push_back({from, received.back().data(), row_bytes});
+  std::vector<Transfer> sends, receives;
+  const std::size_t row_bytes = R * sizeof(T);
+  ex.each_output(lv.level, lv.back, [&](std::size_t gi, std::size_t o, std::size_t s, int from, int to) {
+    if (from == ex.me()) sends.push_back({to, const_cast<T*>(partial[gi].data() + o * R), row_bytes});
+    if (to == ex.me()) {
+      T* part = arrived.add();
+      parts[{gi, o}][s] = part;
+      receives.push_back({from, part, row_bytes});
     }
   });
-  comm->exchange(sends, receives);
+  ex.comm->exchange(sends, receives);
+  return parts;
+}
 
-  // The sum of a group's output over its shares, in share order; null if it has none.
-  auto total = [&](std::size_t gi, std::size_t o, std::vector<T>& out) {
-    const auto& p = parts[gi][o];
-    out.assign(p[0], p[0] + R);
-    for (std::size_t s = 1; s < p.size(); ++s)
-      for (std::size_t r = 0; r < R; ++r) out[r] += p[s][r];
-  };
-  if (back) {
-    for (std::size_t gi = 0; gi < G; ++gi) {
-      const auto& g = lv.groups[gi];
-      if (g.sources.empty()) continue;
-      std::vector<T> u;
-      for (std::size_t p = 0; p < g.sources.size(); ++p)
-        if (slabs.owner(g.sources[p]) == me()) {
-          total(gi, p, u);
-          std::copy(u.begin(), u.end(), local(g.sources[p]));
-        }
-    }
-    return;
-  }
-  // Reduction: F_j −= B(j, j−1) v_{j−1} + B(j, j+1) v_{j+1} for the
-  // survivors j of this slab, as the reference executor does it.
-  std::vector<const std::vector<T>*> before(n, nullptr), after(n, nullptr);  // v of the groups around j
-  std::deque<std::vector<T>> sums;
-  for (std::size_t gi = 0; gi < G; ++gi) {
-    const auto& g = lv.groups[gi];
-    if (g.sources.empty()) continue;
-    const auto& outs = work[level - 1][gi].outputs[back];
-    for (std::size_t o = 0; o < outs.size(); ++o) {
-      const int j = outs[o].second;
-      if (slabs.owner(j) != me()) continue;
-      sums.emplace_back();
-      total(gi, o, sums.back());
-      (j < g.start ? after[j] : before[j]) = &sums.back();
-    }
-  }
-  const std::vector<T> zero(R, T(0));
-  std::vector<T> w(R), tmp(R);
-  for (int j : lv.survivors) {
-    if (slabs.owner(j) != me()) continue;
-    const std::vector<T>& left = before[j] ? *before[j] : zero;
-    solver.apply_block(0, sigma, j, j - 1, left.data(), w.data(), tmp.data(), false);
-    if (j + 1 < n) {
-      const std::vector<T>& right = after[j] ? *after[j] : zero;
-      solver.apply_block(0, sigma, j, j + 1, right.data(), w.data(), tmp.data(), true);
-    }
-    reference::axpy(R, T(-1), w.data(), local(j));
+// The sum of an output's parts, in share order (the same on every rank count).
+template <class T> void sum_parts(const std::vector<const T*>& p, std::size_t R, std::vector<T>& out) {
+  out.assign(p[0], p[0] + R);
+  for (std::size_t s = 1; s < p.size(); ++s)
+    for (std::size_t r = 0; r < R; ++r) out[r] += p[s][r];
+}
+
+// Back substitution: the solution at the sources this rank holds.
+template <class T> void store_solutions(const Level<T>& lv, const Parts<T>& parts, T* X) {
+  const SlabExecutor<T>& ex = lv.ex;
+  std::vector<T> u;
+  for (const auto& [key, p] : parts) {
+    const int row = lv.outputs(key.first)[key.second].second;
+    sum_parts(p, ex.R, u);
+    std::copy(u.begin(), u.end(), X + (std::size_t(row) - ex.row_begin()) * ex.R);
   }
 }
 
+// Reduction: F_j −= B(j, j−1) v_{j−1} + B(j, j+1) v_{j+1} for the survivors
+// j of this slab, as the reference executor does it; v: the sums of the
+// groups before and after j (zero where there is none).
+template <class T> void update_survivors(const Level<T>& lv, const Parts<T>& parts, T* X) {
+  const SlabExecutor<T>& ex = lv.ex;
+  const std::size_t R = ex.R;
+  const int n = ex.dim().layout.n;
+  const T sigma = ex.data.problem.c();
+  std::map<int, std::vector<T>> before, after;  // by survivor row
+  for (const auto& [key, p] : parts) {
+    const int j = lv.outputs(key.first)[key.second].second;
+    sum_parts(p, R, j < lv.layout.groups[key.first].start ? after[j] : before[j]);
+  }
+  const std::vector<T> zero(R, T(0));
+  std::vector<T> w(R), tmp(R);
+  for (int j : lv.layout.survivors) {
+    if (!lv.holds(j)) continue;
+    const auto left = before.find(j);
+    ex.solver.apply_block(0, sigma, j, j - 1, left != before.end() ? left->second.data() : zero.data(), w.data(),
+                          tmp.data(), false);
+    if (j + 1 < n) {
+      const auto right = after.find(j);
+      ex.solver.apply_block(0, sigma, j, j + 1, right != after.end() ? right->second.data() : zero.data(),
+                            w.data(), tmp.data(), true);
+    }
+    reference::axpy(R, T(-1), w.data(), X + (std::size_t(j) - ex.row_begin()) * R);
+  }
+}
+
+}  // namespace
+
+// One level of the reduction (back = false) or the back substitution on
+// this rank's slab X: inputs in, this rank's shares, outputs out and summed.
+template <class T> void SlabExecutor<T>::phase(int level, bool back, T* X, reference::PivotWatch& watch) const {
+  const Level<T> lv(*this, level, back);
+  Arrivals<T> arrived{R, {}};
+  const auto in = receive_inputs(lv, X, arrived);
+  const auto partial = compute_shares(lv, in, watch);
+  const Parts<T> parts = exchange_outputs(lv, partial, arrived);
+  if (back) store_solutions(lv, parts, X);
+  else update_survivors(lv, parts, X);
+}
 
 template void SlabExecutor<float>::phase(int, bool, float*, reference::PivotWatch&) const;
 template void SlabExecutor<double>::phase(int, bool, double*, reference::PivotWatch&) const;

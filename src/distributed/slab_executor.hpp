@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "../planner/eigen_share.hpp"
 #include "../planner/plan_data.hpp"
 #include "../reference/level_solver.hpp"
 #include "pscr/distributed.hpp"
@@ -16,12 +17,21 @@
 
 namespace pscr::distributed {
 
+// The plan data of p, the same on every rank, the eigen work of its large
+// pencils shared between the ranks (planner/eigen_share.hpp). o.radix: the
+// plan's q; radix_free: chosen automatically (the planner may take another).
+template <class T>
+planner::PlanData<T> plan_over_ranks(Communicator& comm, const Problem<T>& p, const Options& o, bool radix_free) {
+  const planner::EigenShare share{comm.rank(), comm.size(), [&comm](double* v, std::size_t n) { comm.sum(v, n); }};
+  const planner::EigenShareScope scope(share);
+  return planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic, radix_free);
+}
+
 // DistributedPlan's Impl derives from it.
 template <class T> struct SlabExecutor {
-  // o.radix: the plan's q; radix_free: chosen automatically (the planner may take another)
   SlabExecutor(std::shared_ptr<Communicator> c, const Problem<T>& p, const Options& o, bool radix_free)
       : comm(std::move(c)),
-        data(planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic, radix_free)),
+        data(plan_over_ranks(*comm, p, o, radix_free)),
         solver(data, o.threads),
         slabs(p.size(0), comm->size()),
         R(p.unknowns() / p.size(0)) {}

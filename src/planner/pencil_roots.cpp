@@ -10,6 +10,7 @@
 #include "../complex_arith.hpp"
 #include "../lapack.hpp"
 #include "bisection.hpp"
+#include "eigen_share.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/scalar.hpp"
 
@@ -227,7 +228,9 @@ template <class C> double guard_size(const Tridiagonal<C>& A, const Tridiagonal<
 // kWindow neighbours before them in the order of real parts, normalised to
 // wᵀ M w = 1; each eigenvalue is replaced by the Rayleigh quotient of its
 // final vector. False on a breakdown (non-finite or M-isotropic vector).
-template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<C>& out) {
+template <class C>
+bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<C>& out,
+                  const EigenShare* share = nullptr) {
   const int m = P.m;
   std::vector<C> lam = out.lambda;
   std::vector<int> order(m);
@@ -238,6 +241,7 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
   const int chunks = (m + kVectorChunk - 1) / kVectorChunk;
   std::vector<char> failed(chunks, 0);
   parallel_for(chunks, m >= 2 * kVectorChunk, [&](int ch) {
+    if (share && !share->owns(ch, chunks)) return;
     std::vector<C> dp(m), ip(m), im(m), ax(m), lu_l(m), lu_d(m), lu_u(m), lu_u2(m);
     std::vector<lapack_int> pivots(m);
     std::vector<std::vector<C>> x(kWindow + 1, std::vector<C>(m)), mx = x;
@@ -285,7 +289,25 @@ template <class C> bool eigenvectors(const Pencil<C>& P, const std::vector<int>&
       held = std::min(held + 1, kWindow);
     }
   });
-  return std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
+  bool ok = std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
+  if constexpr (std::is_same_v<C, double>) {
+    if (share) {
+      // the other parts' eigenvalues (their Rayleigh quotients) and vectors,
+      // and whether any part failed
+      for (int ch = 0; ch < chunks; ++ch)
+        if (!share->owns(ch, chunks))
+          for (int idx = ch * kVectorChunk; idx < std::min(m, (ch + 1) * kVectorChunk); ++idx) out.lambda[order[idx]] = 0;
+      std::vector<double> all(1 + out.lambda.size() + out.rows.size());
+      all[0] = ok ? 0 : 1;
+      std::copy(out.lambda.begin(), out.lambda.end(), all.begin() + 1);
+      std::copy(out.rows.begin(), out.rows.end(), all.begin() + 1 + std::ptrdiff_t(out.lambda.size()));
+      share->sum(all.data(), all.size());
+      ok = all[0] == 0;
+      std::copy(all.begin() + 1, all.begin() + 1 + std::ptrdiff_t(out.lambda.size()), out.lambda.begin());
+      std::copy(all.begin() + 1 + std::ptrdiff_t(out.lambda.size()), all.end(), out.rows.begin());
+    }
+  }
+  return ok;
 }
 
 // Safeguarded Newton for one eigenvalue in its isolating interval: Newton's
@@ -404,7 +426,9 @@ std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, co
   out.lambda.assign(m, 0);
   const int tasks = (m + kBatch - 1) / kBatch;
   std::vector<char> failed(tasks, 0);
+  const EigenShare* share = eigen_share(m);  // planner.cpp asks on its own thread only, vectors or not
   parallel_for(tasks, m >= 128, [&](int t) {
+    if (share && !share->owns(t, tasks)) return;  // its eigenvalues stay 0 until the sum below
     NewtonLane lane[kVec];
     int queue = t * kBatch;
     const int end = std::min(m, (t + 1) * kBatch);
@@ -432,8 +456,17 @@ std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, co
       }
     }
   });
-  if (std::any_of(failed.begin(), failed.end(), [](char f) { return f != 0; })) return std::nullopt;
-  if (vectors && !eigenvectors(Pencil<double>{A, M, m, P.pivmin}, keep, out)) return std::nullopt;
+  bool ok = std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
+  if (share) {  // the other parts' eigenvalues, and whether any part failed
+    std::vector<double> all(1 + std::size_t(m));
+    all[0] = ok ? 0 : 1;
+    std::copy(out.lambda.begin(), out.lambda.end(), all.begin() + 1);
+    share->sum(all.data(), all.size());
+    ok = all[0] == 0;
+    std::copy(all.begin() + 1, all.end(), out.lambda.begin());
+  }
+  if (!ok) return std::nullopt;
+  if (vectors && !eigenvectors(Pencil<double>{A, M, m, P.pivmin}, keep, out, share)) return std::nullopt;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "eigen_share.hpp"
 #include "pencil_eigen.hpp"
 #include "plan_data.hpp"
 #include "precision.hpp"
@@ -55,7 +56,7 @@ template <class C> std::size_t null_mode(const std::vector<C>& lambda) {
 
 // Pencils at least this large are computed one after another, each spread
 // over the host threads (twisted_eigen.hpp); smaller ones side by side.
-constexpr int kLargePencil = 512;
+constexpr int kLargePencil = kSharedPencil;  // eigen_share.hpp: the shared pencils are these
 
 // The factor pencil d as the eigen solvers take it: in double (W<T>),
 // projected onto exact zero row sums of A where the problem is pure Neumann

@@ -9,6 +9,7 @@
 
 #include "../lapack.hpp"
 #include "bisection.hpp"
+#include "eigen_share.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr::planner {
@@ -298,6 +299,256 @@ void refine(const std::vector<Item>& items, int first, int count, int m, const s
   }
 }
 
+// T = M^-1/2 A M^-1/2 of a pencil with M diagonal positive, and sqrt(M).
+struct SymmetricForm {
+  std::vector<double> sq, td, to;  // sqrt(M_ii), T's diagonal and off-diagonal
+  double scale = 0;                // its largest entry
+};
+
+// Empty when M is not diagonal positive or T has a non-finite entry.
+std::optional<SymmetricForm> symmetric_form(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  const int m = int(A.size());
+  for (int i = 0; i < m; ++i)
+    if (!(M.diag[i] > 0) || (i + 1 < m && M.off[i] != 0)) return std::nullopt;
+  SymmetricForm T;
+  T.sq.resize(m);
+  T.td.resize(m);
+  T.to.resize(std::max(m - 1, 0));
+  for (int i = 0; i < m; ++i) {
+    T.sq[i] = std::sqrt(M.diag[i]);
+    T.td[i] = A.diag[i] / M.diag[i];
+    T.scale = std::max(T.scale, std::abs(T.td[i]));
+  }
+  for (int i = 0; i + 1 < m; ++i) {
+    T.to[i] = A.off[i] / (T.sq[i] * T.sq[i + 1]);
+    T.scale = std::max(T.scale, std::abs(T.to[i]));
+  }
+  if (!std::isfinite(T.scale)) return std::nullopt;
+  return T;
+}
+
+// The two definite representations of T (twisted_eigen.hpp): bottom from
+// A's row excess where A is diagonally dominant (relative: its small
+// eigenvalues to high relative accuracy), else T − σ_lo I; top σ_hi I − T.
+struct Representations {
+  Representation bottom, top;
+  bool relative = false;
+};
+
+std::optional<Representations> representations(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                               const SymmetricForm& T) {
+  const int m = int(A.size());
+  // Gershgorin bounds of T, and a margin that keeps both shifted matrices definite.
+  long double g_lo = std::numeric_limits<double>::infinity(), g_hi = -g_lo;
+  auto radius = [&](int i) {
+    return (i > 0 ? std::abs((long double)T.to[i - 1]) : 0.0L) + (i + 1 < m ? std::abs((long double)T.to[i]) : 0.0L);
+  };
+  for (int i = 0; i < m; ++i) {
+    g_lo = std::min(g_lo, T.td[i] - radius(i));
+    g_hi = std::max(g_hi, T.td[i] + radius(i));
+  }
+  const double margin = 4 * kEps * T.scale + std::numeric_limits<double>::min();
+  std::vector<double> e(m), neg_off(T.to.size());
+  Representations r;
+  Representation &bottom = r.bottom, &top = r.top;
+  bool dominant = true;
+  for (int i = 0; i < m && dominant; ++i) {
+    long double x = A.diag[i];
+    if (i > 0) x -= std::abs((long double)A.off[i - 1]);
+    if (i + 1 < m) x -= std::abs((long double)A.off[i]);
+    dominant = A.diag[i] > 0 && x >= -8 * kEps * A.diag[i];
+    e[i] = double(x);  // a negative excess of the size of the data's rounding is the data's
+  }
+  if (dominant && factor_dominant(e, A.off, bottom)) {
+    for (int i = 0; i < m; ++i) {
+      bottom.d[i] /= M.diag[i];
+      if (i + 1 < m) bottom.l[i] *= T.sq[i] / T.sq[i + 1];
+    }
+  } else {
+    dominant = false;
+    bottom.shift = double(g_lo) - margin;
+    for (int i = 0; i < m; ++i) e[i] = double((long double)T.td[i] - bottom.shift - radius(i));
+    if (!factor_dominant(e, T.to, bottom)) return std::nullopt;
+  }
+  r.relative = dominant;
+  top.shift = double(g_hi) + margin;
+  top.sign = -1;
+  for (int i = 0; i < m; ++i) e[i] = double(top.shift - (long double)T.td[i] - radius(i));
+  for (std::size_t i = 0; i < T.to.size(); ++i) neg_off[i] = -T.to[i];
+  if (!factor_dominant(e, neg_off, top)) return std::nullopt;
+  finish(bottom);
+  finish(top);
+  return r;
+}
+
+// Every interval of one eigenvalue, or several at the rounding level (a
+// cluster), by Sturm counts of the bottom representation; empty on failure.
+std::vector<Interval> isolate_all(const Representation& bottom, int m) {
+  const double lo0 = -(4 * kEps * bottom.upper + bottom.pivmin), hi0 = bottom.upper * (1 + 4 * kEps) + bottom.pivmin;
+  return isolate(m, lo0, hi0, bottom.pivmin, true, kMaxRounds,
+                 [&](const std::vector<double>& x) { return representation_counts(bottom, x); });
+}
+
+// The eigenvalues at their intervals' midpoints (lambda) and, for each
+// isolated one, the item that refines it, in the representation where it is
+// smaller (relative gaps larger), those of the bottom first; the members of
+// clusters are marked instead.
+std::vector<Item> starting_items(const std::vector<Interval>& found, const Representation& bottom,
+                                 const Representation& top, std::vector<double>& lambda, std::vector<char>& cluster) {
+  std::vector<Item> items;
+  const double slack = 8 * kEps * (top.shift - bottom.shift) + bottom.pivmin + top.pivmin;
+  for (const Interval& v : found) {
+    const double mid = v.lo + (v.hi - v.lo) / 2;
+    for (int j = v.nlo; j < v.nhi; ++j) lambda[j] = bottom.to_t(mid);
+    if (v.nhi - v.nlo > 1) {
+      for (int j = v.nlo; j < v.nhi; ++j) cluster[j] = 1;
+      continue;
+    }
+    const double lam = bottom.to_t(mid);
+    if (top.from_t(lam) < mid)
+      items.push_back({v.nlo, &top, top.from_t(lam), top.from_t(bottom.to_t(v.hi)) - slack,
+                       top.from_t(bottom.to_t(v.lo)) + slack});
+    else
+      items.push_back({v.nlo, &bottom, mid, v.lo, v.hi});
+  }
+  std::stable_partition(items.begin(), items.end(), [&](const Item& it) { return it.rep == &bottom; });
+  return items;
+}
+
+// Rayleigh quotient iteration over a list of items ordered by
+// representation, in batches of up to kLanes of one representation each,
+// spread over the threads; the vectors' kept rows go into `rows`.
+class Refiner {
+ public:
+  Refiner(int m, const std::vector<int>& keep, std::vector<double>& rows)
+      : m_(m), nkeep_(int(keep.size())), slot_(m, -1), rows_(rows), pool_(std::max(1, omp_get_max_threads())) {
+    for (std::size_t t = 0; t < keep.size(); ++t) slot_[keep[t]] = int(t);
+  }
+  void run(const std::vector<Item>& list, std::vector<Result>& res) const {
+    std::vector<int> starts;
+    for (int i = 0; i < int(list.size());) {
+      starts.push_back(i);
+      const Representation* rep = list[i].rep;
+      for (int k = 0; i < int(list.size()) && list[i].rep == rep && k < kLanes; ++k) ++i;
+    }
+    starts.push_back(int(list.size()));
+    parallel_for(int(starts.size()) - 1, m_ >= 128, [&](int b) {
+      refine(list, starts[b], starts[b + 1] - starts[b], m_, slot_, nkeep_, res, rows_, pool_[omp_get_thread_num()]);
+    });
+  }
+
+ private:
+  int m_, nkeep_;
+  std::vector<int> slot_;  // kept-row position of each row, −1 where not kept
+  std::vector<double>& rows_;
+  mutable std::vector<Scratch> pool_;  // by omp_get_thread_num() of parallel_for's team
+};
+
+// Where the iteration did not settle: bisection to full accuracy in the
+// item's representation, the item then starting at its interval's midpoint.
+void bisect_to_full_accuracy(std::vector<Item>& retry, const Representation& bottom, const Representation& top,
+                             int m) {
+  for (const Representation* rep : {&bottom, &top}) {
+    std::vector<Item*> mine;
+    for (Item& it : retry)
+      if (it.rep == rep) mine.push_back(&it);
+    for (int round = 0; round < kMaxRounds && !mine.empty(); ++round) {
+      std::vector<double> mids;
+      std::vector<Item*> open;
+      for (Item* it : mine)
+        if (it->hi - it->lo > 2 * kEps * std::max(std::abs(it->lo), std::abs(it->hi)) + rep->pivmin) {
+          open.push_back(it);
+          mids.push_back(it->lo + (it->hi - it->lo) / 2);
+        }
+      if (open.empty()) break;
+      const auto c = representation_counts(*rep, mids);
+      for (std::size_t i = 0; i < open.size(); ++i) {
+        const int index = rep->sign > 0 ? open[i]->j : m - 1 - open[i]->j;  // the top one counts from the top
+        (c[i] > index ? open[i]->hi : open[i]->lo) = mids[i];
+      }
+    }
+  }
+  for (Item& it : retry) it.x = it.lo + (it.hi - it.lo) / 2;
+}
+
+// A distributed plan's part of the items (eigen_share.hpp): those whose
+// eigenvalue index lies in a chunk of kShareChunk indices it owns, in the
+// order of `items`. Each item's iteration runs in its own lane, whatever
+// shares its batch: the part computes what one process computes for it.
+constexpr int kShareChunk = 128;
+
+std::vector<Item> owned_items(const std::vector<Item>& items, const EigenShare& share, int m) {
+  const int chunks = (m + kShareChunk - 1) / kShareChunk;
+  std::vector<Item> mine;
+  for (const Item& it : items)
+    if (share.owns(it.j / kShareChunk, chunks)) mine.push_back(it);
+  return mine;
+}
+
+// The other parts' results and vectors' kept rows (zero here), by a sum over the parts.
+void complete_results(const EigenShare& share, std::vector<Result>& res, std::vector<double>& rows) {
+  const std::size_t m = res.size();
+  std::vector<double> all(2 * m + rows.size(), 0.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    all[j] = res[j].mu;
+    all[m + j] = res[j].ok ? 1 : 0;
+  }
+  std::copy(rows.begin(), rows.end(), all.begin() + std::ptrdiff_t(2 * m));
+  share.sum(all.data(), all.size());
+  for (std::size_t j = 0; j < m; ++j) res[j] = {all[j], all[m + j] > 0};
+  std::copy(all.begin() + std::ptrdiff_t(2 * m), all.end(), rows.begin());
+}
+
+// The refined eigenvalues into lambda, and the eigenvalues whose vectors
+// are not trusted: clusters, unconverged ones and small relative gaps.
+std::vector<char> untrusted(const std::vector<Item>& items, const std::vector<Result>& res,
+                            const std::vector<char>& cluster, std::vector<double>& lambda) {
+  const int m = int(lambda.size());
+  std::vector<char> bad(cluster);
+  for (const Item& it : items) {
+    if (res[it.j].ok) lambda[it.j] = it.rep->to_t(res[it.j].mu);
+    else bad[it.j] = 1;
+  }
+  for (const Item& it : items) {
+    const int j = it.j;
+    if (bad[j]) continue;
+    double gap = std::numeric_limits<double>::infinity();
+    if (j > 0) gap = std::min(gap, lambda[j] - lambda[j - 1]);
+    if (j + 1 < m) gap = std::min(gap, lambda[j + 1] - lambda[j]);
+    if (gap < kMinRelativeGap * std::abs(res[j].mu)) bad[j] = 1;
+  }
+  return bad;
+}
+
+// The untrusted index ranges, each by dstemr, side by side (disjoint parts
+// of `out`); eigenvalues that converged keep their (relative) accuracy.
+void vectors_by_dstemr(const Tridiagonal<double>& A, const Tridiagonal<double>& M, const std::vector<int>& keep,
+                       const std::vector<char>& bad, const std::vector<Result>& res, PencilEigen<double>& out) {
+  const int m = int(bad.size());
+  std::vector<std::pair<int, int>> ranges;
+  for (int j = 0; j < m;) {
+    if (!bad[j]) { ++j; continue; }
+    int k = j;
+    while (k + 1 < m && bad[k + 1]) ++k;
+    ranges.push_back({j, k});
+    j = k + 1;
+  }
+  std::vector<std::exception_ptr> failures(ranges.size());  // rethrown outside the parallel region
+  parallel_for(int(ranges.size()), m >= 128, [&](int r) {
+    const auto [j, k] = ranges[r];
+    try {
+      const std::vector<double> refined(out.lambda.begin() + j, out.lambda.begin() + k + 1);
+      eigen_mrrr_range(A, M, keep, j, k, out);
+      for (int i = j; i <= k; ++i)
+        if (res[i].ok) out.lambda[i] = refined[i - j];
+    } catch (...) {
+      failures[r] = std::current_exception();
+    }
+  });
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
+}
+
 }  // namespace
 
 void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M, const std::vector<int>& keep,
@@ -339,178 +590,38 @@ void eigen_mrrr_range(const Tridiagonal<double>& A, const Tridiagonal<double>& M
 std::optional<PencilEigen<double>> eigen_twisted(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
                                                  const std::vector<int>& keep) {
   const int m = int(A.size());
-  for (int i = 0; i < m; ++i)
-    if (!(M.diag[i] > 0) || (i + 1 < m && M.off[i] != 0)) return std::nullopt;
-  // T = M^-1/2 A M^-1/2
-  std::vector<double> sq(m), td(m), to(std::max(m - 1, 0));
-  double scale = 0;
-  for (int i = 0; i < m; ++i) {
-    sq[i] = std::sqrt(M.diag[i]);
-    td[i] = A.diag[i] / M.diag[i];
-    scale = std::max(scale, std::abs(td[i]));
-  }
-  for (int i = 0; i + 1 < m; ++i) {
-    to[i] = A.off[i] / (sq[i] * sq[i + 1]);
-    scale = std::max(scale, std::abs(to[i]));
-  }
-  if (!std::isfinite(scale)) return std::nullopt;
-  // Gershgorin bounds of T, and a margin that keeps both shifted matrices definite.
-  long double g_lo = std::numeric_limits<double>::infinity(), g_hi = -g_lo;
-  auto radius = [&](int i) {
-    return (i > 0 ? std::abs((long double)to[i - 1]) : 0.0L) + (i + 1 < m ? std::abs((long double)to[i]) : 0.0L);
-  };
-  for (int i = 0; i < m; ++i) {
-    g_lo = std::min(g_lo, td[i] - radius(i));
-    g_hi = std::max(g_hi, td[i] + radius(i));
-  }
-  const double margin = 4 * kEps * scale + std::numeric_limits<double>::min();
-  std::vector<double> e(m), neg_off(to.size());
-  Representation bottom, top;
-  // bottom: from A's excess where A is diagonally dominant (σ_lo = 0), else T − σ_lo I
-  bool dominant = true;
-  for (int i = 0; i < m && dominant; ++i) {
-    long double x = A.diag[i];
-    if (i > 0) x -= std::abs((long double)A.off[i - 1]);
-    if (i + 1 < m) x -= std::abs((long double)A.off[i]);
-    dominant = A.diag[i] > 0 && x >= -8 * kEps * A.diag[i];
-    e[i] = double(x);  // a negative excess of the size of the data's rounding is the data's
-  }
-  if (dominant && factor_dominant(e, A.off, bottom)) {
-    for (int i = 0; i < m; ++i) {
-      bottom.d[i] /= M.diag[i];
-      if (i + 1 < m) bottom.l[i] *= sq[i] / sq[i + 1];
-    }
-  } else {
-    dominant = false;
-    bottom.shift = double(g_lo) - margin;
-    for (int i = 0; i < m; ++i) e[i] = double((long double)td[i] - bottom.shift - radius(i));
-    if (!factor_dominant(e, to, bottom)) return std::nullopt;
-  }
-  top.shift = double(g_hi) + margin;
-  top.sign = -1;
-  for (int i = 0; i < m; ++i) e[i] = double(top.shift - (long double)td[i] - radius(i));
-  for (std::size_t i = 0; i < to.size(); ++i) neg_off[i] = -to[i];
-  if (!factor_dominant(e, neg_off, top)) return std::nullopt;
-  finish(bottom);
-  finish(top);
-
-  // every interval of one eigenvalue, or several at the rounding level (a cluster)
-  const double lo0 = -(4 * kEps * bottom.upper + bottom.pivmin), hi0 = bottom.upper * (1 + 4 * kEps) + bottom.pivmin;
-  const std::vector<Interval> found = isolate(m, lo0, hi0, bottom.pivmin, true, kMaxRounds,
-                                              [&](const std::vector<double>& x) { return representation_counts(bottom, x); });
+  const auto T = symmetric_form(A, M);
+  if (!T) return std::nullopt;
+  const auto reps = representations(A, M, *T);
+  if (!reps) return std::nullopt;
+  const Representation &bottom = reps->bottom, &top = reps->top;
+  const std::vector<Interval> found = isolate_all(bottom, m);
   if (found.empty()) return std::nullopt;
   PencilEigen<double> out;
-  out.method = dominant ? "relative" : "twisted";
+  out.method = reps->relative ? "relative" : "twisted";
   out.lambda.assign(m, 0.0);
   out.rows.assign(keep.size() * m, 0.0);
-  // each eigenvalue in the representation where it is smaller (relative gaps larger)
-  std::vector<Item> items;
-  std::vector<Result> res(m);
   std::vector<char> cluster(m, 0);
-  const double slack = 8 * kEps * (top.shift - bottom.shift) + bottom.pivmin + top.pivmin;
-  for (const Interval& v : found) {
-    const double mid = v.lo + (v.hi - v.lo) / 2;
-    for (int j = v.nlo; j < v.nhi; ++j) out.lambda[j] = bottom.to_t(mid);
-    if (v.nhi - v.nlo > 1) {
-      for (int j = v.nlo; j < v.nhi; ++j) cluster[j] = 1;
-      continue;
-    }
-    const double lam = bottom.to_t(mid);
-    if (top.from_t(lam) < mid)
-      items.push_back({v.nlo, &top, top.from_t(lam), top.from_t(bottom.to_t(v.hi)) - slack,
-                       top.from_t(bottom.to_t(v.lo)) + slack});
-    else
-      items.push_back({v.nlo, &bottom, mid, v.lo, v.hi});
-  }
-  std::stable_partition(items.begin(), items.end(), [&](const Item& it) { return it.rep == &bottom; });
-  std::vector<int> slot(m, -1);
-  for (std::size_t t = 0; t < keep.size(); ++t) slot[keep[t]] = int(t);
-  std::vector<Scratch> pool(std::max(1, omp_get_max_threads()));  // by omp_get_thread_num() of parallel_for's team
-  // Refines a list ordered by representation, in batches of up to kLanes of one representation each.
-  auto refine_all = [&](const std::vector<Item>& list) {
-    std::vector<int> starts;
-    for (int i = 0; i < int(list.size());) {
-      starts.push_back(i);
-      const Representation* rep = list[i].rep;
-      for (int k = 0; i < int(list.size()) && list[i].rep == rep && k < kLanes; ++k) ++i;
-    }
-    starts.push_back(int(list.size()));
-    parallel_for(int(starts.size()) - 1, m >= 128, [&](int b) {
-      refine(list, starts[b], starts[b + 1] - starts[b], m, slot, int(keep.size()), res, out.rows,
-             pool[omp_get_thread_num()]);
-    });
-  };
-  refine_all(items);
-  // Where the iteration did not settle, bisection to full accuracy in the
-  // item's representation, and one more twisted factorisation there.
+  const std::vector<Item> items = starting_items(found, bottom, top, out.lambda, cluster);
+  const EigenShare* share = eigen_share(m);
+  const std::vector<Item> mine = share ? owned_items(items, *share, m) : items;
+  const Refiner refiner(m, keep, out.rows);
+  std::vector<Result> res(m);
+  refiner.run(mine, res);
   std::vector<Item> retry;
-  for (const Item& it : items)
+  for (const Item& it : mine)
     if (!res[it.j].ok) retry.push_back(it);
   if (!retry.empty()) {  // in the order of `items`: by representation
-    for (const Representation* rep : {&bottom, &top}) {
-      std::vector<Item*> mine;
-      for (Item& it : retry)
-        if (it.rep == rep) mine.push_back(&it);
-      for (int round = 0; round < kMaxRounds && !mine.empty(); ++round) {
-        std::vector<double> mids;
-        std::vector<Item*> open;
-        for (Item* it : mine)
-          if (it->hi - it->lo > 2 * kEps * std::max(std::abs(it->lo), std::abs(it->hi)) + rep->pivmin) {
-            open.push_back(it);
-            mids.push_back(it->lo + (it->hi - it->lo) / 2);
-          }
-        if (open.empty()) break;
-        const auto c = representation_counts(*rep, mids);
-        for (std::size_t i = 0; i < open.size(); ++i) {
-          const int index = rep->sign > 0 ? open[i]->j : m - 1 - open[i]->j;  // the top one counts from the top
-          (c[i] > index ? open[i]->hi : open[i]->lo) = mids[i];
-        }
-      }
-    }
-    for (Item& it : retry) it.x = it.lo + (it.hi - it.lo) / 2;
-    refine_all(retry);
+    bisect_to_full_accuracy(retry, bottom, top, m);
+    refiner.run(retry, res);
   }
-  // eigenvalues, and the ones whose vectors are not trusted: clusters and small relative gaps
-  std::vector<char> bad(cluster);
-  for (const Item& it : items) {
-    if (res[it.j].ok) out.lambda[it.j] = it.rep->to_t(res[it.j].mu);
-    else bad[it.j] = 1;
-  }
-  for (const Item& it : items) {
-    const int j = it.j;
-    if (bad[j]) continue;
-    double gap = std::numeric_limits<double>::infinity();
-    if (j > 0) gap = std::min(gap, out.lambda[j] - out.lambda[j - 1]);
-    if (j + 1 < m) gap = std::min(gap, out.lambda[j + 1] - out.lambda[j]);
-    if (gap < kMinRelativeGap * std::abs(res[j].mu)) bad[j] = 1;
-  }
-  // the untrusted index ranges, each by dstemr, side by side (disjoint parts of `out`)
-  std::vector<std::pair<int, int>> ranges;
-  for (int j = 0; j < m;) {
-    if (!bad[j]) { ++j; continue; }
-    int k = j;
-    while (k + 1 < m && bad[k + 1]) ++k;
-    ranges.push_back({j, k});
-    j = k + 1;
-  }
-  std::vector<std::exception_ptr> failures(ranges.size());  // rethrown outside the parallel region
-  parallel_for(int(ranges.size()), m >= 128, [&](int r) {
-    const auto [j, k] = ranges[r];
-    try {
-      const std::vector<double> refined(out.lambda.begin() + j, out.lambda.begin() + k + 1);
-      eigen_mrrr_range(A, M, keep, j, k, out);
-      for (int i = j; i <= k; ++i)  // eigenvalues that converged keep their (relative) accuracy
-        if (res[i].ok) out.lambda[i] = refined[i - j];
-    } catch (...) {
-      failures[r] = std::current_exception();
-    }
-  });
-  for (const auto& f : failures)
-    if (f) std::rethrow_exception(f);
+  if (share) complete_results(*share, res, out.rows);
+  const std::vector<char> bad = untrusted(items, res, cluster, out.lambda);
+  vectors_by_dstemr(A, M, keep, bad, res, out);
   // rows of W = M^-1/2 V
   for (std::size_t t = 0; t < keep.size(); ++t)
     for (int j = 0; j < m; ++j)
-      if (!bad[j]) out.rows[t * m + j] /= sq[keep[t]];
+      if (!bad[j]) out.rows[t * m + j] /= T->sq[keep[t]];
   return out;
 }
 

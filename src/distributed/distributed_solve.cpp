@@ -1,0 +1,147 @@
+// A distributed plan's solves (docs/distributed.md): what every rank agrees
+// on before and after them, and each right-hand side's levels on the rank's
+// device or on the host.
+#include <complex>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include "../finite_scan.hpp"
+#include "../neumann_weights.hpp"
+#include "../size_product.hpp"
+#include "../stopwatch.hpp"
+#include "agreement.hpp"
+#include "distributed_impl.hpp"
+#include "pscr/errors.hpp"
+
+namespace pscr {
+namespace distributed {
+namespace {
+
+// A device scans its slab itself, after the upload (a host pass over the
+// arrays costs more than the device's solve), except in pure Neumann
+// problems, whose projection passes over them on the host anyway.
+template <class T> bool device_scans(const SlabExecutor<T>& ex) { return ex.device && !ex.data.pure_neumann; }
+// A sum over all ranks, for the pure-Neumann means.
+template <class T> auto over_ranks(const SlabExecutor<T>& ex) {
+  return [c = ex.comm.get()](double* s, int n) { c->sum(s, n); };
+}
+
+// What every rank agrees on before any message of the solve: the size of
+// the whole batch (the same on every rank, so each refuses alone), null
+// arrays, non-finite values (where the host scans).
+template <class T> void check_right_hand_sides(const SlabExecutor<T>& ex, const T* f, const T* u, std::size_t count) {
+  const std::size_t N = ex.info.local_unknowns;
+  size_product({ex.data.problem.unknowns(), count, sizeof(T)},
+               "solve: unknowns × right-hand sides × bytes per scalar");
+  std::ostringstream bad;
+  if ((!f || !u) && N * count > 0) bad << "solve: null array on rank " << ex.me();
+  else if (const std::size_t i = device_scans(ex) ? N * count : first_nonfinite(f, N * count); i < N * count)
+    bad << "right-hand side: non-finite value on rank " << ex.me() << " at local index " << i;
+  if (any(*ex.comm, !bad.str().empty()))
+    throw NonFiniteInput(bad.str().empty() ? "right-hand side: a non-finite value or a null array on another rank"
+                                           : bad.str());
+}
+
+// One right-hand side X (this rank's rows; f_c: as given, at offset
+// `first` of the batch) on the device: the upload, the device's scan, the
+// levels, the download. True when the solution holds a non-finite value.
+template <class T>
+bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, T* X, SolveStats& st) {
+  SlabDevice<T>& dev = *ex.device;
+  const std::size_t rows = ex.info.rows.size(), N = ex.info.local_unknowns;
+  auto t = clock_type::now();
+  if (rows > 0) dev.write_rows(ex.row_begin(), rows, X);
+  st.transfer_seconds += seconds_since(t);
+  t = clock_type::now();
+  if (device_scans(ex) && any(*ex.comm, rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows))) {
+    // where: the host looks on the rank that has it
+    const std::size_t i = first_nonfinite(f_c, N);
+    throw NonFiniteInput(i < N ? "right-hand side: non-finite value on rank " + std::to_string(ex.me()) +
+                                     " at local index " + std::to_string(first + i)
+                               : std::string("right-hand side: a non-finite value on another rank"));
+  }
+  const int k = ex.dim().layout.k;
+  for (int i = 1; i < k; ++i) ex.phase_device(i, false);
+  for (int i = k; i >= 1; --i) ex.phase_device(i, true);
+  const bool nonfinite = device_scans(ex) && rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows);
+  dev.finish();  // the copy's time without the solve's
+  st.device_seconds += seconds_since(t);
+  t = clock_type::now();
+  if (rows > 0) dev.read_rows(ex.row_begin(), rows, X);
+  st.transfer_seconds += seconds_since(t);
+  return nonfinite;
+}
+
+// One right-hand side X on the host: the reduction, then the back substitution.
+template <class T> void solve_on_host(const SlabExecutor<T>& ex, T* X, reference::PivotWatch& watch) {
+  const int k = ex.dim().layout.k;
+  for (int i = 1; i < k; ++i) ex.phase(i, false, X, watch);
+  for (int i = k; i >= 1; --i) ex.phase(i, true, X, watch);
+}
+
+// Near-singular eliminations and non-finite solutions, agreed on by all
+// ranks after the batch: each rank throws the same class, the rank that
+// found it with the details.
+template <class T>
+void agree_on_breakdowns(const SlabExecutor<T>& ex, const reference::PivotWatch& watch, const T* u,
+                         std::size_t count, bool device_nonfinite) {
+  Communicator& comm = *ex.comm;
+  const std::size_t N = ex.info.local_unknowns;
+  const std::string device_breakdown = ex.device ? ex.device->breakdown() : "";
+  if (any(comm, !device_breakdown.empty()))
+    throw NumericalBreakdown(device_breakdown.empty() ? "near-singular tridiagonal system on another rank's device"
+                                                      : device_breakdown);
+  double smallest = -watch.smallest;
+  comm.max(&smallest, 1);
+  smallest = -smallest;
+  if (smallest < reference::kPivotLimit<T>) {
+    if (watch.smallest == smallest) ex.solver.check_pivots(watch.smallest, watch.system);
+    ex.solver.check_pivots(smallest, "a shift on another rank");
+  }
+  std::ostringstream nonfinite;
+  if (const std::size_t i = !device_scans(ex) || device_nonfinite ? first_nonfinite(u, N * count) : N * count;
+      i < N * count)
+    nonfinite << "solve produced a non-finite value on rank " << ex.me() << " at local index " << i
+              << " (zero pivot in a tridiagonal solve or overflow)";
+  if (any(comm, !nonfinite.str().empty()))
+    throw NumericalBreakdown(nonfinite.str().empty() ? "solve produced a non-finite value on another rank"
+                                                     : nonfinite.str());
+}
+
+}  // namespace
+}  // namespace distributed
+
+template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, std::size_t count) const {
+  const distributed::SlabExecutor<T>& m = *impl_;
+  const auto t0 = clock_type::now();
+  const std::size_t N = m.info.local_unknowns;
+  distributed::check_right_hand_sides(m, f, u, count);
+  if (u != f && N * count > 0) std::memmove(u, f, N * count * sizeof(T));
+  SolveStats st;
+  if (m.device) m.device->clear_breakdown();
+  reference::PivotWatch watch;
+  bool device_nonfinite = false;  // in a solution, found by the device
+  for (std::size_t c = 0; c < count; ++c) {
+    T* X = u + c * N;
+    if (m.data.pure_neumann)  // the compatible part: f minus its mean over all ranks' rows
+      st.incompatible_part = std::max(st.incompatible_part, remove_mean(X, N, double(m.data.problem.unknowns()),
+                                                                        distributed::over_ranks(m)));
+    if (m.device) device_nonfinite = distributed::solve_on_device(m, f + c * N, c * N, X, st) || device_nonfinite;
+    else distributed::solve_on_host(m, X, watch);
+    if (m.data.pure_neumann)
+      remove_weighted_mean(X, m.neumann_weights.data(), N, m.neumann_weight_sum, distributed::over_ranks(m));
+  }
+  distributed::agree_on_breakdowns(m, watch, u, count, device_nonfinite);
+  st.seconds = seconds_since(t0);
+  return st;
+}
+
+template SolveStats DistributedPlan<float>::solve_batch(const float*, float*, std::size_t) const;
+template SolveStats DistributedPlan<double>::solve_batch(const double*, double*, std::size_t) const;
+template SolveStats DistributedPlan<std::complex<float>>::solve_batch(const std::complex<float>*, std::complex<float>*,
+                                                                     std::size_t) const;
+template SolveStats DistributedPlan<std::complex<double>>::solve_batch(const std::complex<double>*,
+                                                                      std::complex<double>*, std::size_t) const;
+
+}  // namespace pscr

@@ -1,0 +1,27 @@
+// What PlanInfo says of a plan's data (internal): the one description for
+// the Plan façade and the distributed backend, before each adds what its
+// executor says of itself.
+#pragma once
+#include "planner/plan_data.hpp"
+#include "pscr/plan.hpp"
+
+namespace pscr {
+
+// radix: the plan's choice (plan_choice), where the data lay out no levels
+template <class T> void describe_plan_data(const planner::PlanData<T>& data, int radix, PlanInfo& info) {
+  info.radix = data.transformed ? 0 : data.dims.empty() ? radix : data.reduction_radix(0);
+  info.shift_amplification = data.shift_amplification;
+  info.predicted_error = data.predicted_error;
+  info.warning = data.warning;
+  info.eigen_problems = data.eigen_problems;
+  info.host_bytes = data.bytes();
+  info.pure_neumann = data.pure_neumann;
+  info.elimination = data.excess_form ? "excess" : "ordinary";
+  info.eigen_methods.clear();
+  for (auto& dp : data.dims) info.eigen_methods.push_back(dp.eigen_method);
+  info.dimension_methods.clear();
+  for (auto& dp : data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
+  info.dimension_methods.push_back(data.periodic_lines() ? "cyclic lines (eigenbasis)" : "tridiagonal");
+}
+
+}  // namespace pscr
