@@ -49,7 +49,8 @@ def short(device):
 
 PRECISION_TYPE = {"double": "float64", "float": "float32"}
 # Anchors of the recorded speed table (speed.jsonl "solver") and their names in figures.
-TABLE_ANCHORS = {"vkfft-dst1": ("vkfft_s", "VkFFT DST-I"), "cublas-fdm": ("fdm_s", "cuBLAS FDM")}
+TABLE_ANCHORS = {"vkfft-dst1": ("vkfft_s", "VkFFT DST-I"), "cublas-fdm": ("fdm_s", "cuBLAS FDM"),
+                 "cupy-channel": ("channel_s", "cuFFT + Thomas")}
 ANCHOR_STYLES = (("fftw_s", "FFTW DST-I (CPU)", "s--"), ("clfft_s", "clFFT DST-I", "^:"),
                  ("cufft_s", "cuFFT DST-I", "d-."), ("vkfft_s", "VkFFT DST-I", "v--"),
                  ("fdm_s", "cuBLAS FDM", "x:"))
@@ -217,6 +218,10 @@ def ms(t):
 
 
 def case_name(r):
+    if r["problem"] == "channel":  # n periodic points in x (and z), n - 1 graded ones between the walls
+        size = f"{r['n']}×{r['n'] - 1}" if r["dim"] == 2 else f"{r['n']}²×{r['n'] - 1}"
+        prec = "" if r["precision"] == "double" else f" {r['precision']}"
+        return f"{r['dim']}D {size} channel{prec}"
     size = f"{r['n']}{'²' if r['dim'] == 2 else '³'}"
     prec = "" if r["precision"] == "double" else f" {r['precision']}"
     return f"{r['dim']}D {size} {r['mesh']}{prec}" if r.get("mesh") else f"{r['dim']}D {size}{prec}"

@@ -26,19 +26,28 @@ for ln in lines:
     if ln.startswith("== uniform"): mesh = "uniform"; continue
     if ln.startswith("== graded"): mesh = "graded"; continue
     if ln.startswith("== accuracy"): mesh = "accuracy"; continue
-    m = re.match(r"poisson\s+(\d)D (\d+)\^\d\s+float(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", ln)
+    if ln.startswith("== channel"): mesh = "periodic"; continue
+    m = re.match(r"(poisson|channel)\s+(\d)D (\d+)\^\d\s+float(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", ln)
     if m:
-        dim, n, bits = int(m[1]), int(m[2]), m[3]
-        last = dict(solver="libpscr", problem="poisson", mesh=mesh, dim=dim, n=n,
+        dim, n, bits = int(m[2]), int(m[3]), m[4]
+        m = [None] + list(m.groups()[1:])  # the fields as before the problem name
+        last = dict(solver="libpscr", problem="channel" if mesh == "periodic" else "poisson", mesh=mesh, dim=dim, n=n,
                     precision="double" if bits == "64" else "float", median_ms=float(m[6]),
                     min_ms=float(m[7]), max_ms=float(m[8]), rel_residual=float(m[9]),
                     device=DEV, backend="opencl", rev=REV, date=DATE)
         if mesh == "graded": last["cell_ratio"] = 1000
+        if mesh == "periodic": last["cell_ratio"] = 30
         out.append(last); continue
+    m = re.match(r"channel (?:2D )?\(cuFFT .*?\) (\d+)x(\d+)(?:x\d+)? (double|float) ratio (\S+): median (\S+) ms, forward error (\S+)", ln)
+    if m:
+        dim = 3 if "x/z" in ln else 2
+        out.append(dict(solver="cupy-channel", problem="channel", mesh="periodic", cell_ratio=float(m[4]), dim=dim,
+                        n=int(m[1]), precision=m[3], median_ms=float(m[5]), forward_error=float(m[6]), device=DEV,
+                        rev=REV, date=DATE)); continue
     m = re.match(r"\s+methods: (.*?); (\d+) GB/s effective", ln)
     if m and last:
         meth = [x.strip() for x in m[1].split(",")]
-        last["method"] = ", ".join(x for x in meth if not x.startswith("tridiagonal")).replace("sine transform, sine transform", "sine transforms")
+        last["method"] = ", ".join(x for x in meth if not x.startswith("tridiagonal")).replace("sine transform, sine transform", "sine transforms").replace("Fourier transform, Fourier transform", "Fourier transforms")
         last["line_solver"] = [x for x in meth if x.startswith("tridiagonal")][0]
         last["effective_GBps"] = float(m[2]); continue
     m = re.match(r"VkFFT .* on (.*), (\d)D (double|float)", ln)
