@@ -97,7 +97,8 @@ with tempfile.TemporaryDirectory() as tmp:
                                f.astype(wide).ravel())
             err = np.abs(np.load(P("u.npy")).ravel() - ref).max() / np.abs(ref).max()
             check(f"{name} error {err:.1e}", err <= tol, r.stdout)
-    for bad, needle in [("3", "not a dimension 1 ... 2"), ("1,1", "named twice"), ("x", "not a dimension")]:
+    for bad, needle in [("3", "not a dimension 1 ... 2"), ("1,1", "named twice"), ("x", "not a dimension"),
+                        ("", "names no dimension"), ("1,", "names no dimension")]:
         fs = [periodic_factor(rng, 5, np.float64, False), factor(rng, 4, np.float64, False)]
         args = save_factors(P, fs)
         np.save(P("f.npy"), np.ones((5, 4)))

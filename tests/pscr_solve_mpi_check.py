@@ -139,7 +139,7 @@ with tempfile.TemporaryDirectory() as tmp:
                      show_pass=True)
     r = mpi(2, args + ["--out", P("u.npy"), "--backend", "opencl"])
     checks.check("periodic on 2 OpenCL ranks: refused with the reason",
-                 r.returncode == 2 and "periodic dimensions" in r.stderr, r.stderr, show_pass=True)
+                 r.returncode == 2 and "it is periodic" in r.stderr, r.stderr, show_pass=True)
 
     # Bad input: exit status 2 and pscr-solve's message, whatever the rank count.
     a, m = factor(rng, 6, np.float64, False)

@@ -88,6 +88,8 @@ inline std::vector<bool> periodic_dims(const std::map<std::string, std::string>&
   if (!args.count("periodic")) return out;
   std::stringstream ss(args.at("periodic"));
   std::string item;
+  const std::string& text = args.at("periodic");
+  if (text.empty() || text.back() == ',') throw Usage("--periodic: '" + text + "' names no dimension after a comma or none at all");
   while (std::getline(ss, item, ',')) {
     if (item.size() != 1 || item[0] < '1' || item[0] > char('0' + dims))
       throw Usage("--periodic: '" + item + "' is not a dimension 1 ... " + std::to_string(dims));

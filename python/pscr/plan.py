@@ -99,6 +99,8 @@ class Factor(tuple):
     problem's `periodic` says otherwise."""
 
     def __new__(cls, A, M, periodic=False):
+        if not isinstance(periodic, (bool, np.bool_)):
+            raise InvalidArgument(f"Factor: periodic needs True or False, not {periodic!r}")
         self = super().__new__(cls, (A, M))
         ## Whether the dimension is periodic (A and M cyclic).
         self.periodic = bool(periodic)
@@ -109,7 +111,8 @@ class Factor(tuple):
 
 
 def _periodic_flags(factors, periodic):
-    """Per dimension: the factor's own flag, or periodic[d] where given."""
+    """Per dimension: periodic[d] where `periodic` is given (it overrides the
+    factors' own flags), else the factor's own flag."""
     flags = [bool(getattr(f, "periodic", False)) for f in factors]
     if periodic is None:
         return flags
@@ -123,7 +126,7 @@ def _periodic_flags(factors, periodic):
     for d, (own, p) in enumerate(zip(flags, given), start=1):
         if not isinstance(p, (bool, np.bool_)):
             raise InvalidArgument(f"periodic[{d - 1}]: needs True or False, not {p!r}")
-        out.append(own or bool(p))
+        out.append(bool(p))
     return out
 
 
@@ -159,9 +162,10 @@ class Problem:
     factors: [(A1, M1), (A2, M2)[, (A3, M3)]], each a (2, n) array: row 0 the
     diagonal, row 1 the off-diagonal in its first n - 1 entries (as pscr-solve
     reads them). Index 1 is the slowest: u has shape (n1, n2[, n3]) in C order.
-    periodic: one boolean per dimension (default: each factor's own
-    Factor.periodic, False for plain pairs); a periodic dimension's A and M are
-    cyclic, row 1's last entry the corner joining row n - 1 to row 0.
+    periodic: one boolean per dimension, which overrides the factors' own
+    flags (default: each factor's Factor.periodic, False for plain pairs); a
+    periodic dimension's A and M are cyclic, row 1's last entry the corner
+    joining row n - 1 to row 0.
     dtype: one of the four libpscr types; by default NumPy's promotion of the
     factors and c (float32 factors with a Python float c stay float32);
     precision='single'|'double' keeps real or complex and sets the width.
@@ -255,7 +259,8 @@ class Problem:
         return total.tocsr()
 
     def __repr__(self):
-        return f"pscr.Problem(shape={self.shape}, dtype={self.dtype.name}, c={self.c})"
+        periodic = f", periodic={self.periodic}" if any(self.periodic) else ""
+        return f"pscr.Problem(shape={self.shape}, dtype={self.dtype.name}, c={self.c}{periodic})"
 
 
 def _right_hand_sides(problem, f, what):
@@ -332,9 +337,12 @@ class Plan:
 
     problem: a list of (A, M) pairs or Factors (then c, dtype, precision,
     periodic as for Problem) or a pscr.Problem. Periodic dimensions, and every
-    dimension before one, are taken through their whole eigenbasis by dense
-    products ("dense products" in info["dimension_methods"]); a periodic last
-    dimension's cyclic lines likewise ("cyclic lines (eigenbasis)").
+    dimension before one, are taken through their whole eigenbasis: on OpenCL
+    by fast Fourier transforms where the periodic mesh is uniform, n even,
+    n >= 8 and n / 2 a power of two, and the last dimension is not periodic
+    ("Fourier transform" in info["dimension_methods"]), else by dense products
+    ("dense products"); a periodic last dimension's cyclic lines in its
+    eigenbasis ("cyclic lines (eigenbasis)").
     backend: "reference" (multithreaded host executor) or "opencl".
     radix: q >= 2, or 0 (automatic: the tuned value of the OpenCL device,
     16 on the host; for diagonally dominant problems of a million unknowns or

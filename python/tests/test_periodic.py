@@ -91,6 +91,10 @@ def test_periodic_keyword_and_factor_roundtrip():
     dense = p.to_sparse().toarray()
     assert dense[0, 3 * 4] == -1.0  # row (0, 0) couples (3, 0) through the corner of dimension 1
     assert dense[0, 3] == 0.0  # dimension 2 is not periodic
+    # the keyword overrides the factors' own flags, both ways
+    pf8 = pscr.laplacian_factor(8, 1.0, "periodic", "periodic")
+    assert pscr.Problem([pf8, (a, m)], 0.5, periodic=[False, False]).periodic == (False, False)
+    assert pscr.Problem([pf8, (a, m)], 0.5).periodic == (True, False)
     lf = pscr.laplacian_factor(5, 1.0, "periodic", "periodic")
     assert lf.periodic and lf[0][1, 4] == -1.0
     x = np.linspace(0.0, 1.0, 9)
@@ -109,6 +113,10 @@ def test_periodic_bad_input():
         pscr.Problem([b, b], 1.0, periodic=[True])
     with pytest.raises(pscr.InvalidArgument, match="periodic\\[0\\]"):
         pscr.Problem([b, b], 1.0, periodic=["yes", False])
+    with pytest.raises(pscr.InvalidArgument, match="periodic needs True or False"):
+        pscr.Factor(a, m, periodic="no")
+    with pytest.raises(pscr.InvalidArgument, match="periodic needs True or False"):
+        pscr.Factor(a, m, periodic=2)
     with pytest.raises(pscr.InvalidArgument, match="one side periodic"):
         pscr.laplacian_factor(6, 1.0, "periodic", "neumann")
     with pytest.raises(pscr.InvalidArgument, match="needs at least 4 mesh points"):

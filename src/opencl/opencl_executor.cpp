@@ -55,9 +55,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       throw InvalidArgument(std::string("a solve split over devices or ranks by rows of dimension 1 splits the levels "
                                         "of its reduction, and dimension 1 is taken by ") +
                             planner::method_name(pd.dims[0].method) +
-                            (pd.problem.factor(0).periodic() || pd.periodic_lines()
-                                 ? " (periodic dimensions are)"
-                                 : " (KernelParameters::dense_top)") +
+                            (pd.problem.factor(0).periodic() ? " (it is periodic)"
+                             : pd.dims[0].method == planner::DimensionMethod::dense
+                                 ? " (a periodic dimension follows it, or KernelParameters::dense_top)"
+                                 : " (uniform: transforms)") +
                             ": split by batches (DeviceSplit::batches), or use the reference backend on the ranks");
     const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
