@@ -1,14 +1,16 @@
-// pscr/opencl.hpp: device-resident solves.
+// pscr/opencl.hpp: device-resident solves of a Plan (the façade's OpenCL
+// API: it holds the plan's lock and reaches its executor, so it lives beside
+// plan.cpp, above the backend).
 #include <chrono>
 #include <complex>
 #include <shared_mutex>
 
-#include "../plan_impl.hpp"
-#include "../size_product.hpp"
-#include "cl_check.hpp"
-#include "device.hpp"
-#include "opencl_executor.hpp"
-#include "runtime.hpp"
+#include "plan_impl.hpp"
+#include "size_product.hpp"
+#include "opencl/cl_check.hpp"
+#include "opencl/device.hpp"
+#include "opencl/opencl_executor.hpp"
+#include "opencl/runtime.hpp"
 #include "pscr/opencl.hpp"
 
 namespace pscr::opencl {
