@@ -84,32 +84,40 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
       }
   }
 
-  // Shares of `count` as equal as can be, the first devices taking the remainder.
-  double solve_in_place(T* x, std::size_t count) const override {
+  // Shares of `count` as equal as can be, the first devices taking the
+  // remainder: run(i, first, share) for each device with a share, on a
+  // thread of its own but the last (in the calling thread); a device's
+  // exception is rethrown after all have finished.
+  template <class Run> void for_shares(std::size_t count, Run&& run) const {
     const std::size_t D = parts_.size();
-    if (count < 2) return parts_[0]->solve_in_place(x, count);
-    std::vector<double> copies(D, 0);
     std::vector<std::exception_ptr> failed(D);
     std::vector<std::thread> threads;
     std::size_t first = 0;
     for (std::size_t i = 0; i < D; ++i) {
       const std::size_t share = count / D + (i < count % D ? 1 : 0);
       if (share == 0) break;
-      T* part = x + first * unknowns_;
-      auto run = [&, i, part, share] {
+      auto one = [&, i, first, share] {
         try {
-          copies[i] = parts_[i]->solve_in_place(part, share);
+          run(i, first, share);
         } catch (...) {
           failed[i] = std::current_exception();
         }
       };
-      if (i + 1 < D && first + share < count) threads.emplace_back(run);
-      else run();  // the last share in the calling thread
+      if (i + 1 < D && first + share < count) threads.emplace_back(one);
+      else one();
       first += share;
     }
     for (auto& t : threads) t.join();
-    for (const auto& f : failed)
-      if (f) std::rethrow_exception(f);
+    for (const auto& e : failed)
+      if (e) std::rethrow_exception(e);
+  }
+
+  double solve_in_place(T* x, std::size_t count) const override {
+    if (count < 2) return parts_[0]->solve_in_place(x, count);
+    std::vector<double> copies(parts_.size(), 0);
+    for_shares(count, [&](std::size_t i, std::size_t first, std::size_t share) {
+      copies[i] = parts_[i]->solve_in_place(x + first * unknowns_, share);
+    });
     double total = 0;
     for (double c : copies) total += c;
     return total;
@@ -122,27 +130,10 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
     if (count < 2) return parts_[0]->solve_host(f, u, count, result);
     std::vector<HostSolveResult> results(D);
     std::vector<std::size_t> firsts(D, 0);
-    std::vector<std::exception_ptr> failed(D);
-    std::vector<std::thread> threads;
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < D; ++i) {
-      const std::size_t share = count / D + (i < count % D ? 1 : 0);
-      if (share == 0) break;
+    for_shares(count, [&](std::size_t i, std::size_t first, std::size_t share) {
       firsts[i] = first;
-      auto run = [&, i, first, share] {
-        try {
-          parts_[i]->solve_host(f + first * unknowns_, u + first * unknowns_, share, results[i]);
-        } catch (...) {
-          failed[i] = std::current_exception();
-        }
-      };
-      if (i + 1 < D && first + share < count) threads.emplace_back(run);
-      else run();  // the last share in the calling thread
-      first += share;
-    }
-    for (auto& t : threads) t.join();
-    for (const auto& e : failed)
-      if (e) std::rethrow_exception(e);
+      parts_[i]->solve_host(f + first * unknowns_, u + first * unknowns_, share, results[i]);
+    });
     for (std::size_t i = 0; i < D; ++i) {
       const HostSolveResult& r = results[i];
       if (r.bad_input != std::size_t(-1))

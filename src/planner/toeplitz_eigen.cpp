@@ -91,50 +91,13 @@ std::optional<Family> circulant_family(const Tridiagonal<double>& t) {
 }
 }  // namespace
 
-std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
-                                                   const std::vector<int>& keep, bool vectors) {
+namespace {
+// A circulant pencil's eigenvalues and M-normalising scales in the order of
+// the real Fourier basis (fourier_basis), for any m >= 3; empty when the
+// pencil is not circulant or M is not positive definite.
+std::optional<SineBasis> circulant_modes(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
   const int m = int(A.size());
   if (m < 3 || int(M.size()) != m) return std::nullopt;
-  const auto fa = circulant_family(A), fm = circulant_family(M);
-  if (!fa || !fm) return std::nullopt;
-  // column l: frequency k(l) = (l + 1) / 2, the cosine for even l and the sine for odd
-  // (l = 0: the constant; m even, l = m − 1: the alternating vector)
-  std::vector<long double> lam(static_cast<std::size_t>(m));
-  std::vector<double> nu(static_cast<std::size_t>(m));
-  for (int l = 0; l < m; ++l) {
-    const int k = (l + 1) / 2;
-    const double s = sin_pi<double>(k, m);
-    const long double mu = 4.0L * s * s;
-    const long double a = fa->alpha + fa->beta * mu, g = fm->alpha + fm->beta * mu;
-    if (!(g > 0) || !std::isfinite(double(a))) return std::nullopt;  // M not positive definite
-    lam[std::size_t(l)] = a / g;
-    nu[std::size_t(l)] = double(g);
-  }
-  std::vector<int> order(static_cast<std::size_t>(m));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return lam[std::size_t(x)] < lam[std::size_t(y)]; });
-  PencilEigen<double> out;
-  out.method = "toeplitz";
-  for (int l = 0; l < m; ++l) out.lambda.push_back(double(lam[std::size_t(order[std::size_t(l)])]));
-  if (!vectors) return out;
-  out.rows.assign(keep.size() * std::size_t(m), 0.0);
-  for (int c = 0; c < m; ++c) {
-    const int l = order[std::size_t(c)], k = (l + 1) / 2;
-    const bool sine = l % 2 == 1 && 2 * k != m;
-    const bool single = k == 0 || 2 * k == m;  // the constant, the alternating vector: ‖v‖² = m
-    const double scale = 1 / std::sqrt((single ? double(m) : m / 2.0) * nu[std::size_t(l)]);
-    for (std::size_t t = 0; t < keep.size(); ++t) {
-      const std::int64_t jk = std::int64_t(keep[t]) * k % m;  // the phase 2π j k / m, reduced
-      const double v = sine ? sin_pi<double>(2 * jk, m) : cos_pi<double>(2 * jk, m);
-      out.rows[t * std::size_t(m) + std::size_t(c)] = scale * v;
-    }
-  }
-  return out;
-}
-
-std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
-  const int m = int(A.size());
-  if (m < 4 || m % 2 != 0) return std::nullopt;
   const auto fa = circulant_family(A), fm = circulant_family(M);
   if (!fa || !fm) return std::nullopt;
   SineBasis b;
@@ -151,6 +114,41 @@ std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridi
     b.scale.push_back(double(1 / std::sqrt((single ? (long double)m : m / 2.0L) * g)));
   }
   return b;
+}
+}  // namespace
+
+std::optional<PencilEigen<double>> eigen_circulant(const Tridiagonal<double>& A, const Tridiagonal<double>& M,
+                                                   const std::vector<int>& keep, bool vectors) {
+  const auto b = circulant_modes(A, M);
+  if (!b) return std::nullopt;
+  const int m = int(A.size());
+  // column l of the basis: frequency k = (l + 1) / 2, the cosine for even l
+  // and the sine for odd (l = 0: the constant; m even, l = m − 1: the
+  // alternating vector); ascending eigenvalues
+  std::vector<int> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return b->lambda[std::size_t(x)] < b->lambda[std::size_t(y)]; });
+  PencilEigen<double> out;
+  out.method = "toeplitz";
+  for (int l : order) out.lambda.push_back(b->lambda[std::size_t(l)]);
+  if (!vectors) return out;
+  out.rows.assign(keep.size() * std::size_t(m), 0.0);
+  for (int c = 0; c < m; ++c) {
+    const int l = order[std::size_t(c)], k = (l + 1) / 2;
+    const bool sine = l % 2 == 1 && 2 * k != m;
+    for (std::size_t t = 0; t < keep.size(); ++t) {
+      const std::int64_t jk = std::int64_t(keep[t]) * k % m;  // the phase 2π j k / m, reduced
+      const double v = sine ? sin_pi<double>(2 * jk, m) : cos_pi<double>(2 * jk, m);
+      out.rows[t * std::size_t(m) + std::size_t(c)] = b->scale[std::size_t(l)] * v;
+    }
+  }
+  return out;
+}
+
+std::optional<SineBasis> fourier_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
+  if (A.size() < 4 || A.size() % 2 != 0) return std::nullopt;
+  return circulant_modes(A, M);
 }
 
 std::optional<SineBasis> sine_basis(const Tridiagonal<double>& A, const Tridiagonal<double>& M) {
