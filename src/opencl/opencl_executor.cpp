@@ -18,6 +18,8 @@
 #include "runtime.hpp"
 #include "sine_transform.hpp"
 #include "solve_flags.hpp"
+#include "transformed_solve.hpp"
+#include "transpose.hpp"
 #include "tridiagonal_solver.hpp"
 
 namespace pscr {
@@ -471,82 +473,17 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
-  // A transformed plan (PlanData::transformed): the leading dimensions' sine
-  // transforms, the shifts c + Σ λ of the lines of the last dimension (line
-  // l1·n2 + l2 in 3D), and their solver.
+  // A transformed plan (PlanData::transformed): its lines' solver and the
+  // transforms around it (transformed_solve.hpp).
   void upload_transforms(const std::vector<T>& packed) {
-    ocl::Runtime& rt = *rt_;
-    std::size_t lines = 1;
-    for (int d = 0; d + 1 < D_; ++d) {
-      const auto& dp = pd_.dims[std::size_t(d)];
-      sines_.push_back(std::make_unique<ocl::SineTransform>(
-          rt, dp.layout.n, dp.transform_scale, std::size_t(p_.sine_group), sizeof(real_t<T>), is_complex_v<T>,
-          dp.method == planner::DimensionMethod::fourier_transform));
-      lines *= std::size_t(dp.layout.n);
-      DimBufs db;
-      db.n = dp.layout.n;
-      db.R = pd_.problem.unknowns() / lines;
-      dims_.push_back(std::move(db));
-    }
-    std::vector<T> sigma(lines, pd_.problem.c());
-    std::size_t block = lines;  // lines per mode of dimension d
-    for (int d = 0; d + 1 < D_; ++d) {
-      const auto& lambda = pd_.dims[std::size_t(d)].eigen[0].lambda;
-      block /= lambda.size();
-      for (std::size_t l = 0; l < lines; ++l) sigma[l] += lambda[l / block % lambda.size()];
-    }
-    line_sigma_ = rt.upload(sigma, "shift buffer");
-    // pure Neumann (periodic leading dimensions): the line of every leading
-    // dimension's constant mode, σ = 0, is the singular one, pinned
-    std::vector<int> pinned(lines, 0);
-    if (pd_.pure_neumann) {
-      std::size_t line = 0;
-      for (int d = 0; d + 1 < D_; ++d) {
-        const auto& dp = pd_.dims[std::size_t(d)];
-        line = line * std::size_t(dp.layout.n) + std::size_t(std::max(dp.zero_mode, 0));
-      }
-      pinned[line] = 1;
-    }
-    line_pinned_ = rt.upload(pinned, "flag buffer");
-    tri_ = std::make_unique<ocl::TridiagonalSolver>(rt, p_, leaf_n(), lines, sizeof(T), line_coef_.get(), packed.data(),
-                                                    flags_.buffer(), pd_.pure_neumann);
-    // lines past local memory are solved stored [row][line]: a copy of that layout
-    if (!tri_->whole_lines()) row_lines_ = rt.alloc(pd_.problem.unknowns() * sizeof(T), "line buffer");
+    tri_ = std::make_unique<ocl::TridiagonalSolver>(*rt_, p_, leaf_n(), ocl::TransformedSolve<T>::line_count(pd_),
+                                                    sizeof(T), line_coef_.get(), packed.data(), flags_.buffer(),
+                                                    pd_.pure_neumann);
+    transformed_ = std::make_unique<ocl::TransformedSolve<T>>(*rt_, pd_, *tri_, std::size_t(p_.sine_group));
   }
 
-  // The solve of a transformed plan: each leading dimension to its modes in
-  // place (dimension 1 first: X[l1][j2][j3], then X[l1][l2][j3]), one
-  // tridiagonal system per line of the last dimension, and back.
-  void transform_solve(cl_mem X) const {
-    const std::size_t n_last = std::size_t(leaf_n());
-    std::size_t before = 1;  // the blocks dimension d is transformed in
-    for (int d = 0; d + 1 < D_; ++d) {
-      const std::size_t R = dims_[std::size_t(d)].R, n = std::size_t(dims_[std::size_t(d)].n);
-      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, true);
-      before *= n;
-    }
-    const int lines = int(before);
-    if (tri_->whole_lines()) {
-      tri_->solve(X, lines, line_sigma_.get(), line_pinned_.get());
-    } else {
-      transpose(X, row_lines_.get(), before, n_last);
-      tri_->solve(row_lines_.get(), lines, line_sigma_.get(), line_pinned_.get());
-      transpose(row_lines_.get(), X, n_last, before);
-    }
-    for (int d = D_ - 2; d >= 0; --d) {
-      const std::size_t R = dims_[std::size_t(d)].R, n = std::size_t(dims_[std::size_t(d)].n);
-      before /= n;
-      // the last transform writes the solution: it flags non-finite values (solve_flags.hpp)
-      sines_[std::size_t(d)]->apply(X, R, R, before, n * R, false, d == 0 ? flags_.buffer() : nullptr);
-    }
-  }
-
-  // out[c][r] = in[r][c] for a rows × cols array (tiles through local memory).
   void transpose(cl_mem in, cl_mem out, std::size_t rows, std::size_t cols) const {
-    constexpr std::size_t tile = 16;
-    rt_->count(0, 2.0 * double(rows) * double(cols));
-    rt_->launch("transpose", 2, {round_up(cols, tile), round_up(rows, tile), 1}, {tile, tile, 1}, in, out, int(rows),
-                int(cols));
+    ocl::transpose(*rt_, in, out, rows, cols);
   }
 
   // What the plan's buffers need of the device, summed before any of them is
@@ -558,7 +495,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     afac_.clear();  // the dry pass left tables of null buffers
     mfac_.clear();
     dims_.clear();
-    sines_.clear();
+    transformed_.reset();
     tri_.reset();
     std::map<std::string, std::size_t> by_name;
     std::size_t total = 0;
@@ -584,7 +521,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   void check_flags() const { flags_.raise(flags_.read(), false, line_shifts()); }
   // The shifts of the last dimension's lines, which a near-singular flag names.
   cl_mem line_shifts() const {
-    if (pd_.transformed) return line_sigma_.get();
+    if (pd_.transformed) return transformed_->line_shifts();
     const DimBufs& last = dims_.back();
     return last.dense ? last.levels[0].child_sigma.get() : last.child_sigma.get();
   }
@@ -807,7 +744,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       // the lines' shifts are the plan's (transforms are planned for one shift and solve)
       if (d != 0 || batch != 1 || sigma != sigma0_.get())
         throw std::logic_error("transformed plan: solved for another shift or batch");
-      return transform_solve(X);
+      return transformed_->solve(X, flags_.buffer());
     }
     const DimBufs& db = dims_[d];
     if (db.dense) return dense_solve(d, X, batch, sigma, pinned);
@@ -839,8 +776,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::vector<Mem> afac_, mfac_;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims_;
   std::unique_ptr<ocl::TridiagonalSolver> tri_;
-  std::vector<std::unique_ptr<ocl::SineTransform>> sines_;  // a transformed plan's leading dimensions
-  Mem line_sigma_, line_pinned_, row_lines_;  // its lines' shifts and flags; [row][line] copy for global CR
+  std::unique_ptr<ocl::TransformedSolve<T>> transformed_;  // a transformed plan's transforms and lines
+  Mem row_lines_;  // lines below a dense dimension: [row][line] or [line][row] copies
   Mem line_W_, line_nu_;  // a periodic last dimension: its eigenbasis (PlanData::line_eigen)
   ocl::Cost cost_;  // estimated work of one solve
   Mem x_, sigma0_, pinned0_, line_coef_;

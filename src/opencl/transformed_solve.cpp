@@ -1,0 +1,81 @@
+#include "transformed_solve.hpp"
+
+#include <algorithm>
+#include <complex>
+
+#include "transpose.hpp"
+
+namespace pscr::ocl {
+
+template <class T> std::size_t TransformedSolve<T>::line_count(const planner::PlanData<T>& pd) {
+  std::size_t lines = 1;
+  for (const auto& dp : pd.dims) lines *= std::size_t(dp.layout.n);
+  return lines;
+}
+
+template <class T>
+TransformedSolve<T>::TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines,
+                                      std::size_t group)
+    : rt_(rt), lines_(lines), n_last_(pd.problem.size(pd.problem.dims() - 1)) {
+  const int D = pd.problem.dims();
+  const std::size_t count = line_count(pd);
+  std::size_t before = 1;
+  for (int d = 0; d + 1 < D; ++d) {
+    const auto& dp = pd.dims[std::size_t(d)];
+    transforms_.push_back(std::make_unique<SineTransform>(rt, dp.layout.n, dp.transform_scale, group,
+                                                          sizeof(real_t<T>), is_complex_v<T>,
+                                                          dp.method == planner::DimensionMethod::fourier_transform));
+    before *= std::size_t(dp.layout.n);
+    n_.push_back(std::size_t(dp.layout.n));
+    R_.push_back(pd.problem.unknowns() / before);
+  }
+  // the shift of each line: c plus the eigenvalue of its mode in every leading dimension
+  std::vector<T> sigma(count, pd.problem.c());
+  std::size_t block = count;  // lines per mode of dimension d
+  for (int d = 0; d + 1 < D; ++d) {
+    const auto& lambda = pd.dims[std::size_t(d)].eigen[0].lambda;
+    block /= lambda.size();
+    for (std::size_t l = 0; l < count; ++l) sigma[l] += lambda[l / block % lambda.size()];
+  }
+  line_sigma_ = rt.upload(sigma, "shift buffer");
+  // pure Neumann (periodic leading dimensions): the line of every leading
+  // dimension's constant mode, σ = 0, is the singular one, pinned
+  std::vector<int> pinned(count, 0);
+  if (pd.pure_neumann) {
+    std::size_t line = 0;
+    for (const auto& dp : pd.dims) line = line * std::size_t(dp.layout.n) + std::size_t(std::max(dp.zero_mode, 0));
+    pinned[line] = 1;
+  }
+  line_pinned_ = rt.upload(pinned, "flag buffer");
+  if (!lines_.whole_lines()) row_lines_ = rt.alloc(pd.problem.unknowns() * sizeof(T), "line buffer");
+}
+
+// Each leading dimension to its modes in place (dimension 1 first:
+// X[l1][j2][j3], then X[l1][l2][j3]), the lines, and back.
+template <class T> void TransformedSolve<T>::solve(cl_mem X, cl_mem nonfinite) const {
+  std::size_t before = 1;  // the blocks dimension d is transformed in
+  for (std::size_t d = 0; d < transforms_.size(); ++d) {
+    transforms_[d]->apply(X, R_[d], R_[d], before, n_[d] * R_[d], true);
+    before *= n_[d];
+  }
+  const int lines = int(before);
+  if (lines_.whole_lines()) {
+    lines_.solve(X, lines, line_sigma_.get(), line_pinned_.get());
+  } else {
+    transpose(rt_, X, row_lines_.get(), before, n_last_);
+    lines_.solve(row_lines_.get(), lines, line_sigma_.get(), line_pinned_.get());
+    transpose(rt_, row_lines_.get(), X, n_last_, before);
+  }
+  for (std::size_t d = transforms_.size(); d-- > 0;) {
+    before /= n_[d];
+    // the last transform writes the solution: it flags non-finite values
+    transforms_[d]->apply(X, R_[d], R_[d], before, n_[d] * R_[d], false, d == 0 ? nonfinite : nullptr);
+  }
+}
+
+template class TransformedSolve<float>;
+template class TransformedSolve<double>;
+template class TransformedSolve<std::complex<float>>;
+template class TransformedSolve<std::complex<double>>;
+
+}  // namespace pscr::ocl

@@ -1,0 +1,40 @@
+// The solve of a transformed plan on the device (internal;
+// planner::PlanData::transformed): every leading dimension to its modes by a
+// sine or Fourier transform (sine_transform.hpp), one tridiagonal system per
+// line of the last dimension with the shift c + Σ λ of its modes, and back
+// (Fourier analysis with the lines solved).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "../planner/plan_data.hpp"
+#include "runtime.hpp"
+#include "sine_transform.hpp"
+#include "tridiagonal_solver.hpp"
+
+namespace pscr::ocl {
+
+template <class T> class TransformedSolve {
+ public:
+  // lines: the solver of the last dimension's lines, one per line of the
+  // leading dimensions' modes (line l1·n2 + l2 in 3D); group: the transforms'
+  // work-items (KernelParameters::sine_group).
+  TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines, std::size_t group);
+  // In place on one right-hand side X; the last transform flags a non-finite
+  // output in `nonfinite` (solve_flags.hpp), so the solution needs no scan.
+  void solve(cl_mem X, cl_mem nonfinite) const;
+  // The lines' shifts, which a near-singular elimination's report names.
+  cl_mem line_shifts() const { return line_sigma_.get(); }
+  static std::size_t line_count(const planner::PlanData<T>& pd);
+
+ private:
+  Runtime& rt_;
+  const TridiagonalSolver& lines_;
+  std::size_t n_last_;
+  std::vector<std::size_t> n_, R_;  // each leading dimension's size and the values per its row
+  std::vector<std::unique_ptr<SineTransform>> transforms_;
+  Mem line_sigma_, line_pinned_;
+  Mem row_lines_;  // lines past local memory: a copy stored [row][line] for global CR
+};
+
+}  // namespace pscr::ocl
