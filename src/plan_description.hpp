@@ -21,7 +21,10 @@ template <class T> void describe_plan_data(const planner::PlanData<T>& data, int
   for (auto& dp : data.dims) info.eigen_methods.push_back(dp.eigen_method);
   info.dimension_methods.clear();
   for (auto& dp : data.dims) info.dimension_methods.push_back(planner::method_name(dp.method));
-  info.dimension_methods.push_back(data.periodic_lines() ? "cyclic lines (eigenbasis)" : "tridiagonal");
+  const bool cyclic = data.problem.factor(data.problem.dims() - 1).periodic();
+  info.dimension_methods.push_back(!data.periodic_lines() ? "tridiagonal"
+                                   : cyclic              ? "cyclic lines (eigenbasis)"
+                                                         : "tridiagonal (eigenbasis)");
 }
 
 }  // namespace pscr

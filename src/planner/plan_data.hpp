@@ -62,10 +62,12 @@ template <class T> struct PlanData {
   // One per PSCR dimension d = 0..D-2; the last dimension is the tridiagonal solve.
   std::vector<DimensionPlan<T>> dims;
   bool pure_neumann = false;
-  // A periodic last dimension: its pencil's whole eigenbasis (every row
-  // kept), in which its cyclic lines are solved, y = W (Λ + σ)⁻¹ Wᵀ g; the
-  // pure-Neumann null mode is the one whose eigenvalue is exactly 0. Empty
-  // (m = 0) otherwise: the lines are tridiagonal eliminations.
+  // A periodic last dimension, or lines that are not diagonally dominant
+  // below dense dimensions only (make_plan_data): the last pencil's whole
+  // eigenbasis (every row kept), in which the lines are solved, y = W (Λ +
+  // σ)⁻¹ Wᵀ g, no pivots; the pure-Neumann null mode is the one whose
+  // eigenvalue is exactly 0. Empty (m = 0) otherwise: the lines are
+  // tridiagonal eliminations.
   GroupEigen<T> line_eigen;
   int line_zero_mode = -1;
   bool periodic_lines() const { return line_eigen.m > 0; }
@@ -129,6 +131,11 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
                            int dense_top = 0, int sine_limit = 0);
 
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
+
+// The longest last dimension whose lines below dense dimensions may be
+// solved in its eigenbasis (PlanData::line_eigen) when they are not
+// diagonally dominant: n² scalars of basis, 2n² flops per line.
+inline constexpr std::size_t kEigenbasisLines = 1024;
 
 // Plans of at least this many unknowns whose shifted systems are diagonally
 // dominant take the smallest radix with as many levels as the given one

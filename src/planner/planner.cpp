@@ -583,6 +583,19 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   } else {
     pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
   }
+  // Below dense dimensions only (no reduction: every line's shift is one of
+  // the operator's own, c + Σ λ), lines that are not diagonally dominant
+  // (indefinite, complex) are solved in the last pencil's eigenbasis rather
+  // than by an unpivoted elimination, which meets a zero pivot where a shift
+  // makes a leading minor singular (periodic 16 × Dirichlet 10 at c = −3 was
+  // refused) and loses digits near one: O(n²) per line, for last dimensions
+  // of at most kEigenbasisLines rows.
+  const bool all_dense = !pd.transformed && std::all_of(dense.begin(), dense.end(), [](bool b) { return b; });
+  if (!pd.periodic_lines() && !pd.dominant && all_dense && problem.size(D - 1) <= kEigenbasisLines) {
+    pd.line_eigen = last_dimension_eigen<T>(wide_last, D - 1, pd.pure_neumann, pd.eigen_problems);
+    if (pd.pure_neumann)
+      pd.line_zero_mode = int(null_mode(std::vector<W<T>>(pd.line_eigen.lambda.begin(), pd.line_eigen.lambda.end())));
+  }
   if (pd.periodic_lines()) pd.dominant = false;  // no elimination: the lines are solved in their eigenbasis
   pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
