@@ -5,7 +5,7 @@ cuBLAS FDM script) and docs/results/accuracy.jsonl (pscr-accuracy).
 
     python3 scripts/anchor-table-jsonl.py LOG REVISION DATE [DEVICE] [OUTDIR]
 
-e.g. python3 scripts/anchor-table-jsonl.py docs/results/h100-anchors.txt c24aecc 2026-11-26;
+e.g. python3 scripts/anchor-table-jsonl.py docs/results/h100-anchors.txt 0c05907 2026-11-26;
 then python3 examples/plot_bench.py --table docs/results/speed.jsonl docs/results/accuracy.jsonl
 prints the tables of README.md and docs/benchmarks.md.
 """
