@@ -87,6 +87,15 @@ inline void sine_pass(const int R, int N, int Ns, int C, int c, int s, int S, __
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// The FFT of length N of every column in z, in place: passes of radix 8,
+// then one of 4 or 2.
+inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real2* v, __global const real2* table) {
+  int Ns = 1;
+  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
+  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
+  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+}
+
 // V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
 // packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
 // and odd entries.
@@ -134,10 +143,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // 2. FFT of length N: passes of radix 8, then one of 4 or 2
-  int Ns = 1;
-  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
-  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
-  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+  packed_fft(N, C, c, s, S, z, v, table);
   if (!live) return;
   // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
   int bad = 0;
@@ -224,10 +230,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // 2. FFT of length N
-  int Ns = 1;
-  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
-  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
-  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+  packed_fft(N, C, c, s, S, z, v, table);
   if (!live) return;
   int bad = 0;
   if (from_modes) {

@@ -74,8 +74,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // the leading dimensions taken by dense products, as the plan took them
     // (a periodic dimension is one); the program has the products where any
     // dimension or the periodic lines take them
-    p_.dense_top = 0;
-    for (const auto& dp : pd.dims) p_.dense_top += dp.method == planner::DimensionMethod::dense ? 1 : 0;
+    p_.dense_top = pd.dense_count();
     const bool products = p_.dense_top > 0 || pd.periodic_lines();
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));

@@ -78,10 +78,11 @@ template <class T> struct PlanData {
       if (it->method == DimensionMethod::reduction) return it->layout.radix;
     return fallback;
   }
-  bool any_dense() const {
-    for (auto& d : dims)
-      if (d.method == DimensionMethod::dense) return true;
-    return false;
+  // The leading dimensions taken by dense products.
+  int dense_count() const {
+    int k = 0;
+    for (auto& d : dims) k += d.method == DimensionMethod::dense ? 1 : 0;
+    return k;
   }
   // every leading dimension is a sine transform (make_plan_data's
   // sine_limit): the transforms and one tridiagonal system per line of the

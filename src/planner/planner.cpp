@@ -294,11 +294,11 @@ template <class T> DimensionPlan<T> transform_dimension(const SineBasis& b, std:
   return dp;
 }
 
-// The whole eigenbasis of the last dimension's pencil (a periodic last
-// dimension, whose cyclic lines are solved in it): every row kept, and the
-// pure-Neumann null mode exactly 0 (PlanData::line_zero_mode).
-template <class T>
-GroupEigen<T> last_dimension_eigen(const WideFactor<W<T>>& wf, int d, bool neumann, std::size_t& count) {
+// The whole eigenbasis of the last dimension's pencil, in which its lines
+// are solved (PlanData::line_eigen): every row kept, and the pure-Neumann
+// null mode exactly 0 (PlanData::line_zero_mode).
+template <class T> void set_line_eigen(PlanData<T>& pd, const WideFactor<W<T>>& wf, int d) {
+  const bool neumann = pd.pure_neumann;
   const int n = int(wf.f.size());
   std::vector<int> rows(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) rows[std::size_t(i)] = i;
@@ -310,7 +310,7 @@ GroupEigen<T> last_dimension_eigen(const WideFactor<W<T>>& wf, int d, bool neuma
   } catch (const NumericalBreakdown& e) {
     throw NumericalBreakdown(factor_name(d) + ": " + e.what());
   }
-  ++count;
+  ++pd.eigen_problems;
   const std::size_t exempt = neumann ? null_mode(pe.lambda) : pe.lambda.size();
   GroupEigen<T> ge;
   ge.m = n;
@@ -321,7 +321,8 @@ GroupEigen<T> last_dimension_eigen(const WideFactor<W<T>>& wf, int d, bool neuma
     ge.lambda.push_back(l == exempt ? T(0) : T(pe.lambda[l] * wf.lambda_scale));
   }
   for (auto& v : pe.rows) ge.coeff.push_back(T(v * wf.vector_scale));
-  return ge;
+  pd.line_eigen = std::move(ge);
+  pd.line_zero_mode = neumann ? int(exempt) : -1;
 }
 
 template <class C> bool less_re(const C& a, const C& b) {
@@ -536,9 +537,8 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   }
   if (wide_last.f.periodic()) {
     // a periodic last dimension: its lines solved in its eigenbasis (PlanData::line_eigen)
-    pd.line_eigen = last_dimension_eigen<T>(wide_last, D - 1, pd.pure_neumann, pd.eigen_problems);
+    set_line_eigen(pd, wide_last, D - 1);
     nu.assign(pd.line_eigen.lambda.begin(), pd.line_eigen.lambda.end());
-    if (pd.pure_neumann) pd.line_zero_mode = int(null_mode(nu));
   } else if (nu.empty()) {
     try {
       nu = pencil_eigenvalues(wide_last.f.A, wide_last.f.M);
@@ -592,9 +592,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   // of at most kEigenbasisLines rows.
   const bool all_dense = !pd.transformed && std::all_of(dense.begin(), dense.end(), [](bool b) { return b; });
   if (!pd.periodic_lines() && !pd.dominant && all_dense && problem.size(D - 1) <= kEigenbasisLines) {
-    pd.line_eigen = last_dimension_eigen<T>(wide_last, D - 1, pd.pure_neumann, pd.eigen_problems);
-    if (pd.pure_neumann)
-      pd.line_zero_mode = int(null_mode(std::vector<W<T>>(pd.line_eigen.lambda.begin(), pd.line_eigen.lambda.end())));
+    set_line_eigen(pd, wide_last, D - 1);
   }
   if (pd.periodic_lines()) pd.dominant = false;  // no elimination: the lines are solved in their eigenbasis
   pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
