@@ -53,14 +53,13 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const ocl::Device dev = ocl::options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
-    if (shares && !pd.dims.empty() && pd.dims[0].method != planner::DimensionMethod::reduction)
+    // a dense dimension 1 is one level whose modes the ranks share (dense_level)
+    if (shares && !pd.dims.empty() && pd.dims[0].method != planner::DimensionMethod::reduction &&
+        pd.dims[0].method != planner::DimensionMethod::dense)
       throw InvalidArgument(std::string("a solve split over devices or ranks by rows of dimension 1 splits the levels "
                                         "of its reduction, and dimension 1 is taken by ") +
                             planner::method_name(pd.dims[0].method) +
-                            (pd.problem.factor(0).periodic() ? " (it is periodic)"
-                             : pd.dims[0].method == planner::DimensionMethod::dense
-                                 ? " (a periodic dimension follows it, or KernelParameters::dense_top)"
-                                 : " (uniform: transforms)") +
+                            " (uniform: transforms)" +
                             ": split by batches (DeviceSplit::batches), or use the reference backend on the ranks");
     const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
     p_ = resolved.parameters;
@@ -304,6 +303,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const DimBufs& db = dims_[0];
     const LevelBufs& lb = db.levels[level - 1];
     if (lb.group_end == lb.group_begin) return;  // no share of this level here
+    // a dense level reduces nothing: its back substitution is the whole solve
+    if (db.dense) {
+      if (back) dense_solve(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
+      return;
+    }
     if (back) block_products(0, lb, x_.get(), 1, sigma0_.get(), true);
     if (lb.modes > 0) partial_solutions(0, lb, x_.get(), 1, sigma0_.get(), pinned0_.get(), back ? 1 : 0);
     accumulate(db, lb, x_.get(), 1, back ? 1 : 0, D_ == 2 && tri_->whole_lines() ? 1 : 0);
@@ -386,8 +390,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       int maxmodes = 0, maxgroups = 0;
       db.dense = dp.method == planner::DimensionMethod::dense;
       if (db.dense) {
-        db.levels.push_back(dense_level(dp, batch));
-        maxmodes = db.n;
+        db.levels.push_back(dense_level(dp, batch, d == 0 && shares_ ? &(*shares_)[0] : nullptr));
+        maxmodes = std::max(db.levels[0].modes, 1);
         maxgroups = 1;  // no sums or boundary terms: V, BL and BR stay small
       }
       for (std::size_t i = 0; i < (db.dense ? 0 : dp.layout.levels.size()); ++i) {
@@ -448,25 +452,36 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     }
   }
 
-  // The one level of a dense dimension: the whole basis W[j·n + l] (every
-  // row kept, in order), the eigenvalues, the null-mode flag and the
-  // children's shifts (formed once for the plan's c, as the top dimension's levels).
-  LevelBufs dense_level(const planner::DimensionPlan<T>& dp, int batch) {
+  // The one level of a dense dimension: the basis W[j·m + l] (every row
+  // kept, in order) of its m modes, the eigenvalues, the null-mode flag and
+  // the children's shifts (formed once for the plan's c, as the top
+  // dimension's levels). All n modes, or a rank's share [begin, end) of them
+  // (the group's back substitution then writes the rank's part of the
+  // solution, which the ranks sum: distributed/device_phase.cpp).
+  LevelBufs dense_level(const planner::DimensionPlan<T>& dp, int batch, const distributed::LevelShare* share) {
     ocl::Runtime& rt = *rt_;
     const auto& ge = dp.eigen[dp.groups[0][0].eigen];
     const int n = dp.layout.n;
     if (dp.layout.levels.size() != 1 || ge.m != n || int(ge.rows.size()) != n)
       throw std::logic_error("dense dimension: the plan's level is not one group of every row");
+    const auto [begin, end] = share ? share->modes.at(0) : std::pair<int, int>{0, n};
+    const int m = end - begin;
     LevelBufs lb;
-    lb.modes = lb.max_m = n;
-    lb.ngroups = lb.group_end = 1;
-    std::vector<int> zero(std::size_t(n), 0);
-    if (dp.zero_mode >= 0) zero[std::size_t(dp.zero_mode)] = 1;
-    lb.W = rt.upload(ge.coeff, "eigenvector rows");
-    lb.lambda = rt.upload(ge.lambda, "eigenvalues");
+    lb.modes = lb.max_m = m;
+    lb.ngroups = 1;
+    lb.group_end = m > 0 ? 1 : 0;
+    std::vector<T> W(std::size_t(n) * std::max(m, 1));
+    for (int j = 0; j < n; ++j)
+      for (int l = 0; l < m; ++l) W[std::size_t(j) * m + l] = ge.coeff[std::size_t(j) * n + begin + l];
+    std::vector<int> zero(std::size_t(std::max(m, 1)), 0);
+    if (dp.zero_mode >= begin && dp.zero_mode < end) zero[std::size_t(dp.zero_mode - begin)] = 1;
+    std::vector<T> lambda(ge.lambda.begin() + begin, ge.lambda.begin() + end);
+    lambda.resize(zero.size());
+    lb.W = rt.upload(W, "eigenvector rows");
+    lb.lambda = rt.upload(lambda, "eigenvalues");
     lb.zero_flag = rt.upload(zero, "mode flags");
-    lb.child_sigma = rt.alloc(std::size_t(n) * batch * sizeof(T), "shift buffer");
-    lb.child_pinned = rt.alloc(std::size_t(n) * batch * sizeof(int), "flag buffer");
+    lb.child_sigma = rt.alloc(zero.size() * batch * sizeof(T), "shift buffer");
+    lb.child_pinned = rt.alloc(zero.size() * batch * sizeof(int), "flag buffer");
     return lb;
   }
 
@@ -685,27 +700,31 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     return {child_sigma, child_pinned};
   }
 
-  // A dense dimension d (one level): the right-hand sides of all n modes by
-  // one dense product, the n·batch child problems over dimension d + 1, and
-  // the solution by another (kernels/dense.cl). Y is laid out [r][l][b], as
+  // A dense dimension d (one level): the right-hand sides of its m modes
+  // (all n, or a rank's share) by one dense product, the m·batch child
+  // problems over dimension d + 1, and the solution (its part from these
+  // modes) by another (kernels/dense.cl). Y is laid out [r][l][b], as
   // form_rhs writes it.
   void dense_solve(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
     const ocl::Runtime& rt = *rt_;
     const DimBufs& db = dims_[d];
     const LevelBufs& lb = db.levels[0];
-    const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n);
+    const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
+    if (m == 0) return;  // a rank without modes of it
     constexpr std::size_t kDenseTileOut = ocl::dense_tile_out(is_complex_v<T>);
-    const std::array<std::size_t, 3> global{kDenseSide * ((C + kDenseTileColumns - 1) / kDenseTileColumns),
-                                            kDenseSide * ((n + kDenseTileOut - 1) / kDenseTileOut), 1},
-        local{kDenseSide, kDenseSide, 1};
-    const double products = double(C) * double(n) * double(n);
-    rt.count(2 * products, 2.0 * double(C) * double(n));
-    rt.launch("dense_to_modes", 2, global, local, X, db.Y.get(), lb.W.get(), db.n, int(C), batch);
+    auto grid = [&](std::size_t outputs) {
+      return std::array<std::size_t, 3>{kDenseSide * ((C + kDenseTileColumns - 1) / kDenseTileColumns),
+                                        kDenseSide * ((outputs + kDenseTileOut - 1) / kDenseTileOut), 1};
+    };
+    const std::array<std::size_t, 3> local{kDenseSide, kDenseSide, 1};
+    const double products = double(C) * double(n) * double(m);
+    rt.count(2 * products, double(C) * double(n + m));
+    rt.launch("dense_to_modes", 2, grid(m), local, X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
     const auto [child_sigma, child_pinned] = child_shifts(db, lb, batch, sigma, pinned);
-    if (d + 2 == D_) solve_lines(db.Y.get(), db.R, std::size_t(db.n) * batch, child_sigma, child_pinned);
-    else solve_dim(d + 1, db.Y.get(), db.n * batch, child_sigma, child_pinned);
-    rt.count(2 * products, 2.0 * double(C) * double(n));
-    rt.launch("dense_from_modes", 2, global, local, db.Y.get(), X, lb.W.get(), db.n, int(C), batch);
+    if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
+    else solve_dim(d + 1, db.Y.get(), lb.modes * batch, child_sigma, child_pinned);
+    rt.count(2 * products, double(C) * double(n + m));
+    rt.launch("dense_from_modes", 2, grid(n), local, db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch);
   }
 
   // The lines of the last dimension below a dense dimension, stored
