@@ -49,51 +49,156 @@ inline void dft8(real2* v) {
   v[7] = e3 - o3;
 }
 
-// One Stockham pass of radix R over the column's N entries in z (entry m of
-// column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
-// e^{−2πi r (j mod Ns) / (Ns R)} and writes its DFT to (j − j mod Ns)·R + j
-// mod Ns + r·Ns. The work-item's butterflies are j = s + b·S; it reads all of
-// them into v before the barrier and writes them after it. Called with R a
-// constant, so that the loops unroll and v stays in registers.
-inline void sine_pass(const int R, int N, int Ns, int C, int c, int s, int S, __local real2* z, real2* v,
-                      __global const real2* table) {
-  const int span = N / R, step = 2 * N / (Ns * R), nb = span / S;
+// The FFT of length N of each column, its entries in registers: work-item
+// (c, s) holds the butterflies j = s + b·S of each pass, R entries each, and
+// the passes exchange entries through local memory z (entry m of column c at
+// z[m·C + c]). One Stockham pass of radix R: butterfly j takes entries
+// j + r·N/R, twists them by e^{−2πi r (j mod Ns) / (Ns R)} and writes its
+// DFT to (j − j mod Ns)·R + j mod Ns + r·Ns. With SINE_HALVES the exchange
+// goes in two rounds, the real parts and then the imaginary parts, through
+// N·C reals: half the local memory (columns twice as long, or twice as many
+// per work-group), twice the barriers. Helpers take R as a constant, so that
+// their loops unroll and the entries stay in registers.
+#ifndef SINE_HALVES
+#define SINE_HALVES 0
+#endif
+#define SINE_ROUNDS (SINE_HALVES ? 2 : 1)
+
+// Part `round` of entry i into local memory (both parts without halves).
+inline void put_entry(__local real2* z, int i, real2 v, int round) {
+#if SINE_HALVES
+  ((__local real*)z)[i] = round ? v.y : v.x;
+#else
+  z[i] = v;
+#endif
+}
+inline void get_entry(__local const real2* z, int i, real2* v, int round) {
+#if SINE_HALVES
+  const real a = ((__local const real*)z)[i];
+  if (round) v->y = a;
+  else v->x = a;
+#else
+  *v = z[i];
+#endif
+}
+// One real part (part 0 real, 1 imaginary) of entry i; with halves, only
+// the round's part is written.
+inline void put_part(__local real2* z, int i, int part, real a) {
+#if SINE_HALVES
+  ((__local real*)z)[i] = a;
+#else
+  ((__local real*)z)[2 * i + part] = a;
+#endif
+}
+
+// The work-item's inputs of a pass of radix R from z.
+inline void fft_load(const int R, int N, int C, int c, int s, int S, __local const real2* z, real2* v, int round) {
+  const int span = N / R, nb = span / S;
 #pragma unroll
   for (int b = 0; b < SINE_ELEMENTS / R; ++b)
     if (b < nb) {
-      const int j = s + b * S, k = j & (Ns - 1);
+      const int j = s + b * S;
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const real2 in = z[(j + r * span) * C + c];
-        if (Ns == 1) {  // the first pass twists nothing
-          v[b * R + r] = in;
-        } else {
-          const real2 w = table[r * k * step];
-          v[b * R + r] = cmul(in, (real2)(w.x, -w.y));
-        }
-      }
-      if (R == 8) dft8(&v[b * 8]);
-      else if (R == 4) dft4(&v[b * 4], &v[b * 4 + 1], &v[b * 4 + 2], &v[b * 4 + 3]);
-      else dft2(&v[b * 2], &v[b * 2 + 1]);
+      for (int r = 0; r < R; ++r) get_entry(z, (j + r * span) * C + c, &v[b * R + r], round);
     }
-  barrier(CLK_LOCAL_MEM_FENCE);
+}
+// Its outputs of the pass of radix R after Ns into z.
+inline void fft_store(const int R, int N, int Ns, int C, int c, int s, int S, __local real2* z, const real2* v,
+                      int round) {
+  const int nb = N / R / S;
 #pragma unroll
   for (int b = 0; b < SINE_ELEMENTS / R; ++b)
     if (b < nb) {
       const int j = s + b * S, k = j & (Ns - 1), to = (j - k) * R + k;
 #pragma unroll
-      for (int r = 0; r < R; ++r) z[(to + r * Ns) * C + c] = v[b * R + r];
+      for (int r = 0; r < R; ++r) put_entry(z, (to + r * Ns) * C + c, v[b * R + r], round);
     }
-  barrier(CLK_LOCAL_MEM_FENCE);
+}
+// The butterflies of the pass of radix R after Ns, in registers.
+inline void fft_butterflies(const int R, int N, int Ns, int S, int s, real2* v, __global const real2* table) {
+  const int nb = N / R / S, step = 2 * N / (Ns * R);
+#pragma unroll
+  for (int b = 0; b < SINE_ELEMENTS / R; ++b)
+    if (b < nb) {
+      const int k = (s + b * S) & (Ns - 1);
+      if (Ns > 1)  // the first pass twists nothing
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+          const real2 w = table[r * k * step];
+          v[b * R + r] = cmul(v[b * R + r], (real2)(w.x, -w.y));
+        }
+      if (R == 8) dft8(&v[b * 8]);
+      else if (R == 4) dft4(&v[b * 4], &v[b * 4 + 1], &v[b * 4 + 2], &v[b * 4 + 3]);
+      else dft2(&v[b * 2], &v[b * 2 + 1]);
+    }
+}
+// The inputs of the first pass (radix 8, or 4 for N = 4).
+inline void fft_load_first(int N, int C, int c, int s, int S, __local const real2* z, real2* v, int round) {
+  if (N >= 8) fft_load(8, N, C, c, s, S, z, v, round);
+  else fft_load(4, N, C, c, s, S, z, v, round);
+}
+// The outputs of the last pass into z: the FFT in natural order.
+inline void fft_store_result(int N, int C, int c, int s, int S, __local real2* z, const real2* v, int round) {
+  int Ns = 1;
+  while (N / Ns >= 8) Ns *= 8;
+  if (N == Ns) fft_store(8, N, Ns / 8, C, c, s, S, z, v, round);
+  else if (N / Ns == 4) fft_store(4, N, Ns, C, c, s, S, z, v, round);
+  else fft_store(2, N, Ns, C, c, s, S, z, v, round);
 }
 
-// The FFT of length N of every column in z, in place: passes of radix 8,
-// then one of 4 or 2.
+// The FFT of length N of every column, v holding the first pass's inputs
+// (fft_load_first) and then the last pass's outputs (fft_store_result puts
+// them in order): passes of radix 8, then one of 4 or 2.
 inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real2* v, __global const real2* table) {
   int Ns = 1;
-  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
-  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
-  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+  for (; N / Ns >= 8; Ns *= 8) {
+    fft_butterflies(8, N, Ns, S, s, v, table);
+    const int rest = N / (Ns * 8);  // the length the later passes take
+    if (rest == 1) break;
+#pragma unroll
+    for (int round = 0; round < SINE_ROUNDS; ++round) {
+      fft_store(8, N, Ns, C, c, s, S, z, v, round);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (rest >= 8) fft_load(8, N, C, c, s, S, z, v, round);
+      else if (rest == 4) fft_load(4, N, C, c, s, S, z, v, round);
+      else fft_load(2, N, C, c, s, S, z, v, round);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  if (N / Ns == 4) fft_butterflies(4, N, Ns, S, s, v, table);
+  else if (N / Ns == 2) fft_butterflies(2, N, Ns, S, s, v, table);
+}
+
+// A work-item's entries of a column before or after the FFT: up to
+// SINE_ENTRIES, entry i at position idx[i] (negative: none).
+#define SINE_ENTRIES (SINE_ELEMENTS + 2)
+
+// Entries `in` into z and the first pass's inputs from it into v.
+inline void fft_scatter(int N, int C, int c, int s, int S, __local real2* z, real2* v, const int* idx,
+                        const real2* in) {
+#pragma unroll
+  for (int round = 0; round < SINE_ROUNDS; ++round) {
+#pragma unroll
+    for (int i = 0; i < SINE_ENTRIES; ++i)
+      if (idx[i] >= 0) put_entry(z, idx[i] * C + c, in[i], round);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    fft_load_first(N, C, c, s, S, z, v, round);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+// The FFT's entries idx[i] from the last pass's outputs in v, into out.
+// Every work-item of the group calls it (barriers), live or not.
+inline void fft_gather(int N, int C, int c, int s, int S, __local real2* z, const real2* v, const int* idx,
+                       real2* out) {
+#pragma unroll
+  for (int round = 0; round < SINE_ROUNDS; ++round) {
+    if (round > 0) barrier(CLK_LOCAL_MEM_FENCE);  // the reads of the round before
+    fft_store_result(N, C, c, s, S, z, v, round);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int i = 0; i < SINE_ENTRIES; ++i)
+      if (idx[i] >= 0) get_entry(z, idx[i] * C + c, &out[i], round);
+  }
 }
 
 // V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
@@ -122,37 +227,52 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   const int col = get_group_id(0) * C + c;
   const bool live = col < columns;
   __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
-  __local real* zr = (__local real*)z;
   real2 v[SINE_ELEMENTS];
-  // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j at z_{N−(j+1)/2}
+  // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j
+  // at z_{N−(j+1)/2} (the parity of j the part: with halves, the even j in
+  // the first round, the odd ones in the second)
   real a[SINE_ELEMENTS];
 #pragma unroll
   for (int e = 0; e < SINE_ELEMENTS; ++e) {
     const int j = s + e * S;
     a[e] = live && j > 0 && j < N ? xc[(size_t)(j - 1) * stride_j] : (real)0;
+    if (from_modes && j > 0 && j < N) a[e] *= scale[j - 1];
   }
 #pragma unroll
-  for (int e = 0; e < SINE_ELEMENTS; ++e) {
-    const int j = s + e * S;
-    if (j < N) {
-      const real x = from_modes && j > 0 ? a[e] * scale[j - 1] : a[e];
-      const int far = j == 0 ? N : 2 * N - j;  // v_{2N−j}, and v_N = 0 for j = 0
-      zr[2 * ((j >> 1) * C + c) + (j & 1)] = x;    // v_j (v_0 = 0)
-      zr[2 * ((far >> 1) * C + c) + (far & 1)] = -x;
+  for (int round = 0; round < SINE_ROUNDS; ++round) {
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int j = s + e * S;
+      if (j < N && (!SINE_HALVES || (j & 1) == round)) {
+        const int far = j == 0 ? N : 2 * N - j;  // v_{2N−j}, and v_N = 0 for j = 0
+        put_part(z, (j >> 1) * C + c, j & 1, a[e]);  // v_j (v_0 = 0)
+        put_part(z, (far >> 1) * C + c, far & 1, -a[e]);
+      }
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    fft_load_first(N, C, c, s, S, z, v, round);
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  // 2. FFT of length N: passes of radix 8, then one of 4 or 2
+  // 2. FFT of length N
   packed_fft(N, C, c, s, S, z, v, table);
-  if (!live) return;
   // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
-  int bad = 0;
+  int idx[SINE_ENTRIES];
+  real2 zs[SINE_ENTRIES];
 #pragma unroll
   for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
     const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-    if (k == 0 || k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
-    const int m = N - k;
-    const real2 zk = z[k * C + c], zm = z[m * C + c];
+    const bool pair = k > 0 && k < N / 2 + (e == SINE_ELEMENTS / 2 && s == 0);
+    idx[2 * e] = pair ? k : -1;
+    idx[2 * e + 1] = pair ? N - k : -1;
+  }
+  fft_gather(N, C, c, s, S, z, v, idx, zs);
+  if (!live) return;
+  int bad = 0;
+#pragma unroll
+  for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+    const int k = idx[2 * e], m = idx[2 * e + 1];
+    if (k < 0) continue;
+    const real2 zk = zs[2 * e], zm = zs[2 * e + 1];
     const real2 wk = table[k];
     real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
     if (!from_modes) xk *= scale[k - 1];
@@ -191,13 +311,19 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
   const bool live = col < columns;
   __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
   real2 v[SINE_ELEMENTS];
+  int idx[SINE_ENTRIES];
+  real2 zs[SINE_ENTRIES];
+#pragma unroll
+  for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
   if (!from_modes) {
     // 1. z_m = x_{2m} + i x_{2m+1}
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
       const int m = s + e * S;
-      if (m < N)
-        z[m * C + c] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+      if (m < N) {
+        idx[e] = m;
+        zs[e] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+      }
     }
   } else {
     // 1. conj Z_k for the pairs (k, N − k) from the modes around them
@@ -205,10 +331,11 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
       const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
       if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      idx[2 * e] = k;
       if (k == 0) {
         const real a0 = live ? xc[0] * scale[0] : (real)0;
         const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
-        z[c] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+        zs[2 * e] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
         continue;
       }
       const int m = N - k;
@@ -224,35 +351,55 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
       const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
       const real2 zk = (real2)(ek.x - ok.y, ek.y + ok.x), zm = (real2)(em.x - om.y, em.y + om.x);
-      z[k * C + c] = (real2)(zk.x, -zk.y);
-      if (m != k) z[m * C + c] = (real2)(zm.x, -zm.y);
+      zs[2 * e] = (real2)(zk.x, -zk.y);
+      if (m != k) {
+        idx[2 * e + 1] = m;
+        zs[2 * e + 1] = (real2)(zm.x, -zm.y);
+      }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  fft_scatter(N, C, c, s, S, z, v, idx, zs);
   // 2. FFT of length N
   packed_fft(N, C, c, s, S, z, v, table);
+  // 3. the outputs this work-item writes
+#pragma unroll
+  for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
+  if (from_modes) {
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e)
+      if (s + e * S < N) idx[e] = s + e * S;
+  } else {
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      idx[2 * e] = k;
+      if (k > 0) idx[2 * e + 1] = N - k;
+    }
+  }
+  fft_gather(N, C, c, s, S, z, v, idx, zs);
   if (!live) return;
   int bad = 0;
   if (from_modes) {
-    // 3. x_{2m} + i x_{2m+1} = conj of the FFT's output m
+    // x_{2m} + i x_{2m+1} = conj of the FFT's output m
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
-      const int m = s + e * S;
-      if (m < N) {
-        const real2 zm = z[m * C + c];
+      const int m = idx[e];
+      if (m >= 0) {
+        const real2 zm = zs[e];
         xc[(size_t)(2 * m) * stride_j] = zm.x;
         xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
         bad |= !isfinite(zm.x) || !isfinite(zm.y);
       }
     }
   } else {
-    // 3. X_k for the pairs (k, N − k); X_0 and X_N from Z_0
+    // X_k for the pairs (k, N − k); X_0 and X_N from Z_0
 #pragma unroll
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      const int k = idx[2 * e];
+      if (k < 0) continue;
       if (k == 0) {
-        const real2 z0 = z[c];
+        const real2 z0 = zs[2 * e];
         const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
         xc[0] = g0;
         xc[(size_t)(2 * N - 1) * stride_j] = gN;
@@ -260,7 +407,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
         continue;
       }
       const int m = N - k;
-      const real2 zk = z[k * C + c], zm = z[m * C + c];
+      const real2 zk = zs[2 * e], zm = zs[2 * e + 1];
       const real2 wk = table[k], wm = table[m];
       const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
       const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];

@@ -330,14 +330,23 @@ template <class T> pscr::Factor<T> periodic_fd(int n, double h) {
   return pscr::laplacian_factor(n, h, Boundary::Periodic, Boundary::Periodic).template cast<T>();
 }
 
-template <class T> void check_fourier() {
+// halves: the transforms' passes exchange real and imaginary parts apart
+// (KernelParameters::sine_halves), on the device's own parameters otherwise.
+template <class T> void check_fourier(bool halves = false) {
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
   std::uint64_t seed = 900;
+  if (halves) {
+    const auto f = periodic_fd<T>(8, 1.0);
+    pscr::KernelParameters kp = pscr::Plan<T>(pscr::Problem<T>::make2d(f, f, T(1)), o).info().parameters;
+    kp.sine_halves = 1;
+    o.parameters = kp;
+  }
   const auto check = [&](const pscr::Problem<T>& p, const std::vector<std::string>& want, const char* what) {
     BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>()) {
       pscr::Plan<T> plan(p, o);
       BOOST_TEST(plan.info().dimension_methods == want, boost::test_tools::per_element());
+      BOOST_TEST(plan.info().parameters.sine_halves == (halves ? 1 : 0));
       const auto f = test::random_vector<T>(p.unknowns(), seed++);
       std::vector<T> u(f.size());
       plan.solve(f.data(), u.data());
@@ -370,6 +379,7 @@ BOOST_AUTO_TEST_CASE(fourier_transform_dimensions) {
   check_fourier<float>();
   check_fourier<std::complex<double>>();
   check_fourier<std::complex<float>>();
+  check_fourier<double>(true);  // one more program: PoCL compiles it for a minute or more
 }
 
 // The pure-Neumann channel by Fourier transforms: the line of the constant

@@ -107,9 +107,17 @@ struct KernelParameters {
   /// Work-items per work-group of the sine transforms: each holds 8 (double)
   /// or 16 (float) complex entries of the columns in registers, so a
   /// work-group transforms columns of up to sine_group · 8 (16) entries,
-  /// several at a time where they are shorter; the longest sine transform a
-  /// plan takes is that (PlanInfo::dimension_methods).
+  /// several at a time where they are shorter. A plan with longer columns
+  /// takes larger work-groups, up to the device's largest (PlanInfo::parameters
+  /// says what it took): the longest transform is the device's work-group
+  /// size · 8 (16) entries, or what its local memory holds in halves.
   int sine_group = 256;
+  /// 1: the sine and Fourier transforms' passes exchange their entries
+  /// through local memory in halves, the real parts and then the imaginary
+  /// parts (half the local memory, twice the barriers); 0: as complex
+  /// entries, except where a work-group's columns do not fit the local
+  /// memory that way (then halves; PlanInfo::parameters says what it took).
+  int sine_halves = 0;
 };
 
 /// One entry of parameter_table(): a kernel parameter, its range and what it does.

@@ -74,6 +74,13 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // (a periodic dimension is one); the program has the products where any
     // dimension or the periodic lines take them
     p_.dense_top = pd.dense_count();
+    // the transforms' work-group and exchange, as the longest column needs them
+    if (pd.transformed) {
+      const auto shape = ocl::sine_shape(dev, std::size_t(p_.sine_group), p_.sine_halves != 0,
+                                         ocl::TransformedSolve<T>::longest_fft(pd), sizeof(real_t<T>));
+      p_.sine_group = int(shape.group);
+      p_.sine_halves = shape.halves ? 1 : 0;
+    }
     const bool products = p_.dense_top > 0 || pd.periodic_lines();
     // before anything is compiled or allocated
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
@@ -493,7 +500,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     tri_ = std::make_unique<ocl::TridiagonalSolver>(*rt_, p_, leaf_n(), ocl::TransformedSolve<T>::line_count(pd_),
                                                     sizeof(T), line_coef_.get(), packed.data(), flags_.buffer(),
                                                     pd_.pure_neumann);
-    transformed_ = std::make_unique<ocl::TransformedSolve<T>>(*rt_, pd_, *tri_, std::size_t(p_.sine_group));
+    transformed_ = std::make_unique<ocl::TransformedSolve<T>>(
+        *rt_, pd_, *tri_, ocl::SineShape{std::size_t(p_.sine_group), p_.sine_halves != 0});
   }
 
   void transpose(cl_mem in, cl_mem out, std::size_t rows, std::size_t cols) const {
@@ -831,11 +839,10 @@ template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem,
   return ocl::resolve_parameters(ocl::options_device(first), problem, options);
 }
 
-template <class T> int opencl_sine_limit(const Options& options, const KernelParameters& p) {
+template <class T> int opencl_sine_limit(const Options& options) {
   std::size_t limit = std::size_t(-1);
-  const std::size_t group = std::size_t(p.sine_group);
   if (options.opencl_queue) {
-    limit = ocl::max_sine_length(ocl::options_device(options), group, sizeof(real_t<T>));
+    limit = ocl::max_sine_length(ocl::options_device(options), sizeof(real_t<T>));
   } else {
     const auto devices = opencl_devices(options);
     for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -843,7 +850,7 @@ template <class T> int opencl_sine_limit(const Options& options, const KernelPar
       one.devices.clear();
       one.device = devices[i];
       try {
-        limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), group, sizeof(real_t<T>)));
+        limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), sizeof(real_t<T>)));
       } catch (const Error& e) {
         if (devices.size() == 1) throw;
         // named as the plan's executors name a device's errors (multi_device.cpp)
@@ -869,10 +876,10 @@ template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& pl
   return OpenCLExecutor<T>(plan, options, nullptr, true).counted_bytes();
 }
 
-template int opencl_sine_limit<float>(const Options&, const KernelParameters&);
-template int opencl_sine_limit<double>(const Options&, const KernelParameters&);
-template int opencl_sine_limit<std::complex<float>>(const Options&, const KernelParameters&);
-template int opencl_sine_limit<std::complex<double>>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<float>(const Options&);
+template int opencl_sine_limit<double>(const Options&);
+template int opencl_sine_limit<std::complex<float>>(const Options&);
+template int opencl_sine_limit<std::complex<double>>(const Options&);
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);

@@ -22,15 +22,32 @@ template <class R> std::vector<R> table_of(int N) {
 
 }  // namespace
 
-std::size_t max_sine_length(const Device& dev, std::size_t group, std::size_t real_bytes) {
-  const std::size_t N = group * sine_elements(real_bytes);
-  return 2 * N * real_bytes <= dev.local_mem && group <= dev.max_work_group ? N : 0;
+namespace {
+std::size_t pow2_floor(std::size_t v) {
+  std::size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return v ? p : 0;
+}
+}  // namespace
+
+std::size_t max_sine_length(const Device& dev, std::size_t real_bytes) {
+  return std::min(pow2_floor(dev.max_work_group) * sine_elements(real_bytes), pow2_floor(dev.local_mem / real_bytes));
 }
 
-SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t group,
+SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
+                     std::size_t real_bytes) {
+  const std::size_t E = sine_elements(real_bytes);
+  std::size_t group = std::min(sine_group, pow2_floor(dev.max_work_group));
+  while (group * E < longest && group * 2 <= dev.max_work_group) group *= 2;
+  // a work-group's columns hold group · E complex entries
+  return {group, sine_halves || 2 * group * E * real_bytes > dev.local_mem};
+}
+
+SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scale, SineShape shape,
                              std::size_t real_bytes, bool complex, bool fourier)
-    : rt_(rt), n_(n), N_(fourier ? n / 2 : n + 1), fourier_(fourier), group_(group), real_bytes_(real_bytes),
-      parts_(complex ? 2 : 1) {
+    : rt_(rt), n_(n), N_(fft_length(n, fourier)), fourier_(fourier), group_(shape.group), real_bytes_(real_bytes),
+      halves_(shape.halves), parts_(complex ? 2 : 1) {
+  const std::size_t group = group_;
   const int N = N_;
   if (N < 4 || (N & (N - 1)) != 0 || scale.size() != std::size_t(n) || (fourier && n % 2 != 0))
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
@@ -59,7 +76,7 @@ void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, s
   rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
   rt_.launch(fourier_ ? "fourier_transform" : "sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
              int(cols), int(C), int(stride_j * parts_), cl_ulong(stride_b * parts_), table_.get(),
-             scale_.get(), to_modes ? 0 : 1, LocalBytes{2 * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),
+             scale_.get(), to_modes ? 0 : 1, LocalBytes{(halves_ ? 1 : 2) * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),
              nonfinite ? 1 : 0);
 }
 

@@ -18,9 +18,22 @@ namespace pscr::ocl {
 constexpr std::size_t sine_elements(std::size_t real_bytes) { return real_bytes == sizeof(double) ? 8 : 16; }
 
 // The longest transform (N = n + 1, a power of two) whose column fits one
-// work-group of `group` work-items on `dev` in reals of `real_bytes`: group ·
-// sine_elements where its local memory holds them, else 0.
-std::size_t max_sine_length(const Device& dev, std::size_t group, std::size_t real_bytes);
+// work-group on `dev` in reals of `real_bytes`: its largest work-group times
+// sine_elements, at most what its local memory holds in halves.
+std::size_t max_sine_length(const Device& dev, std::size_t real_bytes);
+
+// How a plan's transforms run on a device: the work-items of a work-group
+// and whether their passes exchange entries in halves (real parts, then
+// imaginary parts: KernelParameters::sine_halves).
+struct SineShape {
+  std::size_t group;
+  bool halves;
+};
+// For transforms of at most `longest` complex entries (N): the parameters'
+// sine_group, or more where a column needs it; halves where they ask for
+// them or complex entries would not fit the local memory.
+SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
+                     std::size_t real_bytes);
 
 class SineTransform {
  public:
@@ -28,8 +41,10 @@ class SineTransform {
   // scale: its basis' scales (planner::DimensionPlan::transform_scale).
   // fourier: a periodic dimension's real Fourier basis instead (kernel
   // fourier_transform: n / 2 a power of two, at most max_sine_length).
-  SineTransform(Runtime& rt, int n, const std::vector<double>& scale, std::size_t group, std::size_t real_bytes,
+  SineTransform(Runtime& rt, int n, const std::vector<double>& scale, SineShape shape, std::size_t real_bytes,
                 bool complex, bool fourier = false);
+  // The packed FFT's length of a dimension of n entries.
+  static int fft_length(int n, bool fourier) { return fourier ? n / 2 : n + 1; }
   // In place on x: `columns` columns (scalars of the plan's type, contiguous),
   // entry j of a column `stride_j` scalars after entry j − 1, and `batches`
   // such blocks `stride_b` scalars apart. to_modes: g = Wᵀx, else x = W g.
@@ -43,6 +58,7 @@ class SineTransform {
   int N_;  // the packed complex FFT's length: n + 1 (sines), n / 2 (Fourier)
   bool fourier_;
   std::size_t group_, real_bytes_;
+  bool halves_;
   int parts_;  // reals per scalar: 2 for complex types
   std::size_t group_columns_;  // columns per work-group: group · sine_elements / N, at most group
   double column_flops_;        // of one real column's transform (cost model)

@@ -13,16 +13,25 @@ template <class T> std::size_t TransformedSolve<T>::line_count(const planner::Pl
   return lines;
 }
 
+template <class T> std::size_t TransformedSolve<T>::longest_fft(const planner::PlanData<T>& pd) {
+  std::size_t longest = 0;
+  for (std::size_t d = 0; d < pd.dims.size(); ++d)  // the leading dimensions
+    longest = std::max<std::size_t>(
+        longest, SineTransform::fft_length(pd.dims[d].layout.n,
+                                           pd.dims[d].method == planner::DimensionMethod::fourier_transform));
+  return longest;
+}
+
 template <class T>
 TransformedSolve<T>::TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines,
-                                      std::size_t group)
+                                      SineShape shape)
     : rt_(rt), lines_(lines), n_last_(pd.problem.size(pd.problem.dims() - 1)) {
   const int D = pd.problem.dims();
   const std::size_t count = line_count(pd);
   std::size_t before = 1;
   for (int d = 0; d + 1 < D; ++d) {
     const auto& dp = pd.dims[std::size_t(d)];
-    transforms_.push_back(std::make_unique<SineTransform>(rt, dp.layout.n, dp.transform_scale, group,
+    transforms_.push_back(std::make_unique<SineTransform>(rt, dp.layout.n, dp.transform_scale, shape,
                                                           sizeof(real_t<T>), is_complex_v<T>,
                                                           dp.method == planner::DimensionMethod::fourier_transform));
     before *= std::size_t(dp.layout.n);

@@ -17,9 +17,11 @@ namespace pscr::ocl {
 template <class T> class TransformedSolve {
  public:
   // lines: the solver of the last dimension's lines, one per line of the
-  // leading dimensions' modes (line l1·n2 + l2 in 3D); group: the transforms'
-  // work-items (KernelParameters::sine_group).
-  TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines, std::size_t group);
+  // leading dimensions' modes (line l1·n2 + l2 in 3D); shape: how the
+  // transforms run (sine_shape for the longest, longest_fft).
+  TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines, SineShape shape);
+  // The longest packed FFT of the plan's transforms.
+  static std::size_t longest_fft(const planner::PlanData<T>& pd);
   // In place on one right-hand side X; the last transform flags a non-finite
   // output in `nonfinite` (solve_flags.hpp), so the solution needs no scan.
   void solve(cl_mem X, cl_mem nonfinite) const;
