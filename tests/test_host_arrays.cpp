@@ -279,38 +279,43 @@ BOOST_AUTO_TEST_CASE(nonfinite_input_in_the_middle_of_a_batch) {
   }
 }
 
-// Two plans (each with its own staging and copy queue) and one plan shared
-// by two threads, solving host arrays at once: every answer as when solved alone.
+// Two plans (each with its own staging and copy queues) and one plan shared
+// by two threads, solving host arrays at once, batches through three, two
+// and one device buffers: every answer as when solved alone.
 BOOST_AUTO_TEST_CASE(concurrent_plans) {
-  using T = std::complex<double>;
-  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192"), mode("PSCR_HOST_STAGING", "pinned");
-  const auto p1 = random_problem<T>({31, 19}, 21), p2 = random_problem<T>({8, 6, 5}, 31);
-  const pscr::Plan<T> a = opencl_plan(p1), b = opencl_plan(p2);
-  const std::size_t count = 3;
-  const auto f1 = test::random_vector<T>(count * p1.unknowns(), 1), f2 = test::random_vector<T>(count * p2.unknowns(), 2);
-  const auto want1 = device_solve(a, f1, count), want2 = device_solve(b, f2, count);
-  auto work = [&](const pscr::Plan<T>& plan, const std::vector<T>& f, const std::vector<T>& want, bool& ok) {
-    ok = true;
-    std::vector<T> u(f.size());
-    for (int r = 0; r < 4; ++r) {
-      plan.solve_batch(f.data(), u.data(), count);
-      ok = ok && u == want;
-      std::fill(u.begin(), u.end(), T(0));
-      const std::size_t N = plan.problem().unknowns();
-      for (std::size_t c = 0; c < count; ++c) plan.solve(f.data() + c * N, u.data() + c * N);
-      ok = ok && u == want;
-    }
-  };
-  bool ok[3] = {false, false, false};
-  std::thread t1(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[0]));
-  std::thread t2(work, std::cref(b), std::cref(f2), std::cref(want2), std::ref(ok[1]));
-  std::thread t3(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[2]));
-  t1.join();
-  t2.join();
-  t3.join();
-  BOOST_TEST(ok[0]);
-  BOOST_TEST(ok[1]);
-  BOOST_TEST(ok[2]);
+  for (const char* buffers : {"3", "2", "1"}) {
+    const ScopedEnv env_buffers("PSCR_HOST_BATCH_BUFFERS", buffers);
+    using T = std::complex<double>;
+    const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192"), mode("PSCR_HOST_STAGING", "pinned");
+    const auto p1 = random_problem<T>({31, 19}, 21), p2 = random_problem<T>({8, 6, 5}, 31);
+    const pscr::Plan<T> a = opencl_plan(p1), b = opencl_plan(p2);
+    const std::size_t count = 5;  // more than three: the buffers are reused
+    const auto f1 = test::random_vector<T>(count * p1.unknowns(), 1);
+    const auto f2 = test::random_vector<T>(count * p2.unknowns(), 2);
+    const auto want1 = device_solve(a, f1, count), want2 = device_solve(b, f2, count);
+    auto work = [&](const pscr::Plan<T>& plan, const std::vector<T>& f, const std::vector<T>& want, bool& ok) {
+      ok = true;
+      std::vector<T> u(f.size());
+      for (int r = 0; r < 4; ++r) {
+        plan.solve_batch(f.data(), u.data(), count);
+        ok = ok && u == want;
+        std::fill(u.begin(), u.end(), T(0));
+        const std::size_t N = plan.problem().unknowns();
+        for (std::size_t c = 0; c < count; ++c) plan.solve(f.data() + c * N, u.data() + c * N);
+        ok = ok && u == want;
+      }
+    };
+    bool ok[3] = {false, false, false};
+    std::thread t1(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[0]));
+    std::thread t2(work, std::cref(b), std::cref(f2), std::cref(want2), std::ref(ok[1]));
+    std::thread t3(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[2]));
+    t1.join();
+    t2.join();
+    t3.join();
+    BOOST_TEST(ok[0]);
+    BOOST_TEST(ok[1]);
+    BOOST_TEST(ok[2]);
+  }
 }
 
 // A plan on two devices (PoCL's one device twice) splits a host batch into

@@ -458,7 +458,8 @@ class Batch {
   // the copy-out driver.
   void enqueue_solve(std::size_t c) {
     const cl_event up = uploading_.get();
-    if (q_.in != q_.solve) check(clEnqueueBarrierWithWaitList(q_.solve, 1, &up, nullptr), "clEnqueueBarrierWithWaitList");
+    if (q_.in != q_.solve)
+      check(clEnqueueBarrierWithWaitList(q_.solve, 1, &up, nullptr), "clEnqueueBarrierWithWaitList");
     solve_(buffers_[c % l_.buffers]);
     cl_event ev = nullptr;
     check(clEnqueueMarkerWithWaitList(q_.solve, 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
@@ -490,17 +491,19 @@ class Batch {
   }
 
   // The solution of c from its buffer into u, once solved, chunk by chunk
-  // through the copy-out ring.
+  // through the copy-out ring (free: the solution before is all in u).
   void copy_out(std::size_t c, Event& solved) {
     char* dst = u_ + c * l_.bytes;
+    // The first chunks are queued behind the solve (they start when it ends,
+    // not when this thread wakes), as many as the ring holds
+    const std::size_t ahead = l_.out.n ? std::min(l_.out.n, l_.pieces) : l_.pieces;
+    std::vector<Event> read(ahead);  // [k % ahead]
+    for (std::size_t k = 0; k < ahead; ++k) read[k] = read_chunk(c, k, dst, solved.get());
     // Idle until the solve ends: u's pages mapped meanwhile (when u == f,
     // f[c] has been read from them; a pageable copy in may still be reading)
     if (l_.out.n && !complete(solved)) touch_pages(dst, l_.bytes, l_.threads);
     wait(solved, "clWaitForEvents (solve)");
     solved_[c] = clk::now();
-    const std::size_t ahead = l_.out.n ? std::min(l_.out.n, l_.pieces) : l_.pieces;
-    std::vector<Event> read(ahead);  // [k % ahead]
-    for (std::size_t k = 0; k < ahead; ++k) read[k] = read_chunk(c, k, dst);
     for (std::size_t k = 0; k < l_.pieces; ++k) {
       wait(read[k % ahead], "clWaitForEvents (solution)");
       if (l_.out.n) parallel_copy(dst + k * l_.chunk, l_.out.slots[k % l_.out.n].data(), len(k), l_.threads);
@@ -510,12 +513,13 @@ class Batch {
   }
 
   // Chunk k of c's solution into its slot (or straight into u, pageable),
-  // handed over to the copy-in driver.
-  Event read_chunk(std::size_t c, std::size_t k, char* dst) {
+  // after `solved` where given; handed over to the copy-in driver.
+  Event read_chunk(std::size_t c, std::size_t k, char* dst, cl_event solved = nullptr) {
     const std::size_t b = c % l_.buffers;
     void* to = l_.out.n ? l_.out.slots[k % l_.out.n].data() : dst + k * l_.chunk;
     cl_event ev = nullptr;
-    check(clEnqueueReadBuffer(q_.out, buffers_[b], CL_FALSE, k * l_.chunk, len(k), to, 0, nullptr, &ev),
+    check(clEnqueueReadBuffer(q_.out, buffers_[b], CL_FALSE, k * l_.chunk, len(k), to, solved ? 1 : 0,
+                              solved ? &solved : nullptr, &ev),
           "clEnqueueReadBuffer (solution)");
     Event e(ev);
     handoff_.copy_out_enqueued(b, k, e);
