@@ -394,8 +394,7 @@ class Batch {
   // --- the copy-in driver (the caller's thread) ---------------------------
 
   void copies_in() {
-    std::size_t c = 0;
-    for (; c < count_ && copy_in(c); ++c) enqueue_solve(c);
+    for (std::size_t c = 0; c < count_ && copy_in(c); ++c) enqueue_solve(c);
     note_arrival(true);
     handoff_.solves_end();
   }
@@ -500,7 +499,7 @@ class Batch {
     std::vector<Event> read(ahead);  // [k % ahead]
     for (std::size_t k = 0; k < ahead; ++k) read[k] = read_chunk(c, k, dst, solved.get());
     // Idle until the solve ends: u's pages mapped meanwhile (when u == f,
-    // f[c] has been read from them; a pageable copy in may still be reading)
+    // f[c] has been read from them; pageable copies out write u themselves)
     if (l_.out.n && !complete(solved)) touch_pages(dst, l_.bytes, l_.threads);
     wait(solved, "clWaitForEvents (solve)");
     solved_[c] = clk::now();
@@ -574,6 +573,10 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
     l.out = Ring{slots_ + (duplex ? kStagingSlots / 2 : 0), per_direction};
   }
   l.threads = duplex ? std::max(1, max_copy_threads() / 2) : max_copy_threads();
+  // Called from a parallel region that may not nest another, the caller's
+  // copies run on one thread: so do the copy-out thread's, which is outside
+  // it and could start a team of its own beside the caller's.
+  if (omp_get_active_level() >= omp_get_max_active_levels()) l.threads = 1;
 
   r.staging_bytes = pinned ? slot_bytes_ * kStagingSlots : 0;
   r.staging = pinned ? "page-locked, " + std::to_string(kStagingSlots) + " chunks of " + size_name(slot_bytes_)

@@ -74,8 +74,9 @@ PSCR_API std::size_t staging_bytes_from_env();
 // $PSCR_HOST_BATCH_BUFFERS (1, 2 or 3; InvalidArgument for another value),
 // else 3. Three keep the copies in, the solve and the copies out of a batch
 // in distinct buffers; two share one between the copy in of c + 1 and the
-// copy out of c − 1, chunk by chunk; one solves in turn. The tests and the
-// measurements pick fewer; plans take fewer where the device has no room.
+// copy out of c − 1, chunk by chunk; with one the copies overlap each other
+// but not the solves. The tests and the measurements pick fewer; plans take
+// fewer where the device has no room.
 constexpr int kMaxBatchBuffers = 3;
 PSCR_API int batch_buffers_from_env();
 
@@ -140,8 +141,8 @@ class PSCR_API HostStaging {
   // more; chunk k goes into a buffer only after chunk k of the right-hand
   // side before it in that buffer has come out. f is scanned for non-finite
   // values as it is copied (scalar_bytes, scan); at the first, the solves
-  // stop (nothing after its right-hand side is solved), the solutions before
-  // it are written, and bad_input names it. Returns when every copy and
+  // stop (nothing from its right-hand side on is solved or written), the
+  // solutions before it are written, and bad_input names it. Returns when every copy and
   // solve is done (error or not).
   HostSolveReport solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
                         std::size_t bytes, std::size_t count, std::size_t scalar_bytes, FiniteScan scan,
