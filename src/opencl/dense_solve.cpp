@@ -1,0 +1,77 @@
+#include "dense_solve.hpp"
+
+#include <array>
+#include <complex>
+
+#include "program_options.hpp"
+#include "reduction_solve.hpp"
+#include "transpose.hpp"
+
+namespace pscr::ocl {
+
+template <class T>
+DenseSolve<T>::DenseSolve(const Runtime& rt, const planner::PlanData<T>& pd, const KernelParameters& p,
+                          const PlanBuffers<T>& b, const ReductionSolve<T>& children)
+    : rt_(rt), pd_(pd), p_(p), b_(b), children_(children), D_(pd.problem.dims()) {}
+
+// The right-hand sides of the level's m modes (all n, or a rank's share) by
+// one dense product, the m·batch child problems over dimension d + 1, and the
+// solution (its part from these modes) by another. Y is laid out [r][l][b],
+// as form_rhs writes it.
+template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
+  const DimBufs& db = b_.dims[d];
+  const LevelBufs& lb = db.levels[0];
+  const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
+  if (m == 0) return;  // a rank without modes of it
+  constexpr std::size_t kDenseTileOut = dense_tile_out(is_complex_v<T>);
+  auto grid = [&](std::size_t outputs) {
+    return std::array<std::size_t, 3>{kDenseSide * ((C + kDenseTileColumns - 1) / kDenseTileColumns),
+                                      kDenseSide * ((outputs + kDenseTileOut - 1) / kDenseTileOut), 1};
+  };
+  const std::array<std::size_t, 3> local{kDenseSide, kDenseSide, 1};
+  const double products = double(C) * double(n) * double(m);
+  rt_.count(2 * products, double(C) * double(n + m));
+  rt_.launch("dense_to_modes", 2, grid(m), local, X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
+  const auto [child_sigma, child_pinned] = children_.child_shifts(db, lb, batch, sigma, pinned);
+  if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
+  else children_.solve_dim(d + 1, db.Y.get(), lb.modes * batch, child_sigma, child_pinned);
+  rt_.count(2 * products, double(C) * double(n + m));
+  rt_.launch("dense_from_modes", 2, grid(n), local, db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch);
+}
+
+// The lines of the last dimension below a dense dimension, stored
+// Y[row][line] (`rows` rows): periodic ones in their eigenbasis, the
+// others by the line solver (whole lines transposed to [line][row] and back).
+template <class T>
+void DenseSolve<T>::solve_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+  if (pd_.periodic_lines()) return eigenbasis_lines(Y, rows, lines, sigma, pinned);
+  if (!b_.tri->whole_lines()) return b_.tri->solve(Y, int(lines), sigma, pinned);
+  transpose(rt_, Y, b_.row_lines.get(), rows, lines);
+  b_.tri->solve(b_.row_lines.get(), int(lines), sigma, pinned);
+  transpose(rt_, b_.row_lines.get(), Y, lines, rows);
+}
+
+// Cyclic lines Y[row][line] solved in the last pencil's eigenbasis (kernels/dense.cl).
+template <class T>
+void DenseSolve<T>::eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
+  constexpr std::size_t kDenseTileOut = dense_tile_out(is_complex_v<T>);
+  const std::array<std::size_t, 3> global{kDenseSide * ((lines + kDenseTileColumns - 1) / kDenseTileColumns),
+                                          kDenseSide * ((rows + kDenseTileOut - 1) / kDenseTileOut), 1},
+      local{kDenseSide, kDenseSide, 1};
+  const double products = double(lines) * double(rows) * double(rows);
+  const int n = int(rows), C = int(lines);
+  rt_.count(2 * products, 2.0 * double(lines) * double(rows));
+  rt_.launch("eigenbasis_to_modes", 2, global, local, Y, b_.row_lines.get(), b_.line_W.get(), n, C);
+  rt_.count(0, 2.0 * double(lines) * double(rows));
+  rt_.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, b_.row_lines.get(), b_.line_nu.get(), sigma,
+          pinned, pd_.line_zero_mode, n, C);
+  rt_.count(2 * products, 2.0 * double(lines) * double(rows));
+  rt_.launch("eigenbasis_from_modes", 2, global, local, b_.row_lines.get(), Y, b_.line_W.get(), n, C);
+}
+
+template class DenseSolve<float>;
+template class DenseSolve<double>;
+template class DenseSolve<std::complex<float>>;
+template class DenseSolve<std::complex<double>>;
+
+}  // namespace pscr::ocl
