@@ -49,47 +49,259 @@ inline void dft8(real2* v) {
   v[7] = e3 - o3;
 }
 
-// The FFT of length N of each column, its entries in registers: work-item
-// (c, s) holds the butterflies j = s + b·S of each pass, R entries each, and
-// the passes exchange entries through local memory z (entry m of column c at
-// z[m·C + c]). One Stockham pass of radix R: butterfly j takes entries
-// j + r·N/R, twists them by e^{−2πi r (j mod Ns) / (Ns R)} and writes its
-// DFT to (j − j mod Ns)·R + j mod Ns + r·Ns. With SINE_HALVES the exchange
-// goes in two rounds, the real parts and then the imaginary parts, through
-// N·C reals: half the local memory (columns twice as long, or twice as many
-// per work-group), twice the barriers. Helpers take R as a constant, so that
-// their loops unroll and the entries stay in registers.
-#ifndef SINE_HALVES
-#define SINE_HALVES 0
-#endif
-#define SINE_ROUNDS (SINE_HALVES ? 2 : 1)
-
-// Part `round` of entry i into local memory (both parts without halves).
-inline void put_entry(__local real2* z, int i, real2 v, int round) {
-#if SINE_HALVES
-  ((__local real*)z)[i] = round ? v.y : v.x;
-#else
-  z[i] = v;
-#endif
+#if !SINE_HALVES
+// One Stockham pass of radix R over the column's N entries in z (entry m of
+// column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
+// e^{−2πi r (j mod Ns) / (Ns R)} and writes its DFT to (j − j mod Ns)·R + j
+// mod Ns + r·Ns. The work-item's butterflies are j = s + b·S; it reads all of
+// them into v before the barrier and writes them after it. Called with R a
+// constant, so that the loops unroll and v stays in registers.
+inline void sine_pass(const int R, int N, int Ns, int C, int c, int s, int S, __local real2* z, real2* v,
+                      __global const real2* table) {
+  const int span = N / R, step = 2 * N / (Ns * R), nb = span / S;
+#pragma unroll
+  for (int b = 0; b < SINE_ELEMENTS / R; ++b)
+    if (b < nb) {
+      const int j = s + b * S, k = j & (Ns - 1);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const real2 in = z[(j + r * span) * C + c];
+        if (Ns == 1) {  // the first pass twists nothing
+          v[b * R + r] = in;
+        } else {
+          const real2 w = table[r * k * step];
+          v[b * R + r] = cmul(in, (real2)(w.x, -w.y));
+        }
+      }
+      if (R == 8) dft8(&v[b * 8]);
+      else if (R == 4) dft4(&v[b * 4], &v[b * 4 + 1], &v[b * 4 + 2], &v[b * 4 + 3]);
+      else dft2(&v[b * 2], &v[b * 2 + 1]);
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int b = 0; b < SINE_ELEMENTS / R; ++b)
+    if (b < nb) {
+      const int j = s + b * S, k = j & (Ns - 1), to = (j - k) * R + k;
+#pragma unroll
+      for (int r = 0; r < R; ++r) z[(to + r * Ns) * C + c] = v[b * R + r];
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
 }
+
+// The FFT of length N of every column in z, in place: passes of radix 8,
+// then one of 4 or 2.
+inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real2* v, __global const real2* table) {
+  int Ns = 1;
+  for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
+  if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
+  else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+}
+
+// V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
+// packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
+// and odd entries.
+inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
+  const real2 e = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;
+  const real2 o = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;
+  const real2 wo = cmul(w, o);
+  return (real2)(e.x + wo.y, e.y - wo.x);
+}
+
+// x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
+// (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col],
+// transformed in place. C = min(SINE_GROUP, SINE_GROUP·SINE_ELEMENTS / N)
+// columns: each of the S = SINE_GROUP / C work-items of a column holds up to
+// SINE_ELEMENTS of its N complex entries in registers. table[t] = (cos πt/N,
+// sin πt/N), t < 2N. scale: n entries, applied to the input (from modes) or
+// to the output (to modes). z: N · C complex entries, z[m·C + c]. nonfinite
+// (the last transform of a solve): set to 1 where an output is a NaN or an
+// infinity, so that the solution needs no scan of its own (find_nonfinite).
+__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
+    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
+    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
+  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
+  const int col = get_group_id(0) * C + c;
+  const bool live = col < columns;
+  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+  __local real* zr = (__local real*)z;
+  real2 v[SINE_ELEMENTS];
+  // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j at z_{N−(j+1)/2}
+  real a[SINE_ELEMENTS];
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int j = s + e * S;
+    a[e] = live && j > 0 && j < N ? xc[(size_t)(j - 1) * stride_j] : (real)0;
+  }
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int j = s + e * S;
+    if (j < N) {
+      const real x = from_modes && j > 0 ? a[e] * scale[j - 1] : a[e];
+      const int far = j == 0 ? N : 2 * N - j;  // v_{2N−j}, and v_N = 0 for j = 0
+      zr[2 * ((j >> 1) * C + c) + (j & 1)] = x;    // v_j (v_0 = 0)
+      zr[2 * ((far >> 1) * C + c) + (far & 1)] = -x;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // 2. FFT of length N: passes of radix 8, then one of 4 or 2
+  packed_fft(N, C, c, s, S, z, v, table);
+  if (!live) return;
+  // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
+  int bad = 0;
+#pragma unroll
+  for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+    const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+    if (k == 0 || k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+    const int m = N - k;
+    const real2 zk = z[k * C + c], zm = z[m * C + c];
+    const real2 wk = table[k];
+    real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
+    if (!from_modes) xk *= scale[k - 1];
+    xc[(size_t)(k - 1) * stride_j] = xk;
+    bad |= !isfinite(xk);
+    if (m != k) {
+      const real2 wm = table[m];
+      real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
+      if (!from_modes) xm *= scale[m - 1];
+      xc[(size_t)(m - 1) * stride_j] = xm;
+      bad |= !isfinite(xm);
+    }
+  }
+  if (watch && bad) *nonfinite = 1;
+}
+
+// Periodic dimensions taken whole by fast Fourier transforms (PlanInfo::
+// dimension_methods "Fourier transform"): a circulant pencil's basis is the
+// real Fourier one (planner::fourier_basis), n = 2N entries per column:
+//   column 0: the constant, 2k − 1 and 2k: cos(2π j k / n) and sin(2π j k / n)
+//   (1 ≤ k < N), n − 1: the alternating vector (−1)^j; each times scale_l.
+// To modes, X_k = Σ_j x_j e^{−2πijk/n} = C_k − i S_k by the packed FFT of
+// length N of z_m = x_{2m} + i x_{2m+1} and the unfolding of the sine
+// transform: g_{2k−1} = scale·Re X_k, g_{2k} = −scale·Im X_k, g_0 = scale·X_0,
+// g_{n−1} = scale·X_N. From modes, x_j = Σ_k Y_k e^{2πijk/n} with the
+// Hermitian Y_k = (a_k − i b_k) / 2 (a, b: the scaled cosine and sine
+// coefficients; Y_0 = a_0, Y_N = a_N): z_m = Σ_k Z_k e^{2πimk/N} with
+// Z_k = (Y_k + Y_{k+N}) + i (Y_k − Y_{k+N}) e^{iπk/N}, Y_{k+N} = conj Y_{N−k},
+// computed as the conjugate of the forward FFT of conj Z. Same launch shape,
+// layout and table (t < 2N: e^{iπt/N}) as sine_transform.
+__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_transform(
+    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
+    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
+  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
+  const int col = get_group_id(0) * C + c;
+  const bool live = col < columns;
+  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+  real2 v[SINE_ELEMENTS];
+  if (!from_modes) {
+    // 1. z_m = x_{2m} + i x_{2m+1}
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int m = s + e * S;
+      if (m < N)
+        z[m * C + c] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+    }
+  } else {
+    // 1. conj Z_k for the pairs (k, N − k) from the modes around them
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      if (k == 0) {
+        const real a0 = live ? xc[0] * scale[0] : (real)0;
+        const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
+        z[c] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+        continue;
+      }
+      const int m = N - k;
+      // Y_k and Y_{N−k} (Y_{N−k} = a_{N−k} / 2 when k = N / 2 pairs with itself ... the same formula)
+      real2 yk = (real2)(0, 0), ym = (real2)(0, 0);
+      if (live) {
+        yk = (real2)(xc[(size_t)(2 * k - 1) * stride_j] * scale[2 * k - 1], -xc[(size_t)(2 * k) * stride_j] * scale[2 * k]) * (real)0.5;
+        ym = (real2)(xc[(size_t)(2 * m - 1) * stride_j] * scale[2 * m - 1], -xc[(size_t)(2 * m) * stride_j] * scale[2 * m]) * (real)0.5;
+      }
+      // Z_k = (Y_k + conj Y_m) + i (Y_k − conj Y_m) w_k, w_k = e^{iπk/N}; likewise Z_m
+      const real2 wk = table[k], wm = table[m];
+      const real2 ek = yk + (real2)(ym.x, -ym.y), dk = yk - (real2)(ym.x, -ym.y);
+      const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
+      const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
+      const real2 zk = (real2)(ek.x - ok.y, ek.y + ok.x), zm = (real2)(em.x - om.y, em.y + om.x);
+      z[k * C + c] = (real2)(zk.x, -zk.y);
+      if (m != k) z[m * C + c] = (real2)(zm.x, -zm.y);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // 2. FFT of length N
+  packed_fft(N, C, c, s, S, z, v, table);
+  if (!live) return;
+  int bad = 0;
+  if (from_modes) {
+    // 3. x_{2m} + i x_{2m+1} = conj of the FFT's output m
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int m = s + e * S;
+      if (m < N) {
+        const real2 zm = z[m * C + c];
+        xc[(size_t)(2 * m) * stride_j] = zm.x;
+        xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
+        bad |= !isfinite(zm.x) || !isfinite(zm.y);
+      }
+    }
+  } else {
+    // 3. X_k for the pairs (k, N − k); X_0 and X_N from Z_0
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      if (k == 0) {
+        const real2 z0 = z[c];
+        const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
+        xc[0] = g0;
+        xc[(size_t)(2 * N - 1) * stride_j] = gN;
+        bad |= !isfinite(g0) || !isfinite(gN);
+        continue;
+      }
+      const int m = N - k;
+      const real2 zk = z[k * C + c], zm = z[m * C + c];
+      const real2 wk = table[k], wm = table[m];
+      const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
+      const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];
+      xc[(size_t)(2 * k - 1) * stride_j] = ck;
+      xc[(size_t)(2 * k) * stride_j] = sk;
+      bad |= !isfinite(ck) || !isfinite(sk);
+      if (m != k) {
+        const real2 Xm = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
+        const real cm = Xm.x * scale[2 * m - 1], sm = -Xm.y * scale[2 * m];
+        xc[(size_t)(2 * m - 1) * stride_j] = cm;
+        xc[(size_t)(2 * m) * stride_j] = sm;
+        bad |= !isfinite(cm) || !isfinite(sm);
+      }
+    }
+  }
+  if (watch && bad) *nonfinite = 1;
+}
+
+#else  // SINE_HALVES
+
+// SINE_HALVES: the same transforms with the entries in registers between
+// passes, exchanged through local memory in two rounds, the real parts and
+// then the imaginary parts, through N·C reals: columns twice as long in the
+// same local memory (each work-item holds SINE_ELEMENTS = twice as many
+// entries), twice the barriers. Work-item (c, s) holds the butterflies
+// j = s + b·S of each pass, R entries each (the passes as above). Helpers
+// take R as a constant, so that their loops unroll and the entries stay in
+// registers. (The same structure exchanging complex entries ran 1.28× slower
+// than the passes above at 255³ double on the H100.)
+#define SINE_ROUNDS 2
+
+// Part `round` (0 real, 1 imaginary) of entry i into local memory, and back.
+inline void put_entry(__local real2* z, int i, real2 v, int round) { ((__local real*)z)[i] = round ? v.y : v.x; }
 inline void get_entry(__local const real2* z, int i, real2* v, int round) {
-#if SINE_HALVES
   const real a = ((__local const real*)z)[i];
   if (round) v->y = a;
   else v->x = a;
-#else
-  *v = z[i];
-#endif
 }
-// One real part (part 0 real, 1 imaginary) of entry i; with halves, only
-// the round's part is written.
-inline void put_part(__local real2* z, int i, int part, real a) {
-#if SINE_HALVES
-  ((__local real*)z)[i] = a;
-#else
-  ((__local real*)z)[2 * i + part] = a;
-#endif
-}
+// One real part of entry i (the round's).
+inline void put_part(__local real2* z, int i, real a) { ((__local real*)z)[i] = a; }
 
 // The work-item's inputs of a pass of radix R from z.
 inline void fft_load(const int R, int N, int C, int c, int s, int S, __local const real2* z, real2* v, int round) {
@@ -243,10 +455,10 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
       const int j = s + e * S;
-      if (j < N && (!SINE_HALVES || (j & 1) == round)) {
+      if (j < N && (j & 1) == round) {
         const int far = j == 0 ? N : 2 * N - j;  // v_{2N−j}, and v_N = 0 for j = 0
-        put_part(z, (j >> 1) * C + c, j & 1, a[e]);  // v_j (v_0 = 0)
-        put_part(z, (far >> 1) * C + c, far & 1, -a[e]);
+        put_part(z, (j >> 1) * C + c, a[e]);  // v_j (v_0 = 0)
+        put_part(z, (far >> 1) * C + c, -a[e]);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -425,6 +637,8 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
   }
   if (watch && bad) *nonfinite = 1;
 }
+
+#endif  // SINE_HALVES
 
 // out[c][r] = in[r][c] for a rows × cols array of scalars, by tiles of
 // 16 × 16 staged through local memory so that both sides are coalesced (the

@@ -26,7 +26,7 @@ template <class T> PlanChoice plan_choice(const Problem<T>& problem, const Optio
   const int named = options.radix == 0 ? 0 : plan_radix(problem, options);  // throws for a bad radix
   const KernelParameters p = opencl_parameters(problem, options).parameters;
   const bool split = options.device_split == DeviceSplit::rows && opencl_devices(options).size() > 1;
-  const int sine_limit = p.transforms == 1 && options.shifts == 1 && !split ? opencl_sine_limit<T>(options) : 0;
+  const int sine_limit = p.transforms == 1 && options.shifts == 1 && !split ? opencl_sine_limit<T>(options, p) : 0;
   return {named > 0 ? named : p.radix, dense_leading(p, problem), sine_limit};
 }
 

@@ -105,18 +105,18 @@ struct KernelParameters {
   /// by rows over devices keep the reduction. 0: the reduction always.
   int transforms = 1;
   /// Work-items per work-group of the sine transforms: each holds 8 (double)
-  /// or 16 (float) complex entries of the columns in registers, so a
-  /// work-group transforms columns of up to sine_group · 8 (16) entries,
-  /// several at a time where they are shorter. A plan with longer columns
-  /// takes larger work-groups, up to the device's largest (PlanInfo::parameters
-  /// says what it took): the longest transform is the device's work-group
-  /// size · 8 (16) entries, or what its local memory holds in halves.
+  /// or 16 (float) complex entries of the columns in registers, twice as
+  /// many with sine_halves, so a work-group transforms columns of up to
+  /// sine_group · 8 (16) entries, or twice that, several at a time where
+  /// they are shorter; the longest sine transform a plan takes is that
+  /// (PlanInfo::dimension_methods).
   int sine_group = 256;
-  /// 1: the sine and Fourier transforms' passes exchange their entries
-  /// through local memory in halves, the real parts and then the imaginary
-  /// parts (half the local memory, twice the barriers); 0: as complex
-  /// entries, except where a work-group's columns do not fit the local
-  /// memory that way (then halves; PlanInfo::parameters says what it took).
+  /// 1: the transforms keep their entries in registers between passes and
+  /// exchange them through local memory in halves, the real parts and then
+  /// the imaginary parts: columns twice as long in the same local memory,
+  /// twice the barriers. 0: passes through local memory as complex entries,
+  /// except for columns longer than that reaches (then halves;
+  /// PlanInfo::parameters says what the plan took).
   int sine_halves = 0;
 };
 

@@ -405,10 +405,11 @@ template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem,
   return ocl::resolve_parameters(ocl::options_device(first), problem, options);
 }
 
-template <class T> int opencl_sine_limit(const Options& options) {
+template <class T> int opencl_sine_limit(const Options& options, const KernelParameters& p) {
+  const std::size_t group = std::size_t(p.sine_group);
   std::size_t limit = std::size_t(-1);
   if (options.opencl_queue) {
-    limit = ocl::max_sine_length(ocl::options_device(options), sizeof(real_t<T>));
+    limit = ocl::max_sine_length(ocl::options_device(options), group, sizeof(real_t<T>));
   } else {
     const auto devices = opencl_devices(options);
     for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -416,7 +417,7 @@ template <class T> int opencl_sine_limit(const Options& options) {
       one.devices.clear();
       one.device = devices[i];
       try {
-        limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), sizeof(real_t<T>)));
+        limit = std::min(limit, ocl::max_sine_length(ocl::options_device(one), group, sizeof(real_t<T>)));
       } catch (const Error& e) {
         if (devices.size() == 1) throw;
         // named as the plan's executors name a device's errors (multi_device.cpp)
@@ -442,10 +443,10 @@ template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& pl
   return OpenCLExecutor<T>(plan, options, nullptr, true).counted_bytes();
 }
 
-template int opencl_sine_limit<float>(const Options&);
-template int opencl_sine_limit<double>(const Options&);
-template int opencl_sine_limit<std::complex<float>>(const Options&);
-template int opencl_sine_limit<std::complex<double>>(const Options&);
+template int opencl_sine_limit<float>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<double>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<std::complex<float>>(const Options&, const KernelParameters&);
+template int opencl_sine_limit<std::complex<double>>(const Options&, const KernelParameters&);
 template tuning::Resolved opencl_parameters(const Problem<float>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<double>&, const Options&);
 template tuning::Resolved opencl_parameters(const Problem<std::complex<float>>&, const Options&);

@@ -45,9 +45,10 @@ template <class T> std::size_t count_device_bytes(const planner::PlanData<T>& pl
 // Options::radix = 0 takes its radix from them.
 template <class T> tuning::Resolved opencl_parameters(const Problem<T>& problem, const Options& options);
 
-// The longest sine transform (n + 1) a plan of T with `options` may take on
-// every one of its devices (a column in one work-group: max_sine_length).
-template <class T> int opencl_sine_limit(const Options& options);
+// The longest sine transform (n + 1) a plan of T with `options` and kernel
+// parameters p may take on every one of its devices (a column in one
+// work-group of p.sine_group work-items: max_sine_length).
+template <class T> int opencl_sine_limit(const Options& options, const KernelParameters& p);
 
 // The device selectors of a plan: Options::devices, else $PSCR_DEVICES
 // (comma-separated), else the one Options::device. With opencl_queue set, that

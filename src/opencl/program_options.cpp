@@ -22,7 +22,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   // every program has the sine transforms (a few small kernels), so that
   // plans with and without them share programs and their builds
   opts << " -DSINE_GROUP=" << std::min<std::size_t>(std::size_t(p.sine_group), dev.max_work_group)
-       << " -DSINE_ELEMENTS=" << sine_elements(shape.double_precision ? sizeof(double) : sizeof(float))
+       << " -DSINE_ELEMENTS=" << sine_elements(shape.double_precision ? sizeof(double) : sizeof(float), p.sine_halves)
        << " -DSINE_HALVES=" << (p.sine_halves ? 1 : 0);
   if (shape.double_precision) opts << " -DSCALAR_DOUBLE";
   if (shape.complex) opts << " -DSCALAR_COMPLEX";

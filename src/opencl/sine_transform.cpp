@@ -22,25 +22,20 @@ template <class R> std::vector<R> table_of(int N) {
 
 }  // namespace
 
-namespace {
-std::size_t pow2_floor(std::size_t v) {
-  std::size_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return v ? p : 0;
-}
-}  // namespace
-
-std::size_t max_sine_length(const Device& dev, std::size_t real_bytes) {
-  return std::min(pow2_floor(dev.max_work_group) * sine_elements(real_bytes), pow2_floor(dev.local_mem / real_bytes));
-}
-
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
                      std::size_t real_bytes) {
-  const std::size_t E = sine_elements(real_bytes);
-  std::size_t group = std::min(sine_group, pow2_floor(dev.max_work_group));
-  while (group * E < longest && group * 2 <= dev.max_work_group) group *= 2;
-  // a work-group's columns hold group · E complex entries
-  return {group, sine_halves || 2 * group * E * real_bytes > dev.local_mem};
+  const std::size_t group = std::min(sine_group, dev.max_work_group);
+  return {group, sine_halves || longest > group * sine_elements(real_bytes, false)};
+}
+
+std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes) {
+  if (sine_group > dev.max_work_group) return 0;
+  // a work-group's entries: 2 reals each as complex entries, 1 in halves
+  for (const bool halves : {true, false}) {
+    const std::size_t N = sine_group * sine_elements(real_bytes, halves);
+    if (N * (halves ? 1 : 2) * real_bytes <= dev.local_mem) return N;
+  }
+  return 0;
 }
 
 SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scale, SineShape shape,
@@ -52,9 +47,9 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
   if (N < 4 || (N & (N - 1)) != 0 || scale.size() != std::size_t(n) || (fourier && n % 2 != 0))
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
-  if (std::size_t(N) > group * sine_elements(real_bytes))
-    throw std::logic_error("sine transform: longer than a work-group holds");
-  group_columns_ = std::min(group, group * sine_elements(real_bytes) / std::size_t(N));
+  const std::size_t E = sine_elements(real_bytes, halves_);
+  if (std::size_t(N) > group * E) throw std::logic_error("sine transform: longer than a work-group holds");
+  group_columns_ = std::min(group, group * E / std::size_t(N));
   // each real column: a complex FFT of N points (5 flops per point and
   // stage) and about 12 flops per entry unfolding it
   int log2_n = 0;

@@ -13,14 +13,12 @@ namespace pscr::ocl {
 // The complex entries each work-item of a sine-transform work-group
 // (KernelParameters::sine_group work-items, -DSINE_GROUP) holds in registers
 // (-DSINE_ELEMENTS): a work-group transforms sine_group · sine_elements
-// entries (8 KiB of local memory per 64 work-items in double and in float),
-// all of one column or of several.
-constexpr std::size_t sine_elements(std::size_t real_bytes) { return real_bytes == sizeof(double) ? 8 : 16; }
-
-// The longest transform (N = n + 1, a power of two) whose column fits one
-// work-group on `dev` in reals of `real_bytes`: its largest work-group times
-// sine_elements, at most what its local memory holds in halves.
-std::size_t max_sine_length(const Device& dev, std::size_t real_bytes);
+// entries, all of one column or of several: 8 (double) or 16 (float) with
+// the passes exchanging complex entries (8 KiB of local memory per 64
+// work-items), twice as many exchanging them in halves (the same memory).
+constexpr std::size_t sine_elements(std::size_t real_bytes, bool halves) {
+  return (real_bytes == sizeof(double) ? 8 : 16) * (halves ? 2 : 1);
+}
 
 // How a plan's transforms run on a device: the work-items of a work-group
 // and whether their passes exchange entries in halves (real parts, then
@@ -29,11 +27,15 @@ struct SineShape {
   std::size_t group;
   bool halves;
 };
-// For transforms of at most `longest` complex entries (N): the parameters'
-// sine_group, or more where a column needs it; halves where they ask for
-// them or complex entries would not fit the local memory.
+// For transforms of at most `longest` complex entries (N), sine_group
+// work-items (at most the device's): halves where the parameters ask for
+// them or a column needs the longer reach.
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
                      std::size_t real_bytes);
+// The longest transform (N = n + 1, a power of two) whose column fits one
+// work-group of sine_group work-items on `dev` in reals of `real_bytes`
+// (in halves where complex entries would not reach), 0 where none fits.
+std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes);
 
 class SineTransform {
  public:
