@@ -20,7 +20,7 @@
 // per case is appended to FILE. --host-batch K (OpenCL) adds host arrays in
 // and out: medians of one solve at a time (with its copy in, solve and copy
 // out), of a batch of K per right-hand side, the device-resident solve, the
-// page-locked copy bandwidth each way and the floor max(copy in, copy out,
+// page-locked copy bandwidth each way and the floor max(copy in + copy out,
 // solve) per right-hand side (docs/host-arrays.md).
 #include <algorithm>
 #include <chrono>
@@ -78,7 +78,7 @@ const char* kUsage =
     "double, the FFTW and clFFT DST-I anchors of the same run. --ratio R grades the mesh\n"
     "geometrically, largest over smallest cell R (as ../tools' cupy_fdm_poisson.py; no FFT anchors).\n"
     "--host-batch K also times host arrays (one at a time, and batches of K) against the page-locked\n"
-    "copy bandwidth each way and the floor max(copy in, copy out, solve).\n"
+    "copy bandwidth each way and the floor max(copy in + copy out, solve).\n"
     "--problem channel: the channel of ../tools' cupy_channel_poisson.py, periodic x (and z) of n\n"
     "points (finite differences, period 2 pi), walls in y of n - 1 interior points graded by --ratio\n"
     "(linear elements, Dirichlet), y last: n x (n - 1) or n x n x (n - 1) unknowns.\n";
@@ -212,12 +212,11 @@ Anchors run_anchors(const Config& c, const pscr::Plan<double>& plan, int n, std:
 // Returns false when the residual exceeds --max-residual.
 // --host-batch K: host arrays in and out of the OpenCL plan against the
 // bus. Medians of max(R, 5) repetitions after a warm-up of each path (which
-// allocates the staging and the batch's other solution vectors): single
+// allocates the staging and the batch's second solution vector): single
 // solves, batches of K per right-hand side, the page-locked copy bandwidth
-// each way, and the floor per right-hand side max(copy in, copy out, solve)
-// (a batch: the copy in of the next right-hand side and the copy out of the
-// one before at once, the bus being full duplex, beside the solve of one)
-// and copy in + solve + copy out (one at a time).
+// each way, and the floor per right-hand side max(copy in + copy out, solve)
+// (copies of one right-hand side beside the solve of the next: a batch) and
+// copy in + solve + copy out (one at a time).
 struct HostFigures {
   double single = 0, batch = 0, floor = 0;  // seconds per right-hand side (0: not run)
   pscr::bench::PinnedBandwidth bw;
@@ -249,7 +248,7 @@ HostFigures host_arrays(const Config& c, const pscr::Plan<T>& plan, const std::v
   h.bw = pscr::bench::pinned_bandwidth(plan, bytes, reps);
   const double tin = h.bw.to_device > 0 ? double(bytes) / h.bw.to_device : 0,
                tout = h.bw.to_host > 0 ? double(bytes) / h.bw.to_host : 0;
-  h.floor = std::max({tin, tout, device_solve});
+  h.floor = std::max(tin + tout, device_solve);
   const double serial = tin + tout + device_solve;
   std::printf("    host arrays (%.1f MB each way; staging %s):\n", 1e-6 * double(bytes), st.staging.c_str());
   std::printf("      one at a time      %8.3f ms  (copy in %.3f + solve %.3f + copy out %.3f ms, medians)\n",
@@ -258,7 +257,7 @@ HostFigures host_arrays(const Config& c, const pscr::Plan<T>& plan, const std::v
   std::printf("      device-resident    %8.3f ms\n", 1e3 * device_solve);
   std::printf("      page-locked copies %8.1f GB/s to the device (%.3f ms), %.1f GB/s to the host (%.3f ms)\n",
               1e-9 * h.bw.to_device, 1e3 * tin, 1e-9 * h.bw.to_host, 1e3 * tout);
-  std::printf("      floor              %8.3f ms = max(copy in, copy out, solve): batch at %.2fx it; one at a time "
+  std::printf("      floor              %8.3f ms = max(copy in + copy out, solve): batch at %.2fx it; one at a time "
               "at %.2fx copy in + solve + copy out = %.3f ms\n",
               1e3 * h.floor, h.batch / h.floor, h.single / serial, 1e3 * serial);
   return h;

@@ -8,10 +8,7 @@
 #include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -196,126 +193,38 @@ BOOST_AUTO_TEST_CASE(nonfinite_input_named_by_its_index) {
   }
 }
 
-// Batches of 1 to 9 right-hand sides through three device buffers and the
-// fallbacks to two and one ($PSCR_HOST_BATCH_BUFFERS), page-locked (one
-// chunk per right-hand side, or chunks of 1008 bytes: many, the last one
-// short, so that the copy in of c + 1 trails the copy out of c − 1 chunk by
-// chunk in a shared buffer) and pageable, in place and not, in 2D and 3D at
-// odd sizes: every answer equals the device-resident solve.
-BOOST_AUTO_TEST_CASE_TEMPLATE(batches_through_three_two_and_one_buffers, T, Types) {
-  std::uint64_t seed = 201;
-  for (const char* buffers : {"3", "2", "1"}) {
-    const ScopedEnv env_buffers("PSCR_HOST_BATCH_BUFFERS", buffers);
-    for (const char* staging : {"pinned", "pinned 4032", "pageable"}) {
-      const bool small_chunks = std::string(staging) == "pinned 4032", pinned = staging[1] == 'i';
-      const ScopedEnv mode("PSCR_HOST_STAGING", pinned ? "pinned" : "pageable");
-      const ScopedEnv bytes("PSCR_HOST_STAGING_BYTES", small_chunks ? "4032" : nullptr);
-      for (auto n : std::vector<std::vector<int>>{{37, 29}, {9, 7, 5}}) {
-        const auto p = random_problem<T>(n, seed++);
-        const pscr::Plan<T> plan = opencl_plan(p);
-        const std::size_t N = p.unknowns();
-        const auto f = test::random_vector<T>(9 * N, seed++);
-        const std::vector<T> want = device_solve(plan, f, 9);
-        for (std::size_t count = 1; count <= 9; ++count) {
-          BOOST_TEST_CONTEXT("T=" << pscr::scalar_name<T>() << " buffers=" << buffers << " staging=" << staging
-                                  << " dims=" << n.size() << " count=" << count) {
-            const std::vector<T> fc(f.begin(), f.begin() + std::ptrdiff_t(count * N)),
-                wantc(want.begin(), want.begin() + std::ptrdiff_t(count * N));
-            std::vector<T> u(count * N);
-            const pscr::SolveStats st = plan.solve_batch(fc.data(), u.data(), count);
-            BOOST_TEST(u == wantc);
-            std::vector<T> x = fc;
-            plan.solve_batch(x.data(), x.data(), count);
-            BOOST_TEST(x == wantc);
-            BOOST_TEST(st.staging.rfind(pinned ? "page-locked" : "pageable", 0) == 0u, st.staging);
-            if (count > 1) {
-              const std::string how = buffers[0] == '1' ? "(one device buffer)"
-                                                        : std::string("(") + buffers + " device buffers)";
-              BOOST_TEST(st.staging.find(how) != std::string::npos, st.staging);
-            }
-          }
-        }
-      }
-    }
-  }
-  const ScopedEnv env_buffers("PSCR_HOST_BATCH_BUFFERS", "4");
-  BOOST_CHECK_THROW(opencl_plan(random_problem<T>({5, 4}, 1)), pscr::InvalidArgument);
-}
-
-// A non-finite value in the middle of a batch of 7 (right-hand side 3, in
-// a later chunk of it) through three, two and one buffers, page-locked and
-// pageable, in place and not: NonFiniteInput names its index; the solutions
-// before it are written, and nothing from it on is solved or written (in
-// place, f keeps right-hand sides 3 to 6 as they were).
-BOOST_AUTO_TEST_CASE(nonfinite_input_in_the_middle_of_a_batch) {
-  using T = double;
-  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "4032");
-  const auto p = random_problem<T>({37, 29}, 77);
-  const std::size_t N = p.unknowns(), count = 7, bad = 3 * N + 700;
-  auto f = test::random_vector<T>(count * N, 78);
-  f[bad] = -std::numeric_limits<T>::infinity();
-  for (const char* buffers : {"3", "2", "1"}) {
-    const ScopedEnv env_buffers("PSCR_HOST_BATCH_BUFFERS", buffers);
-    for (const char* mode : {"pinned", "pageable"}) {
-      const ScopedEnv env("PSCR_HOST_STAGING", mode);
-      const pscr::Plan<T> plan = opencl_plan(p);
-      const std::vector<T> want = device_solve(plan, std::vector<T>(f.begin(), f.begin() + 3 * N), 3);
-      auto names_bad = [&](const pscr::NonFiniteInput& e) {
-        return std::string(e.what()).find("index " + std::to_string(bad)) != std::string::npos;
-      };
-      BOOST_TEST_CONTEXT("buffers=" << buffers << " staging=" << mode) {
-        std::vector<T> u(count * N, T(42));
-        BOOST_CHECK_EXCEPTION(plan.solve_batch(f.data(), u.data(), count), pscr::NonFiniteInput, names_bad);
-        BOOST_TEST(std::vector<T>(u.begin(), u.begin() + 3 * N) == want);
-        BOOST_TEST(std::all_of(u.begin() + 3 * N, u.end(), [](T v) { return v == T(42); }));
-        std::vector<T> x = f;
-        BOOST_CHECK_EXCEPTION(plan.solve_batch(x.data(), x.data(), count), pscr::NonFiniteInput, names_bad);
-        BOOST_TEST(std::vector<T>(x.begin(), x.begin() + 3 * N) == want);
-        BOOST_TEST(std::equal(x.begin() + 3 * N, x.end(), f.begin() + 3 * N, [](T a, T b) {
-          return a == b || (std::isinf(a) && std::isinf(b));
-        }));
-      }
-    }
-  }
-}
-
-// Two plans (each with its own staging and copy queues) and one plan shared
-// by two threads, solving host arrays at once, batches through three, two
-// and one device buffers: every answer as when solved alone.
+// Two plans (each with its own staging and copy queue) and one plan shared
+// by two threads, solving host arrays at once: every answer as when solved alone.
 BOOST_AUTO_TEST_CASE(concurrent_plans) {
-  for (const char* buffers : {"3", "2", "1"}) {
-    const ScopedEnv env_buffers("PSCR_HOST_BATCH_BUFFERS", buffers);
-    using T = std::complex<double>;
-    const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192"), mode("PSCR_HOST_STAGING", "pinned");
-    const auto p1 = random_problem<T>({31, 19}, 21), p2 = random_problem<T>({8, 6, 5}, 31);
-    const pscr::Plan<T> a = opencl_plan(p1), b = opencl_plan(p2);
-    const std::size_t count = 5;  // more than three: the buffers are reused
-    const auto f1 = test::random_vector<T>(count * p1.unknowns(), 1);
-    const auto f2 = test::random_vector<T>(count * p2.unknowns(), 2);
-    const auto want1 = device_solve(a, f1, count), want2 = device_solve(b, f2, count);
-    auto work = [&](const pscr::Plan<T>& plan, const std::vector<T>& f, const std::vector<T>& want, bool& ok) {
-      ok = true;
-      std::vector<T> u(f.size());
-      for (int r = 0; r < 4; ++r) {
-        plan.solve_batch(f.data(), u.data(), count);
-        ok = ok && u == want;
-        std::fill(u.begin(), u.end(), T(0));
-        const std::size_t N = plan.problem().unknowns();
-        for (std::size_t c = 0; c < count; ++c) plan.solve(f.data() + c * N, u.data() + c * N);
-        ok = ok && u == want;
-      }
-    };
-    bool ok[3] = {false, false, false};
-    std::thread t1(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[0]));
-    std::thread t2(work, std::cref(b), std::cref(f2), std::cref(want2), std::ref(ok[1]));
-    std::thread t3(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[2]));
-    t1.join();
-    t2.join();
-    t3.join();
-    BOOST_TEST(ok[0]);
-    BOOST_TEST(ok[1]);
-    BOOST_TEST(ok[2]);
-  }
+  using T = std::complex<double>;
+  const ScopedEnv staging_bytes("PSCR_HOST_STAGING_BYTES", "8192"), mode("PSCR_HOST_STAGING", "pinned");
+  const auto p1 = random_problem<T>({31, 19}, 21), p2 = random_problem<T>({8, 6, 5}, 31);
+  const pscr::Plan<T> a = opencl_plan(p1), b = opencl_plan(p2);
+  const std::size_t count = 3;
+  const auto f1 = test::random_vector<T>(count * p1.unknowns(), 1), f2 = test::random_vector<T>(count * p2.unknowns(), 2);
+  const auto want1 = device_solve(a, f1, count), want2 = device_solve(b, f2, count);
+  auto work = [&](const pscr::Plan<T>& plan, const std::vector<T>& f, const std::vector<T>& want, bool& ok) {
+    ok = true;
+    std::vector<T> u(f.size());
+    for (int r = 0; r < 4; ++r) {
+      plan.solve_batch(f.data(), u.data(), count);
+      ok = ok && u == want;
+      std::fill(u.begin(), u.end(), T(0));
+      const std::size_t N = plan.problem().unknowns();
+      for (std::size_t c = 0; c < count; ++c) plan.solve(f.data() + c * N, u.data() + c * N);
+      ok = ok && u == want;
+    }
+  };
+  bool ok[3] = {false, false, false};
+  std::thread t1(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[0]));
+  std::thread t2(work, std::cref(b), std::cref(f2), std::cref(want2), std::ref(ok[1]));
+  std::thread t3(work, std::cref(a), std::cref(f1), std::cref(want1), std::ref(ok[2]));
+  t1.join();
+  t2.join();
+  t3.join();
+  BOOST_TEST(ok[0]);
+  BOOST_TEST(ok[1]);
+  BOOST_TEST(ok[2]);
 }
 
 // A plan on two devices (PoCL's one device twice) splits a host batch into

@@ -29,9 +29,8 @@ struct PlanInfo {
   /// whichever is smaller; 0 when it is not used (devices other than GPUs,
   /// unless $PSCR_HOST_STAGING=pinned; $PSCR_HOST_STAGING=pageable;
   /// SolveStats::staging_bytes is 0 too where the driver refused it). A batch
-  /// of host arrays also allocates up to two more solution vectors on the
-  /// device (unknowns × scalar bytes each, beyond device_bytes) as far as it
-  /// can ($PSCR_HOST_BATCH_BUFFERS caps a batch's vectors at 3, 2 or 1).
+  /// of host arrays also allocates a second solution vector on the device
+  /// (one more unknowns × scalar bytes, beyond device_bytes) when it can.
   std::size_t staging_bytes = 0;
   bool pure_neumann = false;    ///< the singular pure-Neumann case (see solve())
   /// @{

@@ -3,18 +3,14 @@
 // two-H200 host; from page-locked memory the device copies at the bus's
 // speed, and the host fills the page-locked memory with several threads.
 //
-// Host solves (HostStaging::solve): a ring of page-locked chunks, two copy
-// queues of their own (one per direction) beside the plan's queue, and up to
-// three device buffers, so that in a batch the copy in of right-hand side
-// c + 1 and the copy out of c − 1 run at the same time (the bus is full
-// duplex), both beside the solve of c. Each direction has its own host
-// thread (the copy-in driver, the caller's, which also enqueues the solves;
-// the copy-out driver, a thread of the batch's own), its own half of the
-// chunks and its own in-order queue: NVIDIA's OpenCL overlaps a copy with a
-// kernel, or with a copy the other way, only when its host memory is
-// page-locked (CL_MEM_ALLOC_HOST_PTR, mapped) and it runs on another
-// in-order queue. Every queue is flushed after each enqueue, and they order
-// with each other through events only. docs/host-arrays.md.
+// Host solves (HostStaging::solve): a ring of page-locked chunks, a copy
+// queue of their own beside the plan's queue, and two device buffers, so
+// that the copies in and out (one after the other on the copy queue) overlap
+// the solves of the neighbouring right-hand sides on the plan's queue. On
+// NVIDIA's OpenCL a copy overlaps a kernel only when its host memory is
+// page-locked (CL_MEM_ALLOC_HOST_PTR, mapped) and it runs on another in-order
+// queue than the kernel; both queues are flushed after each enqueue, and
+// they order with each other through events only. docs/host-arrays.md.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -35,9 +31,8 @@ struct FinishOnExit {
 };
 
 // A copy of many megabytes by several host threads: one thread's memcpy
-// moves a few GB/s, less than a device's link. threads: at most this many
-// (0: up to 16, OpenMP's limit).
-PSCR_API void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads = 0);
+// moves a few GB/s, less than a device's link.
+PSCR_API void parallel_copy(void* dst, const void* src, std::size_t bytes);
 
 // The first non-finite scalar of bytes/scalar_bytes scalars at data; npos
 // (std::size_t(-1)) when all are finite.
@@ -51,9 +46,9 @@ template <class T> std::size_t first_nonfinite_bytes(const void* data, std::size
 
 // parallel_copy that also scans what it copied (each piece while it is in
 // the cache): the index of the first non-finite scalar, or npos. Pieces of
-// 512 KiB on up to 16 threads (threads as for parallel_copy).
+// 512 KiB on up to 16 threads.
 PSCR_API std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
-                                        FiniteScan scan, int threads = 0);
+                                        FiniteScan scan);
 
 // How host copies are staged: $PSCR_HOST_STAGING unset or "auto" (page-locked
 // chunks on GPUs; on other devices, whose memory is the host's, the driver
@@ -70,15 +65,6 @@ PSCR_API StagingMode staging_mode_from_env();
 constexpr std::size_t kDefaultStagingBytes = std::size_t(32) << 20;
 constexpr int kStagingSlots = 4;
 PSCR_API std::size_t staging_bytes_from_env();
-// The most device buffers a batch of host arrays solves in:
-// $PSCR_HOST_BATCH_BUFFERS (1, 2 or 3; InvalidArgument for another value),
-// else 3. Three keep the copies in, the solve and the copies out of a batch
-// in distinct buffers; two share one between the copy in of c + 1 and the
-// copy out of c − 1, chunk by chunk; with one the copies overlap each other
-// but not the solves. The tests and the measurements pick fewer; plans take
-// fewer where the device has no room.
-constexpr int kMaxBatchBuffers = 3;
-PSCR_API int batch_buffers_from_env();
 
 // What one host solve did, for SolveStats.
 struct HostSolveReport {
@@ -88,19 +74,15 @@ struct HostSolveReport {
   // Host wall time, summed over the right-hand sides: from the start of each
   // one's copy in to its arrival on the device; from the end of its solve to
   // its arrival in u; and its solve (from its arrival or the end of the
-  // solve before, whichever is later). In a batch they overlap, and the
-  // copy-in driver, busy with the next right-hand side, sees an arrival
-  // between its own steps: late by up to one chunk's host copy or one wait
-  // for a chunk of a device buffer to be copied out (one right-hand side:
-  // exact).
+  // solve before, whichever is later). In a batch they overlap.
   double copy_in_seconds = 0, copy_out_seconds = 0, solve_seconds = 0;
   std::size_t staging_bytes = 0;  // page-locked memory the copies went through (0: pageable)
   std::string staging;            // how, in words
 };
 
 // The page-locked memory of one plan's host copies (kStagingSlots chunks,
-// at most `bound` bytes in all, fewer for small copies; a batch gives half
-// of them to each direction), allocated when first needed. Where the driver
+// at most `bound` bytes in all, fewer for small copies), allocated when
+// first needed. Where the driver
 // cannot pin it, the staging turns itself off for good and the copies go
 // directly from the caller's memory (available() false, why_pageable()).
 class PSCR_API HostStaging {
@@ -108,9 +90,8 @@ class PSCR_API HostStaging {
   // Below this a single right-hand side of a slab is not worth chunking.
   static constexpr std::size_t kChunkedBytes = std::size_t(8) << 20;
 
-  HostStaging()
-      : HostStaging(staging_bytes_from_env(), staging_mode_from_env(), batch_buffers_from_env()) {}
-  HostStaging(std::size_t bound, StagingMode mode, int max_buffers = kMaxBatchBuffers);
+  HostStaging() : HostStaging(staging_bytes_from_env(), staging_mode_from_env()) {}
+  HostStaging(std::size_t bound, StagingMode mode);
 
   // The most page-locked memory it holds (kStagingSlots chunks), and what it
   // holds for copies of `bytes` at a time: chunks no larger than they need.
@@ -122,8 +103,6 @@ class PSCR_API HostStaging {
     return available() && (mode_ != StagingMode::automatic || rt.device().gpu) ? bound_for(bytes) : 0;
   }
   bool available() const { return why_pageable_.empty(); }
-  // The most device buffers a batch should be given (batch_buffers_from_env).
-  int max_buffers() const { return max_buffers_; }
   const std::string& why_pageable() const { return why_pageable_; }
 
   // buf[offset, offset + bytes) to or from `host` through the page-locked
@@ -133,17 +112,12 @@ class PSCR_API HostStaging {
   bool chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset, std::size_t bytes, void* host, bool to_device);
 
   // `count` right-hand sides of `bytes` each from f to u (u == f, or
-  // disjoint): right-hand side c is copied into buffers[c % nbuffers]
-  // (nbuffers 1 to 3), solved there by solve(buffer) (which enqueues on rt's
-  // queue without waiting; called on the caller's thread only) and copied
-  // out. In a batch the copy in of c + 1 and the copy out of c − 1 run at
-  // the same time, beside the solve of c where there are two buffers or
-  // more; chunk k goes into a buffer only after chunk k of the right-hand
-  // side before it in that buffer has come out. f is scanned for non-finite
-  // values as it is copied (scalar_bytes, scan); at the first, the solves
-  // stop (nothing from its right-hand side on is solved or written), the
-  // solutions before it are written, and bad_input names it. Returns when every copy and
-  // solve is done (error or not).
+  // disjoint): right-hand side c is copied into buffers[c % nbuffers],
+  // solved there by solve(buffer) (which enqueues on rt's queue without
+  // waiting) and copied out. With two buffers the copies of c + 1 in and
+  // c − 1 out run while c is solved. f is scanned for non-finite values as
+  // it is copied (scalar_bytes, scan); at the first, the solves stop and
+  // bad_input names it. Returns when every copy and solve is done (error or not).
   HostSolveReport solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
                         std::size_t bytes, std::size_t count, std::size_t scalar_bytes, FiniteScan scan,
                         const std::function<void(cl_mem)>& solve);
@@ -152,16 +126,13 @@ class PSCR_API HostStaging {
   // Page-locked chunks of at least `need` bytes (more where earlier copies
   // needed more); false where they cannot be had.
   bool ensure_slots(const Runtime& rt, std::size_t need);
-  // The copy queue of one direction (0: in, 1: out), made when first needed;
-  // the plan's queue where the driver will not make one (no overlap, still correct).
-  cl_command_queue copy_queue(const Runtime& rt, int direction);
+  cl_command_queue copy_queue(const Runtime& rt);
 
   StagingMode mode_;
   std::size_t chunk_;           // the largest chunk (the bound's share)
-  int max_buffers_;
   std::size_t slot_bytes_ = 0;  // the chunks' size as allocated
   std::string why_pageable_;
-  Queue copy_queues_[2];  // before the slots: they unmap on the first
+  Queue copy_queue_;  // before the slots: they unmap on it
   PinnedHost slots_[kStagingSlots];
 };
 

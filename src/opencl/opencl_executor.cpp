@@ -112,11 +112,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns();
-    cl_mem buffers[ocl::kMaxBatchBuffers] = {x_.get()};
-    const int nbuffers = count > 1 ? batch_buffers(buffers) : 1;
+    const cl_mem buffers[2] = {x_.get(), count > 1 ? batch_buffer() : nullptr};
     flags_.clear();
     const ocl::HostSolveReport r = staging_.solve(
-        *rt_, buffers, nbuffers, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
+        *rt_, buffers, buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
         [&](cl_mem x) {
           solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
           // a transformed plan's last transform flags non-finite values as it writes them
@@ -371,29 +370,20 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes_ = 0;  // what buffers_.upload() allocates
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
-  // Solution vectors beside x_ for batches of host arrays, allocated by the
-  // first batch, up to staging_.max_buffers() in all: with three, the copy
-  // in of c + 1, the solve of c and the copy out of c − 1 each have their
-  // own; with two, the copies share one chunk by chunk; with one, copies and
-  // solves take turns. Fewer where the device has no room for them.
-  mutable Mem batch_x_[ocl::kMaxBatchBuffers - 1];
+  // A second solution vector for batches of host arrays (the copies of one
+  // right-hand side in one vector, the solve of the next in the other),
+  // allocated by the first batch; null when the device has no room for it.
+  mutable Mem batch_x_;
   mutable bool batch_x_refused_ = false;
-  // The batch's buffers (x_ first, already in buffers[0]); returns how many.
-  int batch_buffers(cl_mem (&buffers)[ocl::kMaxBatchBuffers]) const {
-    int n = 1;
-    for (Mem& x : batch_x_) {
-      if (n >= staging_.max_buffers()) break;
-      if (!x && !batch_x_refused_) {
-        try {
-          x = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
-        } catch (const Error&) {  // no room: batches make do with the buffers they have
-          batch_x_refused_ = true;
-        }
+  cl_mem batch_buffer() const {
+    if (!batch_x_ && !batch_x_refused_) {
+      try {
+        batch_x_ = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
+      } catch (const Error&) {  // one vector: copies and solves in turn
+        batch_x_refused_ = true;
       }
-      if (!x) break;
-      buffers[n++] = x.get();
     }
-    return n;
+    return batch_x_.get();
   }
 };
 
