@@ -49,6 +49,88 @@ inline void dft8(real2* v) {
   v[7] = e3 - o3;
 }
 
+// V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
+// packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
+// and odd entries.
+inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
+  const real2 e = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;
+  const real2 o = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;
+  const real2 wo = cmul(w, o);
+  return (real2)(e.x + wo.y, e.y - wo.x);
+}
+
+// The unfolding around the packed FFT, shared by both ways of running its
+// passes. m = N − k throughout; a pair with m == k writes once.
+
+// The sine transform's outputs k and m from the FFT's (Z_k, Z_m): X_k =
+// −Im V_k / 2, scaled to modes. Returns whether one is not finite.
+inline int sine_outputs(real2 zk, real2 zm, int k, int m, __global real* xc, int stride_j,
+                        __global const real2* table, __global const real* scale, int from_modes) {
+  const real2 wk = table[k];
+  real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
+  if (!from_modes) xk *= scale[k - 1];
+  xc[(size_t)(k - 1) * stride_j] = xk;
+  int bad = !isfinite(xk);
+  if (m != k) {
+    const real2 wm = table[m];
+    real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
+    if (!from_modes) xm *= scale[m - 1];
+    xc[(size_t)(m - 1) * stride_j] = xm;
+    bad |= !isfinite(xm);
+  }
+  return bad;
+}
+
+// From modes: conj Z_0 of the constant and alternating modes, and conj Z_k,
+// conj Z_m (k > 0) from the modes around them (zero where the column is not live).
+inline real2 fourier_input_zero(int N, bool live, __global const real* xc, int stride_j, __global const real* scale) {
+  const real a0 = live ? xc[0] * scale[0] : (real)0;
+  const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
+  return (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+}
+inline void fourier_inputs(int k, int m, bool live, __global const real* xc, int stride_j, __global const real2* table,
+                           __global const real* scale, real2* zk, real2* zm) {
+  // Y_k and Y_m (Y_m = a_m / 2 when k = N / 2 pairs with itself ... the same formula)
+  real2 yk = (real2)(0, 0), ym = (real2)(0, 0);
+  if (live) {
+    yk = (real2)(xc[(size_t)(2 * k - 1) * stride_j] * scale[2 * k - 1], -xc[(size_t)(2 * k) * stride_j] * scale[2 * k]) * (real)0.5;
+    ym = (real2)(xc[(size_t)(2 * m - 1) * stride_j] * scale[2 * m - 1], -xc[(size_t)(2 * m) * stride_j] * scale[2 * m]) * (real)0.5;
+  }
+  // Z_k = (Y_k + conj Y_m) + i (Y_k − conj Y_m) w_k, w_k = e^{iπk/N}; likewise Z_m
+  const real2 wk = table[k], wm = table[m];
+  const real2 ek = yk + (real2)(ym.x, -ym.y), dk = yk - (real2)(ym.x, -ym.y);
+  const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
+  const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
+  *zk = (real2)(ek.x - ok.y, -(ek.y + ok.x));
+  *zm = (real2)(em.x - om.y, -(em.y + om.x));
+}
+
+// To modes: g_0 and g_{n−1} from Z_0, and the cosine and sine coefficients of
+// frequencies k and m from (Z_k, Z_m). Return whether one is not finite.
+inline int fourier_outputs_zero(real2 z0, int N, __global real* xc, int stride_j, __global const real* scale) {
+  const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
+  xc[0] = g0;
+  xc[(size_t)(2 * N - 1) * stride_j] = gN;
+  return !isfinite(g0) || !isfinite(gN);
+}
+inline int fourier_outputs(real2 zk, real2 zm, int k, int m, __global real* xc, int stride_j,
+                           __global const real2* table, __global const real* scale) {
+  const real2 wk = table[k], wm = table[m];
+  const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
+  const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];
+  xc[(size_t)(2 * k - 1) * stride_j] = ck;
+  xc[(size_t)(2 * k) * stride_j] = sk;
+  int bad = !isfinite(ck) || !isfinite(sk);
+  if (m != k) {
+    const real2 Xm = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
+    const real cm = Xm.x * scale[2 * m - 1], sm = -Xm.y * scale[2 * m];
+    xc[(size_t)(2 * m - 1) * stride_j] = cm;
+    xc[(size_t)(2 * m) * stride_j] = sm;
+    bad |= !isfinite(cm) || !isfinite(sm);
+  }
+  return bad;
+}
+
 #if !SINE_HALVES
 // One Stockham pass of radix R over the column's N entries in z (entry m of
 // column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
@@ -97,16 +179,6 @@ inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real
   else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
 }
 
-// V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
-// packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
-// and odd entries.
-inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
-  const real2 e = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;
-  const real2 o = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;
-  const real2 wo = cmul(w, o);
-  return (real2)(e.x + wo.y, e.y - wo.x);
-}
-
 // x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
 // (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col],
 // transformed in place. C = min(SINE_GROUP, SINE_GROUP·SINE_ELEMENTS / N)
@@ -153,19 +225,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
     const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
     if (k == 0 || k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
     const int m = N - k;
-    const real2 zk = z[k * C + c], zm = z[m * C + c];
-    const real2 wk = table[k];
-    real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
-    if (!from_modes) xk *= scale[k - 1];
-    xc[(size_t)(k - 1) * stride_j] = xk;
-    bad |= !isfinite(xk);
-    if (m != k) {
-      const real2 wm = table[m];
-      real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
-      if (!from_modes) xm *= scale[m - 1];
-      xc[(size_t)(m - 1) * stride_j] = xm;
-      bad |= !isfinite(xm);
-    }
+    bad |= sine_outputs(z[k * C + c], z[m * C + c], k, m, xc, stride_j, table, scale, from_modes);
   }
   if (watch && bad) *nonfinite = 1;
 }
@@ -207,26 +267,14 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
       if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
       if (k == 0) {
-        const real a0 = live ? xc[0] * scale[0] : (real)0;
-        const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
-        z[c] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+        z[c] = fourier_input_zero(N, live, xc, stride_j, scale);
         continue;
       }
       const int m = N - k;
-      // Y_k and Y_{N−k} (Y_{N−k} = a_{N−k} / 2 when k = N / 2 pairs with itself ... the same formula)
-      real2 yk = (real2)(0, 0), ym = (real2)(0, 0);
-      if (live) {
-        yk = (real2)(xc[(size_t)(2 * k - 1) * stride_j] * scale[2 * k - 1], -xc[(size_t)(2 * k) * stride_j] * scale[2 * k]) * (real)0.5;
-        ym = (real2)(xc[(size_t)(2 * m - 1) * stride_j] * scale[2 * m - 1], -xc[(size_t)(2 * m) * stride_j] * scale[2 * m]) * (real)0.5;
-      }
-      // Z_k = (Y_k + conj Y_m) + i (Y_k − conj Y_m) w_k, w_k = e^{iπk/N}; likewise Z_m
-      const real2 wk = table[k], wm = table[m];
-      const real2 ek = yk + (real2)(ym.x, -ym.y), dk = yk - (real2)(ym.x, -ym.y);
-      const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
-      const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
-      const real2 zk = (real2)(ek.x - ok.y, ek.y + ok.x), zm = (real2)(em.x - om.y, em.y + om.x);
-      z[k * C + c] = (real2)(zk.x, -zk.y);
-      if (m != k) z[m * C + c] = (real2)(zm.x, -zm.y);
+      real2 zk, zm;
+      fourier_inputs(k, m, live, xc, stride_j, table, scale, &zk, &zm);
+      z[k * C + c] = zk;
+      if (m != k) z[m * C + c] = zm;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -253,28 +301,11 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
       if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
       if (k == 0) {
-        const real2 z0 = z[c];
-        const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
-        xc[0] = g0;
-        xc[(size_t)(2 * N - 1) * stride_j] = gN;
-        bad |= !isfinite(g0) || !isfinite(gN);
+        bad |= fourier_outputs_zero(z[c], N, xc, stride_j, scale);
         continue;
       }
       const int m = N - k;
-      const real2 zk = z[k * C + c], zm = z[m * C + c];
-      const real2 wk = table[k], wm = table[m];
-      const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
-      const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];
-      xc[(size_t)(2 * k - 1) * stride_j] = ck;
-      xc[(size_t)(2 * k) * stride_j] = sk;
-      bad |= !isfinite(ck) || !isfinite(sk);
-      if (m != k) {
-        const real2 Xm = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
-        const real cm = Xm.x * scale[2 * m - 1], sm = -Xm.y * scale[2 * m];
-        xc[(size_t)(2 * m - 1) * stride_j] = cm;
-        xc[(size_t)(2 * m) * stride_j] = sm;
-        bad |= !isfinite(cm) || !isfinite(sm);
-      }
+      bad |= fourier_outputs(z[k * C + c], z[m * C + c], k, m, xc, stride_j, table, scale);
     }
   }
   if (watch && bad) *nonfinite = 1;
@@ -413,25 +444,7 @@ inline void fft_gather(int N, int C, int c, int s, int S, __local real2* z, cons
   }
 }
 
-// V_k of the real DFT of length 2N from the pair (Z_k, Z_{N−k}) of the
-// packed FFT, w = e^{−iπk/N}: V_k = E − i w O with E, O the DFTs of the even
-// and odd entries.
-inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
-  const real2 e = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;
-  const real2 o = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;
-  const real2 wo = cmul(w, o);
-  return (real2)(e.x + wo.y, e.y - wo.x);
-}
-
-// x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
-// (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col],
-// transformed in place. C = min(SINE_GROUP, SINE_GROUP·SINE_ELEMENTS / N)
-// columns: each of the S = SINE_GROUP / C work-items of a column holds up to
-// SINE_ELEMENTS of its N complex entries in registers. table[t] = (cos πt/N,
-// sin πt/N), t < 2N. scale: n entries, applied to the input (from modes) or
-// to the output (to modes). z: N · C complex entries, z[m·C + c]. nonfinite
-// (the last transform of a solve): set to 1 where an output is a NaN or an
-// infinity, so that the solution needs no scan of its own (find_nonfinite).
+// sine_transform as above (arguments, layout, launch), z holding N·C reals.
 __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
     __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
     __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
@@ -484,37 +497,12 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
     const int k = idx[2 * e], m = idx[2 * e + 1];
     if (k < 0) continue;
-    const real2 zk = zs[2 * e], zm = zs[2 * e + 1];
-    const real2 wk = table[k];
-    real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
-    if (!from_modes) xk *= scale[k - 1];
-    xc[(size_t)(k - 1) * stride_j] = xk;
-    bad |= !isfinite(xk);
-    if (m != k) {
-      const real2 wm = table[m];
-      real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
-      if (!from_modes) xm *= scale[m - 1];
-      xc[(size_t)(m - 1) * stride_j] = xm;
-      bad |= !isfinite(xm);
-    }
+    bad |= sine_outputs(zs[2 * e], zs[2 * e + 1], k, m, xc, stride_j, table, scale, from_modes);
   }
   if (watch && bad) *nonfinite = 1;
 }
 
-// Periodic dimensions taken whole by fast Fourier transforms (PlanInfo::
-// dimension_methods "Fourier transform"): a circulant pencil's basis is the
-// real Fourier one (planner::fourier_basis), n = 2N entries per column:
-//   column 0: the constant, 2k − 1 and 2k: cos(2π j k / n) and sin(2π j k / n)
-//   (1 ≤ k < N), n − 1: the alternating vector (−1)^j; each times scale_l.
-// To modes, X_k = Σ_j x_j e^{−2πijk/n} = C_k − i S_k by the packed FFT of
-// length N of z_m = x_{2m} + i x_{2m+1} and the unfolding of the sine
-// transform: g_{2k−1} = scale·Re X_k, g_{2k} = −scale·Im X_k, g_0 = scale·X_0,
-// g_{n−1} = scale·X_N. From modes, x_j = Σ_k Y_k e^{2πijk/n} with the
-// Hermitian Y_k = (a_k − i b_k) / 2 (a, b: the scaled cosine and sine
-// coefficients; Y_0 = a_0, Y_N = a_N): z_m = Σ_k Z_k e^{2πimk/N} with
-// Z_k = (Y_k + Y_{k+N}) + i (Y_k − Y_{k+N}) e^{iπk/N}, Y_{k+N} = conj Y_{N−k},
-// computed as the conjugate of the forward FFT of conj Z. Same launch shape,
-// layout and table (t < 2N: e^{iπt/N}) as sine_transform.
+// fourier_transform as above, z holding N·C reals.
 __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_transform(
     __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
     __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
@@ -545,29 +533,12 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
       idx[2 * e] = k;
       if (k == 0) {
-        const real a0 = live ? xc[0] * scale[0] : (real)0;
-        const real aN = live ? xc[(size_t)(2 * N - 1) * stride_j] * scale[2 * N - 1] : (real)0;
-        zs[2 * e] = (real2)(a0 + aN, -(a0 - aN));  // conj of (a0 + aN) + i (a0 − aN)
+        zs[2 * e] = fourier_input_zero(N, live, xc, stride_j, scale);
         continue;
       }
       const int m = N - k;
-      // Y_k and Y_{N−k} (Y_{N−k} = a_{N−k} / 2 when k = N / 2 pairs with itself ... the same formula)
-      real2 yk = (real2)(0, 0), ym = (real2)(0, 0);
-      if (live) {
-        yk = (real2)(xc[(size_t)(2 * k - 1) * stride_j] * scale[2 * k - 1], -xc[(size_t)(2 * k) * stride_j] * scale[2 * k]) * (real)0.5;
-        ym = (real2)(xc[(size_t)(2 * m - 1) * stride_j] * scale[2 * m - 1], -xc[(size_t)(2 * m) * stride_j] * scale[2 * m]) * (real)0.5;
-      }
-      // Z_k = (Y_k + conj Y_m) + i (Y_k − conj Y_m) w_k, w_k = e^{iπk/N}; likewise Z_m
-      const real2 wk = table[k], wm = table[m];
-      const real2 ek = yk + (real2)(ym.x, -ym.y), dk = yk - (real2)(ym.x, -ym.y);
-      const real2 em = ym + (real2)(yk.x, -yk.y), dm = ym - (real2)(yk.x, -yk.y);
-      const real2 ok = cmul(dk, wk), om = cmul(dm, wm);
-      const real2 zk = (real2)(ek.x - ok.y, ek.y + ok.x), zm = (real2)(em.x - om.y, em.y + om.x);
-      zs[2 * e] = (real2)(zk.x, -zk.y);
-      if (m != k) {
-        idx[2 * e + 1] = m;
-        zs[2 * e + 1] = (real2)(zm.x, -zm.y);
-      }
+      fourier_inputs(k, m, live, xc, stride_j, table, scale, &zs[2 * e], &zs[2 * e + 1]);
+      if (m != k) idx[2 * e + 1] = m;
     }
   }
   fft_scatter(N, C, c, s, S, z, v, idx, zs);
@@ -611,28 +582,10 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       const int k = idx[2 * e];
       if (k < 0) continue;
       if (k == 0) {
-        const real2 z0 = zs[2 * e];
-        const real g0 = (z0.x + z0.y) * scale[0], gN = (z0.x - z0.y) * scale[2 * N - 1];
-        xc[0] = g0;
-        xc[(size_t)(2 * N - 1) * stride_j] = gN;
-        bad |= !isfinite(g0) || !isfinite(gN);
+        bad |= fourier_outputs_zero(zs[2 * e], N, xc, stride_j, scale);
         continue;
       }
-      const int m = N - k;
-      const real2 zk = zs[2 * e], zm = zs[2 * e + 1];
-      const real2 wk = table[k], wm = table[m];
-      const real2 Xk = real_dft_entry(zk, zm, (real2)(wk.x, -wk.y));
-      const real ck = Xk.x * scale[2 * k - 1], sk = -Xk.y * scale[2 * k];
-      xc[(size_t)(2 * k - 1) * stride_j] = ck;
-      xc[(size_t)(2 * k) * stride_j] = sk;
-      bad |= !isfinite(ck) || !isfinite(sk);
-      if (m != k) {
-        const real2 Xm = real_dft_entry(zm, zk, (real2)(wm.x, -wm.y));
-        const real cm = Xm.x * scale[2 * m - 1], sm = -Xm.y * scale[2 * m];
-        xc[(size_t)(2 * m - 1) * stride_j] = cm;
-        xc[(size_t)(2 * m) * stride_j] = sm;
-        bad |= !isfinite(cm) || !isfinite(sm);
-      }
+      bad |= fourier_outputs(zs[2 * e], zs[2 * e + 1], k, N - k, xc, stride_j, table, scale);
     }
   }
   if (watch && bad) *nonfinite = 1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <shared_mutex>
@@ -138,6 +139,10 @@ template <class T> SolveStats Plan<T>::solve_batch(const T* f, T* u, std::size_t
   const int steps = impl_->options.refine;
   // the batch's entries, and the bytes of the widest copy made of them, fit size_t
   size_product({N, count, steps > 0 ? sizeof(W) : sizeof(T)}, "solve: unknowns × right-hand sides × bytes per scalar");
+  // in place, or apart: a partial overlap would read right-hand sides that
+  // earlier solutions have overwritten (compared as addresses, std::less)
+  if (u != f && std::less<const T*>()(f, u + N * count) && std::less<const T*>()(u, f + N * count))
+    throw InvalidArgument("solve: u overlaps f without being f (in place is u == f)");
   if (steps == 0) return solve_once(f, u, count);
   const auto t0 = clock_type::now();
   std::vector<W> fw(f, f + N * count);  // before u (which may alias f) is overwritten

@@ -62,6 +62,27 @@ BOOST_AUTO_TEST_CASE(non_finite_input) {
   BOOST_CHECK_THROW(pscr::poisson_factor({0.0, 0.5, std::nan(""), 1.0}), pscr::NonFiniteInput);
 }
 
+// u overlapping f without being f: refused before anything is read or
+// written, on both backends; in place and apart solve.
+BOOST_AUTO_TEST_CASE(overlapping_solution_and_right_hand_side) {
+  const auto p = Problem<double>::make2d(good(3), good(4), 0.5);
+  const std::size_t N = p.unknowns();
+  for (auto backend : {pscr::Backend::reference, pscr::Backend::opencl}) {
+    pscr::Options o;
+    o.backend = backend;
+    pscr::Plan<double> plan(p, o);
+    std::vector<double> x(3 * N, 1.0);
+    for (std::size_t shift : {std::size_t(1), N / 2, N - 1})
+      BOOST_CHECK_EXCEPTION(plan.solve(x.data() + shift, x.data()), pscr::InvalidArgument,
+                            [](auto& e) { return mentions(e, "overlaps f"); });
+    BOOST_CHECK_EXCEPTION(plan.solve_batch(x.data(), x.data() + N, 2), pscr::InvalidArgument,
+                          [](auto& e) { return mentions(e, "overlaps f"); });
+    BOOST_CHECK_NO_THROW(plan.solve(x.data(), x.data()));
+    BOOST_CHECK_NO_THROW(plan.solve(x.data(), x.data() + N));
+    BOOST_CHECK_NO_THROW(plan.solve_batch(x.data(), x.data() + 2 * N, 1));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(singular_operator_other_than_pure_neumann) {
   // Dirichlet Poisson shifted by minus the sum of the two smallest eigenvalues.
   const int n1 = 12, n2 = 9;

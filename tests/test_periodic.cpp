@@ -292,6 +292,14 @@ BOOST_AUTO_TEST_CASE(periodic_split_over_devices) {
       check_row_split(random_problem<std::complex<double>>(periodic, 200 + mask), 2, 1e-12,
                       (what + " complex128").c_str());
     }
+  // dimension 1 dense and longer than the OpenCL radix bound (64): its one
+  // level is no radix (periodic itself, or before a periodic dimension)
+  check_row_split(pscr::Problem<double>::make2d(random_cyclic_factor<double>(65, 31), test::random_factor<double>(6, 32),
+                                                0.3),
+                  2, 1e-12, "D=2 periodic 65 x 6");
+  check_row_split(pscr::Problem<double>::make3d(test::random_factor<double>(70, 33), random_cyclic_factor<double>(5, 34),
+                                                test::random_factor<double>(4, 35), 0.3),
+                  3, 1e-12, "D=3 70 x periodic 5 x 4");
   // pure Neumann (all periodic, and the channel): the null mode on one
   // device's share, the weighted mean removed once over the whole solution
   for (const auto& p : pure_neumann_problems()) check_row_split(p, 3, 1e-12, "pure Neumann");

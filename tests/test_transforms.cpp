@@ -103,8 +103,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   // complex float (both real types; a complex array is transformed as real
   // columns).
   if ((sizeof(pscr::real_t<T>) == sizeof(double)) == pscr::is_complex_v<T>) return;
-  pscr::KernelParameters halves =
+  const pscr::KernelParameters own =
       pscr::Plan<T>(pscr::Problem<T>::make2d(dirichlet<T>(3, 0.25), dirichlet<T>(3, 0.25), c0), o).info().parameters;
+  pscr::KernelParameters halves = own;
   halves.sine_halves = 1;
   o.parameters = halves;
   for (int n : {3, 63}) check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0 / (n + 1)), test::random_factor<T>(9, seed), c0), "halves: 2D FD, random last");
@@ -114,14 +115,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   check(pscr::Problem<T>::make2d(dirichlet<T>(2047, 1.0), test::random_factor<T>(5, seed + 2), T(1)),
         "halves: 2D long columns");
   // a column longer than sine_group · 8 (16) complex entries takes the
-  // halves whatever the parameters say (double: 64 work-items, 1024 entries)
+  // halves on the device's own parameters (the program above)
   if constexpr (std::is_same_v<T, double>) {
-    halves.sine_halves = 0;
-    halves.sine_group = 64;
-    o.parameters = halves;
-    check(pscr::Problem<T>::make2d(dirichlet<T>(1023, 1.0), test::random_factor<T>(5, seed + 3), T(1)),
-          "halves taken: 2D 1024-entry columns, 64 work-items");
-    BOOST_TEST(pscr::Plan<T>(pscr::Problem<T>::make2d(dirichlet<T>(1023, 1.0), test::random_factor<T>(3, seed), T(1)), o)
+    o.parameters = own;  // sine_halves = 0: the plan takes them
+    const int n = 16 * own.sine_group - 1;
+    check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0), test::random_factor<T>(5, seed + 3), T(1)),
+          "halves taken: 2D columns of 16 entries per work-item");
+    BOOST_TEST(pscr::Plan<T>(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0), test::random_factor<T>(3, seed), T(1)), o)
                    .info()
                    .parameters.sine_halves == 1);
   }

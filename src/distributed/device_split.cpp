@@ -57,7 +57,9 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
     for (const auto& d : devices) ocl::select_device(d);
     Options each = o;
     each.devices = devices;  // rank p takes device p
-    each.radix = pd.dims[0].layout.radix;
+    // the radix of the plan's reductions (a dense dimension's one level is
+    // no radix a rank may be given: n + 1)
+    each.radix = pd.reduction_radix(o.radix);
     on_ranks(comms_, [&](std::size_t p) {
       plans_[p] = std::make_unique<DistributedPlan<T>>(comms_[p], pd.problem, each);
     });

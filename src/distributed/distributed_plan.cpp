@@ -156,7 +156,9 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   info.rank = m.comm->rank();
   info.rows = slab_rows(problem.size(0), info.ranks, info.rank);
   info.local_unknowns = info.rows.size() * m.R;
-  ranked.radix = m.dim().layout.radix;  // the automatic radix may have moved (planner::make_plan_data)
+  // the automatic radix may have moved (planner::make_plan_data); a dense
+  // dimension's one level (n + 1) is none
+  ranked.radix = m.data.reduction_radix(ranked.radix);
   // 3. This rank's set-up.
   set_up(m, ranked, waited);
   describe(m, ranked.radix);
