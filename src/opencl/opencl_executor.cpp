@@ -99,7 +99,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (count_only) return;
     buffers_.upload(*rt_, pd_, p_, shares_, shift_capacity_);
     reduction_ = std::make_unique<ocl::ReductionSolve<T>>(*rt_, pd_, p_, buffers_);
-    cost_ = rt_->dry_run([&] { solve_dim(0, x_.get(), 1, sigma0_.get(), pinned0_.get()); });
+    cost_ = rt_->dry_run([&] { solve_dim(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get()); });
   }
 
   // Host arrays: through the page-locked staging (host_staging.hpp), the
@@ -112,16 +112,16 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns();
-    const cl_mem buffers[2] = {x_.get(), count > 1 ? batch_buffer() : nullptr};
-    flags_.clear();
+    const cl_mem buffers[2] = {buffers_.x.get(), count > 1 ? batch_buffer() : nullptr};
+    buffers_.flags.clear();
     const ocl::HostSolveReport r = staging_.solve(
         *rt_, buffers, buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
         [&](cl_mem x) {
-          solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
+          solve_dim(0, x, 1, buffers_.sigma0.get(), buffers_.pinned0.get());
           // a transformed plan's last transform flags non-finite values as it writes them
-          if (!pd_.transformed) flags_.scan(x, 0, N);
+          if (!pd_.transformed) buffers_.flags.scan(x, 0, N);
         });
-    const std::array<int, 2> flags = flags_.read();  // waits for the plan's queue
+    const std::array<int, 2> flags = buffers_.flags.read();  // waits for the plan's queue
     rt_->finish();
     result.bad_input = r.bad_input;
     result.nonfinite_output = flags[0] != 0;
@@ -132,7 +132,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     st.solve_seconds = r.solve_seconds;
     st.staging_bytes = r.staging_bytes;
     st.staging = r.staging;
-    if (r.bad_input == ocl::HostSolveReport::npos) flags_.raise({0, flags[1]}, false, line_shifts());
+    if (r.bad_input == ocl::HostSolveReport::npos) buffers_.flags.raise({0, flags[1]}, false, line_shifts());
     return true;
   }
 
@@ -145,7 +145,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::vector<T> s(neumann && report ? 2 * count : 0);
     // Reads into s may be pending when an error unwinds: wait for them before s goes away.
     const ocl::FinishOnExit finish_on_exit{report ? rt_->queue() : nullptr};
-    if (check) flags_.clear();
+    if (check) buffers_.flags.clear();
     for (std::size_t c = 0; c < count; ++c) {
       // Right-hand side c: the buffer itself (c = 0), a sub-buffer where its
       // offset meets the device's base-address alignment, else a copy in the
@@ -155,9 +155,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       Mem view;
       const bool staged = offset % rt_->device().base_align_bytes != 0;
       if (staged) {
-        ocl::check(clEnqueueCopyBuffer(rt_->queue(), buf, x_.get(), offset, 0, bytes, 0, nullptr, nullptr),
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), buf, buffers_.x.get(), offset, 0, bytes, 0, nullptr, nullptr),
                    "clEnqueueCopyBuffer (right-hand side of a batch)");
-        x = x_.get();
+        x = buffers_.x.get();
       } else if (offset > 0) {
         cl_buffer_region region{offset, bytes};
         cl_int st;
@@ -174,10 +174,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                                          nullptr),
                      "clEnqueueReadBuffer (null-space sums)");
       }
-      solve_dim(0, x, 1, sigma0_.get(), pinned0_.get());
+      solve_dim(0, x, 1, buffers_.sigma0.get(), buffers_.pinned0.get());
       if (neumann) buffers_.null_space.remove_weighted_mean(x);  // as Plan::solve returns
       if (staged)
-        ocl::check(clEnqueueCopyBuffer(rt_->queue(), x_.get(), buf, 0, offset, bytes, 0, nullptr, nullptr),
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), buffers_.x.get(), buf, 0, offset, bytes, 0, nullptr, nullptr),
                    "clEnqueueCopyBuffer (solution of a batch)");
     }
     if (event) {
@@ -188,12 +188,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     }
     // One pass over the solutions instead of a silent NaN (a transformed
     // plan's last transform flagged them as it wrote them).
-    if (check && !pd_.transformed) flags_.scan(buf, 0, count * N);
+    if (check && !pd_.transformed) buffers_.flags.scan(buf, 0, count * N);
     // the flags' read waits for the solve: one wait for the device, not two
     std::array<int, 2> flags{0, 0};
-    if (check) flags = flags_.read();
+    if (check) flags = buffers_.flags.read();
     rt_->finish();
-    if (check) flags_.raise(flags, true, line_shifts());
+    if (check) buffers_.flags.raise(flags, true, line_shifts());
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -279,17 +279,17 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   void write_rows(std::size_t row, std::size_t count, const T* src) override {
     const std::size_t rb = buffers_.dims[0].R * sizeof(T);
     if (count * rb >= ocl::HostStaging::kChunkedBytes &&
-        staging_.chunked_copy(*rt_, x_.get(), row * rb, count * rb, const_cast<T*>(src), true))
+        staging_.chunked_copy(*rt_, buffers_.x.get(), row * rb, count * rb, const_cast<T*>(src), true))
       return;
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), x_.get(), CL_TRUE, row * rb, count * rb, src, 0, nullptr, nullptr),
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), buffers_.x.get(), CL_TRUE, row * rb, count * rb, src, 0, nullptr, nullptr),
                "clEnqueueWriteBuffer (rows of a slab)");
   }
   void read_rows(std::size_t row, std::size_t count, T* dst) const override {
     const std::size_t rb = buffers_.dims[0].R * sizeof(T);
     if (count * rb >= ocl::HostStaging::kChunkedBytes &&
-        staging_.chunked_copy(*rt_, x_.get(), row * rb, count * rb, dst, false))
+        staging_.chunked_copy(*rt_, buffers_.x.get(), row * rb, count * rb, dst, false))
       return;
-    rt_->read_at(x_.get(), row * rb, dst, count * rb);
+    rt_->read_at(buffers_.x.get(), row * rb, dst, count * rb);
   }
   void write_sum(int g, int slot, const T* src) override {
     const std::size_t rb = buffers_.dims[0].R * sizeof(T);
@@ -307,26 +307,26 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (lb.group_end == lb.group_begin) return;  // no share of this level here
     // a dense level reduces nothing: its back substitution is the whole solve
     if (db.dense) {
-      if (back) reduction_->dense().solve(0, x_.get(), 1, sigma0_.get(), pinned0_.get());
+      if (back) reduction_->dense().solve(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get());
       return;
     }
-    if (back) reduction_->block_products(0, lb, x_.get(), 1, sigma0_.get(), true);
-    if (lb.modes > 0) reduction_->partial_solutions(0, lb, x_.get(), 1, sigma0_.get(), pinned0_.get(), back ? 1 : 0);
-    reduction_->accumulate(db, lb, x_.get(), 1, back ? 1 : 0, D_ == 2 && buffers_.tri->whole_lines() ? 1 : 0);
+    if (back) reduction_->block_products(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), true);
+    if (lb.modes > 0) reduction_->partial_solutions(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get(), back ? 1 : 0);
+    reduction_->accumulate(db, lb, buffers_.x.get(), 1, back ? 1 : 0, D_ == 2 && buffers_.tri->whole_lines() ? 1 : 0);
   }
   void update_survivors(int level) override {
-    reduction_->block_products(0, buffers_.dims[0].levels[level - 1], x_.get(), 1, sigma0_.get(), false);
+    reduction_->block_products(0, buffers_.dims[0].levels[level - 1], buffers_.x.get(), 1, buffers_.sigma0.get(), false);
   }
   std::string breakdown() override {
     rt_->finish();
-    const std::string why = flags_.near_singular(line_shifts());
-    flags_.clear();
+    const std::string why = buffers_.flags.near_singular(line_shifts());
+    buffers_.flags.clear();
     return why;
   }
-  void clear_breakdown() override { flags_.clear(); }
+  void clear_breakdown() override { buffers_.flags.clear(); }
   bool nonfinite_rows(std::size_t row, std::size_t count) override {
     const std::size_t R = buffers_.dims[0].R;
-    return flags_.nonfinite(x_.get(), row * R, (row + count) * R);
+    return buffers_.flags.nonfinite(buffers_.x.get(), row * R, (row + count) * R);
   }
   void finish() override { rt_->finish(); }
 
@@ -344,9 +344,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   void solve_dim(int d, cl_mem X, int batch, cl_mem sigma, cl_mem pinned) const {
     if (pd_.transformed) {
       // the lines' shifts are the plan's (transforms are planned for one shift and solve)
-      if (d != 0 || batch != 1 || sigma != sigma0_.get())
+      if (d != 0 || batch != 1 || sigma != buffers_.sigma0.get())
         throw std::logic_error("transformed plan: solved for another shift or batch");
-      return buffers_.transformed->solve(X, flags_.buffer());
+      return buffers_.transformed->solve(X, buffers_.flags.buffer());
     }
     reduction_->solve_dim(d, X, batch, sigma, pinned);
   }
@@ -361,9 +361,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::string source_;
   std::unique_ptr<ocl::Runtime> rt_;
   ocl::PlanBuffers<T> buffers_;  // the plan's buffers on the device (plan_buffers.hpp)
-  // those that the host, device and slab solves below name themselves
-  const Mem &x_ = buffers_.x, &sigma0_ = buffers_.sigma0, &pinned0_ = buffers_.pinned0;
-  const ocl::SolveFlags<T>& flags_ = buffers_.flags;
   std::unique_ptr<ocl::ReductionSolve<T>> reduction_;  // the solve over buffers_
   ocl::Cost cost_;  // estimated work of one solve
   int shift_capacity_ = 1;  // Options::shifts: the top level's batch
