@@ -26,9 +26,9 @@ namespace {
 
 constexpr const char* kTool = "pscr-scale-bench";
 constexpr const char* kUsage =
-    "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--reps R] [--batch K] [--batch-n N]\n"
-    "  2D Poisson, double, on 1 ... P of the devices listed (default --n 8191, --reps 5, --batch 8,\n"
-    "  --batch-n 4095; --batch 0 skips the batches)\n";
+    "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N]\n"
+    "  Poisson, double, on 1 ... P of the devices listed (default --n 8191, --dim 2, --reps 5, --batch 8,\n"
+    "  --batch-n 4095 (2D); --batch 0 skips the batches)\n";
 
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
@@ -37,10 +37,10 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-pscr::Problem<double> problem(int n) {
+pscr::Problem<double> problem(int n, int dim = 2) {
   std::vector<double> x(std::size_t(n) + 2);
   for (int i = 0; i <= n + 1; ++i) x[std::size_t(i)] = double(i) / (n + 1);
-  return pscr::poisson2d(x, x);
+  return dim == 3 ? pscr::poisson3d(x, x, x) : pscr::poisson2d(x, x);
 }
 
 std::vector<double> rhs(std::size_t N, std::size_t count) {
@@ -114,7 +114,7 @@ double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>&
 int main(int argc, char** argv) {
   pscr::cli::help(argc, argv, kUsage);
   std::vector<std::string> devices;
-  int n = 8191, reps = 5, batch = 8, batch_n = 4095;
+  int n = 8191, dim = 2, reps = 5, batch = 8, batch_n = 4095;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     };
     if (a == "--devices") devices = pscr::cli::split(val());
     else if (a == "--n") n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 17));
+    else if (a == "--dim") dim = int(pscr::cli::integer(kTool, a, val(), 2, 3));
     else if (a == "--reps") reps = int(pscr::cli::integer(kTool, a, val(), 1, 1000));
     else if (a == "--batch") batch = int(pscr::cli::integer(kTool, a, val(), 0, 4096));
     else if (a == "--batch-n") batch_n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 16));
@@ -130,22 +131,24 @@ int main(int argc, char** argv) {
   }
   if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
   try {
-    const auto p = problem(n);
+    const auto p = problem(n, dim);
     const std::size_t N = p.unknowns();
     const auto f = rhs(N, 1);
     std::vector<double> ref(N), u(N);
     pscr::Options one;
     one.backend = pscr::Backend::opencl;
     one.device = devices[0];
+    double one_resident = 0;  // the one-device plan's time, whatever its method
     {
       pscr::Plan<double> plan(p, one);
       std::vector<double> host;
       for (int r = 0; r < reps + 1; ++r) host.push_back(plan.solve(f.data(), ref.data()).seconds);
       host.erase(host.begin());
       const auto resident = pscr::opencl::time_solves(plan, f.data(), reps);
-      std::printf("%d^2 double, one device (%s): host arrays %.2f ms, device-resident %.2f ms; radix %d, "
+      one_resident = median(resident);
+      std::printf("%d^%d double, one device (%s): host arrays %.2f ms, device-resident %.2f ms; radix %d, "
                   "relative residual %.1e\n",
-                  n, plan.info().backend.c_str(), 1e3 * median(host), 1e3 * median(resident), plan.info().radix,
+                  n, dim, plan.info().backend.c_str(), 1e3 * median(host), 1e3 * median(resident), plan.info().radix,
                   p.relative_residual(f.data(), ref.data()));
     }
     double base = 0;
@@ -155,7 +158,7 @@ int main(int argc, char** argv) {
       pscr::Options o = one;
       o.devices.assign(devices.begin(), devices.begin() + long(P));
       std::vector<std::unique_ptr<pscr::DistributedPlan<double>>> plans(P);
-      std::vector<double> wall, copies, levels;
+      std::vector<double> wall, copies, levels, waits, exchanges;
       const auto t0 = clk::now();
       auto on_ranks = [&](auto&& body) {
         std::vector<std::thread> th;
@@ -168,28 +171,37 @@ int main(int argc, char** argv) {
       const double plan_s = since(t0);
       for (int rep = 0; rep < reps + 1; ++rep) {
         std::copy(f.begin(), f.end(), u.begin());
-        std::vector<double> c(P), d(P);
+        std::vector<double> c(P), d(P), wt(P), ex(P);
         const auto t1 = clk::now();
         on_ranks([&](std::size_t r) {
-          double* slab = u.data() + plans[r]->rows().begin * std::size_t(n);
+          double* slab = u.data() + plans[r]->rows().begin * (N / std::size_t(n));
           const pscr::SolveStats st = plans[r]->solve(slab, slab);
           c[r] = st.transfer_seconds;
           d[r] = st.device_seconds;
+          wt[r] = st.exchange_wait_seconds;
+          ex[r] = st.exchange_seconds;
         });
         if (rep == 0) continue;  // the first solve allocates the host side
         wall.push_back(since(t1));
         copies.push_back(*std::max_element(c.begin(), c.end()));
         levels.push_back(*std::max_element(d.begin(), d.end()));
+        waits.push_back(*std::max_element(wt.begin(), wt.end()));
+        exchanges.push_back(*std::max_element(ex.begin(), ex.end()));
       }
       const double w = median(wall), cp = median(copies), lv = median(levels);
       if (P == 1) base = lv;
       std::size_t sent = 0;
       for (auto& pl : plans) sent += pl->info().bytes_per_solve;
       std::printf("  rows split over %zu device(s): %.2f ms per solve from host arrays (slab copies in and out "
-                  "%.2f ms; levels on the devices %.2f ms, %.2fx one device's; the rest %.2f ms); %.2f MB between "
-                  "devices per solve; plan %.2f s; against the one-device plan %.1e\n",
-                  P, 1e3 * w, 1e3 * cp, 1e3 * lv, base / lv, 1e3 * std::max(0.0, w - cp - lv), 1e-6 * double(sent), plan_s,
+                  "%.2f ms; levels on the devices %.2f ms, %.2fx the split's on one device, %.2fx the one-device plan's "
+                  "device-resident solve; the rest %.2f ms); %.2f MB between devices per solve; plan %.2f s; against "
+                  "the one-device plan %.1e\n",
+                  P, 1e3 * w, 1e3 * cp, 1e3 * lv, base / lv, one_resident / lv, 1e3 * std::max(0.0, w - cp - lv), 1e-6 * double(sent), plan_s,
                   max_rel_diff(u, ref));
+      if (P > 1)
+        std::printf("    of the levels, the slowest rank's host at the exchanges: waiting for its device (kernels, "
+                    "rows to the host) %.2f ms, exchanging (messages, sums, rows enqueued back) %.2f ms\n",
+                    1e3 * median(waits), 1e3 * median(exchanges));
     }
     if (batch > 0) {
       const auto pb = problem(batch_n);

@@ -344,6 +344,27 @@ __kernel void child_shifts(__global const scalar* sigma, __global const scalar* 
   child_pinned[mode * batch + b] = pinned[b] && zero_mode_flag[mode];
 }
 
+// The rows a rank of a distributed plan exchanges, moved to and from one
+// contiguous buffer B so that each way is one copy between host and device:
+// row j of B is the R values at scalar offset offs[j] of X, or of the
+// reduction buffer V where the offset has the bit `in_sums` set (the host's
+// choice, opencl_executor.cpp). Global size (R, rows).
+__kernel void gather_rows(__global const scalar* X, __global const scalar* V, __global const ulong* offs, int rows,
+                          ulong R, ulong in_sums, __global scalar* B) {
+  const size_t r = get_global_id(0), j = get_global_id(1);
+  if (r >= R || j >= (size_t)rows) return;
+  const ulong o = offs[j];
+  B[j * R + r] = (o & in_sums) ? V[(o & ~in_sums) + r] : X[o + r];
+}
+__kernel void scatter_rows(__global scalar* X, __global scalar* V, __global const ulong* offs, int rows, ulong R,
+                           ulong in_sums, __global const scalar* B) {
+  const size_t r = get_global_id(0), j = get_global_id(1);
+  if (r >= R || j >= (size_t)rows) return;
+  const ulong o = offs[j];
+  if (o & in_sums) V[(o & ~in_sums) + r] = B[j * R + r];
+  else X[o + r] = B[j * R + r];
+}
+
 // flag = 1 when X[begin, end) holds a NaN or an infinity. Four loads per
 // work-item and step are in flight together: one at a time, the pass ran at
 // a fraction of the memory's bandwidth.

@@ -124,8 +124,18 @@ struct SolveStats {
   std::string staging;
   /// @}
   /// Distributed plans on OpenCL ranks: the levels on this rank's device,
-  /// from its slab's upload to its download (their messages included).
+  /// from the moment every rank holds its slab on its device (after the
+  /// uploads and their scan) to the end of its last level (the messages
+  /// included, the download not).
   double device_seconds = 0;
+  /// @{
+  /// Of device_seconds, the host's time at the exchanges between ranks
+  /// (docs/distributed.md), summed over the levels: waiting for the device
+  /// (the level's kernels, then the copy of the rows to send to the host),
+  /// and the exchanges themselves (messages, sums of shares, the copy of the
+  /// arrived rows enqueued). The device has nothing to do meanwhile.
+  double exchange_wait_seconds = 0, exchange_seconds = 0;
+  /// @}
   /// Pure-Neumann problems only: ‖f − f_c‖₂ / ‖f‖₂, where f_c (the orthogonal
   /// projection of f onto the range of A, i.e. f minus its mean) is what was solved.
   double incompatible_part = 0;

@@ -1,99 +1,138 @@
 // One level of a distributed plan on the rank's OpenCL device (internal;
-// docs/distributed.md): the host phase's three steps, with the rows moving
-// between the device's copy of the array and the messages through the host.
+// docs/distributed.md): the host phase's three steps, the rows that cross
+// ranks gathered on the device and copied to the host in one transfer, and
+// those that arrive copied back in one and scattered on the device.
 #include <complex>
-#include <deque>
 #include <map>
 #include <vector>
 
+#include "../stopwatch.hpp"
 #include "slab_executor.hpp"
 
 namespace pscr::distributed {
 
-// One level on this rank's device, which holds the slab in its copy of
-// the whole array: the same three steps as phase(), rows moving through
-// the host.
-template <class T> void SlabExecutor<T>::phase_device(int level, bool back) const {
+template <class T> void SlabExecutor<T>::phase_device(int level, bool back, ExchangeTimes& times) const {
   const auto& lv = dim().layout.levels[level - 1];
   const std::size_t row_bytes = R * sizeof(T);
   SlabDevice<T>& dev = *device;
-  // 1. Inputs, written into the device's copy at their rows.
-  std::deque<std::vector<T>> held;
-  std::vector<std::pair<int, const T*>> arrived;
+  // Sends point into the gathered rows, receives into the scatter area or
+  // (partial sums to add) into `parts`; both ends list them in the order of
+  // each_input / each_output.
+  auto gather = [&](const std::vector<DeviceRow>& rows) {
+    const auto t = clock_type::now();
+    const T* g = dev.gather(rows);
+    times.wait_seconds += seconds_since(t);
+    return g;
+  };
+  auto exchange = [&](std::vector<Transfer>& sends, const T* gathered, std::vector<Transfer>& receives) {
+    for (std::size_t i = 0; i < sends.size(); ++i)
+      sends[i].data = const_cast<T*>(gathered + i * R);
+    comm->exchange(sends, receives);
+  };
+
+  // 1. Inputs: rows sent from this rank's slab, rows arriving at their
+  // global positions in the device's copy of the array.
+  // (exchanges are collective: a phase makes them where any rank sends)
+  std::vector<DeviceRow> out_rows, in_rows;
   std::vector<Transfer> sends, receives;
+  bool crossing = false;
   each_input(level, back, [&](std::size_t, std::size_t, int row, int from, int to) {
+    crossing = true;
     if (from == me()) {
-      held.emplace_back(R);
-      dev.read_rows(std::size_t(row), 1, held.back().data());
-      sends.push_back({to, held.back().data(), row_bytes});
+      out_rows.push_back({false, std::size_t(row)});
+      sends.push_back({to, nullptr, row_bytes});
     }
     if (to == me()) {
-      held.emplace_back(R);
-      arrived.push_back({row, held.back().data()});
-      receives.push_back({from, held.back().data(), row_bytes});
+      in_rows.push_back({false, std::size_t(row)});
+      receives.push_back({from, nullptr, row_bytes});
     }
   });
-  comm->exchange(sends, receives);
-  for (auto& [row, values] : arrived) dev.write_rows(std::size_t(row), 1, values);
+  if (crossing) {
+    const T* g = gather(out_rows);
+    auto t = clock_type::now();
+    T* area = dev.scatter_area(in_rows.size());
+    for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = area + i * R;
+    exchange(sends, g, receives);
+    dev.scatter(in_rows);
+    times.exchange_seconds += seconds_since(t);
+  }
 
   // 2. This rank's shares.
   dev.compute(level, back);
 
   // 3. Outputs: a group's output whose shares are not all on the rank
-  // holding its row is summed there over the shares, in share order.
-  // Where an output is on the device: the reduction's slot 0 (first row)
-  // or 1 (last row) of the group's sums, the back substitution's source row.
-  auto read_own = [&](std::size_t gi, std::size_t o, T* dst) {
-    const auto& g = lv.groups[gi];
+  // holding its row is summed there over the shares, in share order. Where
+  // an output is on the device: the reduction's slot 0 (first row) or 1
+  // (last row) of the group's sums, the back substitution's source row.
+  auto own = [&](std::size_t gi, std::size_t o) {
     const int row = work[level - 1][gi].outputs[back][o].second;
-    if (back) dev.read_rows(std::size_t(row), 1, dst);
-    else dev.read_sum(int(gi), row < g.start ? 0 : 1, dst);
+    if (back) return DeviceRow{false, std::size_t(row)};
+    return DeviceRow{true, gi * 2 + (row < lv.groups[gi].start ? 0 : 1)};
   };
+  out_rows.clear();
   sends.clear();
   receives.clear();
-  std::map<std::pair<std::size_t, std::size_t>, std::vector<const T*>> parts;  // (group, output) → per share
-  auto slot = [&](std::size_t gi, std::size_t o) -> std::vector<const T*>& {
-    auto& p = parts[{gi, o}];
-    p.resize(work[level - 1][gi].shares.size(), nullptr);
+  // (group, output) → per share: the index of its part in `parts`, or of
+  // this rank's own share among the gathered rows (own: true)
+  struct Part {
+    std::size_t index = 0;
+    bool own = false;
+  };
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<Part>> totals;
+  crossing = false;
+  auto slot = [&](std::size_t gi, std::size_t o) -> std::vector<Part>& {
+    auto& p = totals[{gi, o}];
+    p.resize(work[level - 1][gi].shares.size());
     return p;
   };
   each_output(level, back, [&](std::size_t gi, std::size_t o, std::size_t s, int from, int to) {
+    crossing = true;
     if (from == me()) {
-      held.emplace_back(R);
-      read_own(gi, o, held.back().data());
-      sends.push_back({to, held.back().data(), row_bytes});
+      out_rows.push_back(own(gi, o));
+      sends.push_back({to, nullptr, row_bytes});
     }
     if (to == me()) {
-      held.emplace_back(R);
-      slot(gi, o)[s] = held.back().data();
-      receives.push_back({from, held.back().data(), row_bytes});
+      slot(gi, o)[s] = {receives.size(), false};
+      receives.push_back({from, nullptr, row_bytes});
     }
   });
-  comm->exchange(sends, receives);
-  std::vector<T> total(R);
-  for (auto& [key, p] : parts) {
-    const auto [gi, o] = key;
-    const auto& sh = work[level - 1][gi].shares;
+  if (!crossing) {
+    if (!back) dev.update_survivors(level);
+    return;
+  }
+  for (auto& [key, p] : totals) {
+    const auto& sh = work[level - 1][key.first].shares;
     for (std::size_t s = 0; s < sh.size(); ++s)
       if (sh[s].rank == me()) {  // this rank's own share, still on the device
-        held.emplace_back(R);
-        read_own(gi, o, held.back().data());
-        p[s] = held.back().data();
+        p[s] = {out_rows.size(), true};
+        out_rows.push_back(own(key.first, key.second));
       }
-    std::copy(p[0], p[0] + R, total.begin());
-    for (std::size_t s = 1; s < p.size(); ++s)
-      for (std::size_t r = 0; r < R; ++r) total[r] += p[s][r];
-    const auto& g = lv.groups[gi];
-    const int row = work[level - 1][gi].outputs[back][o].second;
-    if (back) dev.write_rows(std::size_t(row), 1, total.data());
-    else dev.write_sum(int(gi), row < g.start ? 0 : 1, total.data());
   }
+  const T* g = gather(out_rows);
+  const auto t = clock_type::now();
+  std::vector<T> parts(receives.size() * R);
+  for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = parts.data() + i * R;
+  exchange(sends, g, receives);
+  std::vector<DeviceRow> places;
+  T* area = dev.scatter_area(totals.size());
+  for (auto& [key, p] : totals) {
+    T* total = area + places.size() * R;
+    auto part = [&](const Part& x) { return x.own ? g + x.index * R : parts.data() + x.index * R; };
+    std::copy(part(p[0]), part(p[0]) + R, total);
+    for (std::size_t s = 1; s < p.size(); ++s) {
+      const T* v = part(p[s]);
+      for (std::size_t r = 0; r < R; ++r) total[r] += v[r];
+    }
+    places.push_back(own(key.first, key.second));
+  }
+  dev.scatter(places);
+  times.exchange_seconds += seconds_since(t);
   if (!back) dev.update_survivors(level);
 }
 
-template void SlabExecutor<float>::phase_device(int, bool) const;
-template void SlabExecutor<double>::phase_device(int, bool) const;
-template void SlabExecutor<std::complex<float>>::phase_device(int, bool) const;
-template void SlabExecutor<std::complex<double>>::phase_device(int, bool) const;
+template void SlabExecutor<float>::phase_device(int, bool, ExchangeTimes&) const;
+template void SlabExecutor<double>::phase_device(int, bool, ExchangeTimes&) const;
+template void SlabExecutor<std::complex<float>>::phase_device(int, bool, ExchangeTimes&) const;
+template void SlabExecutor<std::complex<double>>::phase_device(int, bool, ExchangeTimes&) const;
 
 }  // namespace pscr::distributed

@@ -53,7 +53,6 @@ bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first,
   auto t = clock_type::now();
   if (rows > 0) dev.write_rows(ex.row_begin(), rows, X);
   st.transfer_seconds += seconds_since(t);
-  t = clock_type::now();
   if (device_scans(ex) && any(*ex.comm, rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows))) {
     // where: the host looks on the rank that has it
     const std::size_t i = first_nonfinite(f_c, N);
@@ -61,9 +60,15 @@ bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first,
                                      " at local index " + std::to_string(first + i)
                                : std::string("right-hand side: a non-finite value on another rank"));
   }
+  // the levels' time from here, where every rank has its slab on its device
+  // (the scan's agreement waits for the last): the uploads' skew is not in it
+  t = clock_type::now();
   const int k = ex.dim().layout.k;
-  for (int i = 1; i < k; ++i) ex.phase_device(i, false);
-  for (int i = k; i >= 1; --i) ex.phase_device(i, true);
+  ExchangeTimes times;
+  for (int i = 1; i < k; ++i) ex.phase_device(i, false, times);
+  for (int i = k; i >= 1; --i) ex.phase_device(i, true, times);
+  st.exchange_wait_seconds += times.wait_seconds;
+  st.exchange_seconds += times.exchange_seconds;
   const bool nonfinite = device_scans(ex) && rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows);
   dev.finish();  // the copy's time without the solve's
   st.device_seconds += seconds_since(t);

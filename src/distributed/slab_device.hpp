@@ -19,6 +19,15 @@ struct LevelShare {
   std::vector<std::pair<int, int>> modes;  // per group: its modes [begin, end) computed here (empty: none)
   int group_begin = 0, group_end = 0;        // the groups holding all of them
   int survivor_begin = 0, survivor_end = 0;  // the level's survivors in this rank's slab (indices into the list)
+  int exchange_rows = 0;  // the most rows one exchange of the level gathers or scatters on this rank
+};
+
+// A row of R values on a rank's device: row `index` of X, or (sum) the
+// partial sums `index` = 2·g + slot of group g of the level last computed
+// (slot 0: the group's first row, 1: its last).
+struct DeviceRow {
+  bool sum = false;
+  std::size_t index = 0;
 };
 
 template <class T> class SlabDevice {
@@ -27,10 +36,15 @@ template <class T> class SlabDevice {
   // Rows [row, row + count) of X, R values each (blocking).
   virtual void write_rows(std::size_t row, std::size_t count, const T* src) = 0;
   virtual void read_rows(std::size_t row, std::size_t count, T* dst) const = 0;
-  // The partial sum `slot` (0: a group's first row, 1: its last) of group g
-  // in the reduction buffer of the level last computed (blocking).
-  virtual void write_sum(int g, int slot, const T* src) = 0;
-  virtual void read_sum(int g, int slot, T* dst) const = 0;
+  // An exchange's rows in one transfer each way, through page-locked host
+  // memory: gather copies `rows` to the host (waits for the device) and
+  // returns them one after another, valid until the next gather;
+  // scatter_area is host memory for `count` rows to scatter (it waits for
+  // the previous scatter's copy), and scatter puts its first rows.size()
+  // rows in place (enqueued, not waited for).
+  virtual const T* gather(const std::vector<DeviceRow>& rows) = 0;
+  virtual T* scatter_area(std::size_t count) = 0;
+  virtual void scatter(const std::vector<DeviceRow>& rows) = 0;
   // Level `level` (1 … k) of the reduction or the back substitution: the
   // boundary terms (back), the partial solutions of this rank's shares of
   // modes and their weighted sums, into the reduction buffer (reduction) or

@@ -3,6 +3,7 @@
 // from the layout once, and the two ways of running a level, on the host
 // (host_phase.cpp) and on the rank's OpenCL device (device_phase.cpp).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -26,6 +27,14 @@ planner::PlanData<T> plan_over_ranks(Communicator& comm, const Problem<T>& p, co
   const planner::EigenShareScope scope(share);
   return planner::make_plan_data(p, o.radix, o.elimination == Elimination::automatic, radix_free);
 }
+
+// Where a rank's host time goes at the exchanges of its device's levels:
+// waiting for the device (its kernels, then the gathered rows' copy to the
+// host), and the exchanges themselves (messages, sums of shares, the copy
+// back enqueued). The device is idle meanwhile.
+struct ExchangeTimes {
+  double wait_seconds = 0, exchange_seconds = 0;
+};
 
 // DistributedPlan's Impl derives from it.
 template <class T> struct SlabExecutor {
@@ -189,14 +198,32 @@ template <class T> struct SlabExecutor {
         ls.group_begin = first;
         ls.group_end = last + 1;
       }
+      for (bool back : {false, true}) ls.exchange_rows = std::max(ls.exchange_rows, exchange_rows(int(i) + 1, back));
     }
+  }
+  // The most rows one exchange of phase (level, back) gathers or scatters
+  // here (an upper bound): those this rank sends or receives, and its own
+  // shares of the outputs it sums.
+  int exchange_rows(int level, bool back) const {
+    int inputs = 0, outputs = 0;
+    each_input(level, back, [&](std::size_t, std::size_t, int, int from, int to) {
+      inputs += from == me() || to == me();
+    });
+    std::vector<std::pair<std::size_t, std::size_t>> summed;
+    each_output(level, back, [&](std::size_t gi, std::size_t o, std::size_t, int from, int to) {
+      outputs += from == me() || to == me();
+      if (to == me()) summed.push_back({gi, o});
+    });
+    std::sort(summed.begin(), summed.end());
+    outputs += int(std::unique(summed.begin(), summed.end()) - summed.begin());
+    return std::max(inputs, outputs);
   }
 
   // One level of the reduction (back = false) or the back substitution on
   // this rank's slab X, on the host (host_phase.cpp).
   void phase(int level, bool back, T* X, reference::PivotWatch& watch) const;
   // The same on this rank's device (device_phase.cpp).
-  void phase_device(int level, bool back) const;
+  void phase_device(int level, bool back, ExchangeTimes& times) const;
 };
 
 }  // namespace pscr::distributed

@@ -291,15 +291,40 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return;
     rt_->read_at(buffers_.x.get(), row * rb, dst, count * rb);
   }
-  void write_sum(int g, int slot, const T* src) override {
-    const std::size_t rb = buffers_.dims[0].R * sizeof(T);
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), buffers_.dims[0].V.get(), CL_TRUE, (std::size_t(g) * 2 + slot) * rb,
-                                    rb, src, 0, nullptr, nullptr),
-               "clEnqueueWriteBuffer (partial sums of a shared group)");
+  // The exchanges' rows: gathered into buffers_.exchange by one launch and
+  // copied to page-locked memory in one read; scattered the other way by
+  // one write and one launch (kernels/level.cl: gather_rows, scatter_rows).
+  const T* gather(const std::vector<distributed::DeviceRow>& rows) override {
+    if (rows.empty()) return nullptr;
+    const std::size_t bytes = exchange_area(rows.size(), gathered_, "page-locked rows gathered");
+    offsets(rows, gather_offsets_, buffers_.exchange_offsets[0].get());
+    launch_exchange("gather_rows", rows.size(), buffers_.exchange_offsets[0].get());
+    ocl::check(clEnqueueReadBuffer(rt_->queue(), buffers_.exchange.get(), CL_TRUE, 0, bytes, gathered_.data(), 0,
+                                   nullptr, nullptr),
+               "clEnqueueReadBuffer (rows gathered for an exchange)");
+    return static_cast<const T*>(gathered_.data());
   }
-  void read_sum(int g, int slot, T* dst) const override {
-    const std::size_t rb = buffers_.dims[0].R * sizeof(T);
-    rt_->read_at(buffers_.dims[0].V.get(), (std::size_t(g) * 2 + slot) * rb, dst, rb);
+  T* scatter_area(std::size_t count) override {
+    if (scattered_) {  // the previous scatter's copy may still read the area
+      const cl_event e = scattered_.get();
+      ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (rows scattered)");
+      scattered_.reset();
+    }
+    if (count == 0) return nullptr;
+    exchange_area(count, scattering_, "page-locked rows to scatter");
+    return static_cast<T*>(scattering_.data());
+  }
+  void scatter(const std::vector<distributed::DeviceRow>& rows) override {
+    if (rows.empty()) return;
+    const std::size_t bytes = exchange_area(rows.size(), scattering_, "page-locked rows to scatter");
+    offsets(rows, scatter_offsets_, buffers_.exchange_offsets[1].get());
+    cl_event e = nullptr;
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), buffers_.exchange.get(), CL_FALSE, 0, bytes, scattering_.data(), 0,
+                                    nullptr, &e),
+               "clEnqueueWriteBuffer (rows of an exchange)");
+    scattered_.reset(e);
+    launch_exchange("scatter_rows", rows.size(), buffers_.exchange_offsets[1].get());
+    clFlush(rt_->queue());
   }
   void compute(int level, bool back) override {
     const ocl::DimBufs& db = buffers_.dims[0];
@@ -333,6 +358,34 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes() const { return counted_bytes_; }
 
  private:
+  // gather_rows / scatter_rows: an offset with this bit set is in the sums
+  static constexpr cl_ulong kRowInSums = cl_ulong(1) << 63;
+  // Page-locked memory for `rows` rows of an exchange (allocated at the
+  // first, of the most rows any exchange of the plan moves); their bytes.
+  std::size_t exchange_area(std::size_t rows, ocl::PinnedHost& area, const char* what) {
+    if (rows > buffers_.exchange_rows)
+      throw std::logic_error("distributed plan: an exchange of " + std::to_string(rows) + " rows, planned for " +
+                             std::to_string(buffers_.exchange_rows));
+    const std::size_t row_bytes = buffers_.dims[0].R * sizeof(T);
+    if (!area.data()) area = ocl::PinnedHost(rt_->context(), rt_->queue(), buffers_.exchange_rows * row_bytes, what);
+    return rows * row_bytes;
+  }
+  // The rows' offsets in scalars, written (not waited for: `host` stays
+  // unchanged until the next exchange of its direction, which follows a wait).
+  void offsets(const std::vector<distributed::DeviceRow>& rows, std::vector<cl_ulong>& host, cl_mem dst) const {
+    const std::size_t R = buffers_.dims[0].R;
+    host.clear();
+    for (const auto& r : rows) host.push_back(cl_ulong(r.index * R) | (r.sum ? kRowInSums : 0));
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), dst, CL_FALSE, 0, host.size() * sizeof(cl_ulong), host.data(), 0,
+                                    nullptr, nullptr),
+               "clEnqueueWriteBuffer (offsets of an exchange)");
+  }
+  void launch_exchange(const char* kernel, std::size_t rows, cl_mem offs) const {
+    const std::size_t R = buffers_.dims[0].R;
+    rt_->run(kernel, std::size_t(p_.work_group), {R, rows}, buffers_.x.get(), buffers_.dims[0].V.get(), offs,
+             int(rows), cl_ulong(R), kRowInSums, buffers_.exchange.get());
+  }
+
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
   // The shifts of the last dimension's lines, which a near-singular flag names.
@@ -367,6 +420,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes_ = 0;  // what buffers_.upload() allocates
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
+  // a rank's exchanges (SlabDevice::gather, scatter): page-locked rows, their
+  // offsets as last written, the last scatter's copy
+  ocl::PinnedHost gathered_, scattering_;
+  std::vector<cl_ulong> gather_offsets_, scatter_offsets_;
+  ocl::Event scattered_;
   // A second solution vector for batches of host arrays (the copies of one
   // right-hand side in one vector, the solve of the next in the other),
   // allocated by the first batch; null when the device has no room for it.

@@ -40,6 +40,14 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
     shifts = rt.alloc(std::size_t(shift_capacity) * sizeof(T), "shifts");
     shift_flags = rt.upload(std::vector<int>(std::size_t(shift_capacity), 0), "flags");
   }
+  if (shares) {  // a rank's exchanges: their rows, one after another, and where they go
+    for (const auto& ls : *shares) exchange_rows = std::max(exchange_rows, std::size_t(ls.exchange_rows));
+    if (exchange_rows > 0) {
+      const std::size_t R = pd.problem.unknowns() / pd.problem.size(0);
+      exchange = rt.alloc(exchange_rows * R * sizeof(T), "exchange buffer");
+      for (Mem& m : exchange_offsets) m = rt.alloc(exchange_rows * sizeof(cl_ulong), "exchange offsets");
+    }
+  }
   if (pd.transformed) return upload_transforms(rt, pd, p, packed);
   const int leaf_n = int(pd.problem.size(D - 1));
   // the top level's batch: the shifted problems one solve takes together

@@ -62,6 +62,10 @@ template <class T> struct PlanBuffers {
   SolveFlags<T> flags;
   Mem shifts, shift_flags;  // shift_capacity > 1: the shifts of a shifted solve and their flags
   NullSpaceProjection<T> null_space;  // pure Neumann
+  // a rank of a distributed plan: the rows of its exchanges (SlabDevice::gather,
+  // scatter) and their offsets in X or the sums, [0] gathered, [1] scattered
+  std::size_t exchange_rows = 0;
+  Mem exchange, exchange_offsets[2];
 
  private:
   LevelBufs dense_level(Runtime& rt, const planner::DimensionPlan<T>& dp, int batch,
