@@ -37,6 +37,8 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   // not zeroed first (real types): the solve maps its pages while the device works
   const std::unique_ptr<T[]> u(new T[rhs.size()]);
   const auto st = plan.solve_batch(f, u.get(), batch);
+  std::vector<double> again;
+  for (int r = repeat_of(args, "pscr-solve"); r > 0; --r) again.push_back(plan.solve_batch(f, u.get(), batch).seconds);
   t = clk::now();
   pscr::npy::save(args.at("out"), rhs.shape, u.get());
   const double writing = since(t);
@@ -44,6 +46,7 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   const double residual = solved_residual(problem, plan.info().pure_neumann, f, u.get(), batch);
   const double checking = since(t);
   report(problem, batch, plan.info(), st, residual);
+  if (!again.empty()) std::printf("repeated solves: %zu, median %.6f s\n", again.size(), median_of(again));
   const bool copies = st.copy_in_seconds > 0 || st.copy_out_seconds > 0;
   std::printf("time spent: reading %.6f s, planning %.6f s, copies in %.6f s, solve %.6f s, copies out %.6f s, "
               "writing %.6f s, residual check %.6f s%s\n",

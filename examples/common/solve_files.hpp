@@ -26,6 +26,8 @@ inline const char* kOptions =
     "                  that a plan's accuracy warning says a solve loses)\n"
     "                  [--periodic D[,D...]]  (periodic dimensions, 1-based: their factor files'\n"
     "                  row 1 holds the corner, row n-1 with row 0, in its last entry; n >= 3)\n"
+    "                  [--repeat K]  (K more solves of the same right-hand side after the first,\n"
+    "                  0 ... 1000: their median time is reported)\n"
     "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
 
 // --key value pairs; --help returns an empty map with help set.
@@ -38,7 +40,7 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
     if (a.rfind("--", 0) != 0 || i + 1 >= argc) throw Usage("unexpected argument '" + a + "'");
     args[a.substr(2)] = argv[++i];
   }
-  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine", "periodic"};
+  static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine", "periodic", "repeat"};
   for (auto& [k, v] : args)
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) throw Usage("unknown option --" + k);
   for (const char* k : {"A1", "M1", "A2", "M2", "rhs", "out"})
@@ -48,6 +50,14 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
 }
 
 inline int dims_of(const std::map<std::string, std::string>& args) { return args.count("A3") ? 3 : 2; }
+
+inline int repeat_of(const std::map<std::string, std::string>& args, const char* program) {
+  return args.count("repeat") ? int(pscr::cli::integer(program, "--repeat", args.at("repeat"), 0, 1000)) : 0;
+}
+inline double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
 
 inline std::complex<double> parse_c(const std::string& s) {
   std::string t;
