@@ -1,7 +1,9 @@
 // One level of a distributed plan on the rank's OpenCL device (internal;
 // docs/distributed.md): the host phase's three steps, the rows that cross
 // ranks gathered on the device and copied to the host in one transfer, and
-// those that arrive copied back in one and scattered on the device.
+// those that arrive copied back in one and scattered on the device. Each
+// exchange runs while the device computes a half of the rank's interior
+// groups, which neither wait for rows from other ranks nor send any.
 #include <complex>
 #include <map>
 #include <vector>
@@ -15,24 +17,27 @@ template <class T> void SlabExecutor<T>::phase_device(int level, bool back, Exch
   const auto& lv = dim().layout.levels[level - 1];
   const std::size_t row_bytes = R * sizeof(T);
   SlabDevice<T>& dev = *device;
-  // Sends point into the gathered rows, receives into the scatter area or
-  // (partial sums to add) into `parts`; both ends list them in the order of
-  // each_input / each_output.
-  auto gather = [&](const std::vector<DeviceRow>& rows) {
-    const auto t = clock_type::now();
+  // The rows to send are gathered (the copy enqueued), a half of the
+  // interior is computed meanwhile, and the host exchanges the rows once
+  // they are there; sends point into the gathered rows, receives into the
+  // scatter area or `parts` (both ends list them in the order of
+  // each_input / each_output). Exchanges are collective: a step makes them
+  // where any rank sends.
+  auto gathered = [&](const std::vector<DeviceRow>& rows, GroupPart meanwhile) {
     const T* g = dev.gather(rows);
+    dev.compute(level, back, meanwhile);
+    const auto t = clock_type::now();
+    dev.wait_gathered();
     times.wait_seconds += seconds_since(t);
     return g;
   };
-  auto exchange = [&](std::vector<Transfer>& sends, const T* gathered, std::vector<Transfer>& receives) {
-    for (std::size_t i = 0; i < sends.size(); ++i)
-      sends[i].data = const_cast<T*>(gathered + i * R);
+  auto exchange = [&](std::vector<Transfer>& sends, const T* g, std::vector<Transfer>& receives) {
+    for (std::size_t i = 0; i < sends.size(); ++i) sends[i].data = const_cast<T*>(g + i * R);
     comm->exchange(sends, receives);
   };
 
   // 1. Inputs: rows sent from this rank's slab, rows arriving at their
   // global positions in the device's copy of the array.
-  // (exchanges are collective: a phase makes them where any rank sends)
   std::vector<DeviceRow> out_rows, in_rows;
   std::vector<Transfer> sends, receives;
   bool crossing = false;
@@ -48,17 +53,19 @@ template <class T> void SlabExecutor<T>::phase_device(int level, bool back, Exch
     }
   });
   if (crossing) {
-    const T* g = gather(out_rows);
-    auto t = clock_type::now();
+    const T* g = gathered(out_rows, GroupPart::interior_first);
+    const auto t = clock_type::now();
     T* area = dev.scatter_area(in_rows.size());
     for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = area + i * R;
     exchange(sends, g, receives);
     dev.scatter(in_rows);
     times.exchange_seconds += seconds_since(t);
+  } else {
+    dev.compute(level, back, GroupPart::interior_first);
   }
 
-  // 2. This rank's shares.
-  dev.compute(level, back);
+  // 2. This rank's shares around its interior.
+  dev.compute(level, back, GroupPart::edges);
 
   // 3. Outputs: a group's output whose shares are not all on the rank
   // holding its row is summed there over the shares, in share order. Where
@@ -79,12 +86,12 @@ template <class T> void SlabExecutor<T>::phase_device(int level, bool back, Exch
     bool own = false;
   };
   std::map<std::pair<std::size_t, std::size_t>, std::vector<Part>> totals;
-  crossing = false;
   auto slot = [&](std::size_t gi, std::size_t o) -> std::vector<Part>& {
     auto& p = totals[{gi, o}];
     p.resize(work[level - 1][gi].shares.size());
     return p;
   };
+  crossing = false;
   each_output(level, back, [&](std::size_t gi, std::size_t o, std::size_t s, int from, int to) {
     crossing = true;
     if (from == me()) {
@@ -96,37 +103,37 @@ template <class T> void SlabExecutor<T>::phase_device(int level, bool back, Exch
       receives.push_back({from, nullptr, row_bytes});
     }
   });
-  if (!crossing) {
-    if (!back) dev.update_survivors(level);
-    return;
-  }
-  for (auto& [key, p] : totals) {
-    const auto& sh = work[level - 1][key.first].shares;
-    for (std::size_t s = 0; s < sh.size(); ++s)
-      if (sh[s].rank == me()) {  // this rank's own share, still on the device
-        p[s] = {out_rows.size(), true};
-        out_rows.push_back(own(key.first, key.second));
-      }
-  }
-  const T* g = gather(out_rows);
-  const auto t = clock_type::now();
-  std::vector<T> parts(receives.size() * R);
-  for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = parts.data() + i * R;
-  exchange(sends, g, receives);
-  std::vector<DeviceRow> places;
-  T* area = dev.scatter_area(totals.size());
-  for (auto& [key, p] : totals) {
-    T* total = area + places.size() * R;
-    auto part = [&](const Part& x) { return x.own ? g + x.index * R : parts.data() + x.index * R; };
-    std::copy(part(p[0]), part(p[0]) + R, total);
-    for (std::size_t s = 1; s < p.size(); ++s) {
-      const T* v = part(p[s]);
-      for (std::size_t r = 0; r < R; ++r) total[r] += v[r];
+  if (crossing) {
+    for (auto& [key, p] : totals) {
+      const auto& sh = work[level - 1][key.first].shares;
+      for (std::size_t s = 0; s < sh.size(); ++s)
+        if (sh[s].rank == me()) {  // this rank's own share, still on the device
+          p[s] = {out_rows.size(), true};
+          out_rows.push_back(own(key.first, key.second));
+        }
     }
-    places.push_back(own(key.first, key.second));
+    const T* g = gathered(out_rows, GroupPart::interior_second);
+    const auto t = clock_type::now();
+    std::vector<T> parts(receives.size() * R);
+    for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = parts.data() + i * R;
+    exchange(sends, g, receives);
+    std::vector<DeviceRow> places;
+    T* area = dev.scatter_area(totals.size());
+    for (auto& [key, p] : totals) {
+      T* total = area + places.size() * R;
+      auto part = [&](const Part& x) { return x.own ? g + x.index * R : parts.data() + x.index * R; };
+      std::copy(part(p[0]), part(p[0]) + R, total);
+      for (std::size_t s = 1; s < p.size(); ++s) {
+        const T* v = part(p[s]);
+        for (std::size_t r = 0; r < R; ++r) total[r] += v[r];
+      }
+      places.push_back(own(key.first, key.second));
+    }
+    dev.scatter(places);
+    times.exchange_seconds += seconds_since(t);
+  } else {
+    dev.compute(level, back, GroupPart::interior_second);
   }
-  dev.scatter(places);
-  times.exchange_seconds += seconds_since(t);
   if (!back) dev.update_survivors(level);
 }
 

@@ -20,7 +20,17 @@ struct LevelShare {
   int group_begin = 0, group_end = 0;        // the groups holding all of them
   int survivor_begin = 0, survivor_end = 0;  // the level's survivors in this rank's slab (indices into the list)
   int exchange_rows = 0;  // the most rows one exchange of the level gathers or scatters on this rank
+  // The interior of the groups [group_begin, group_end): groups that neither
+  // receive inputs from other ranks nor send them outputs (in the reduction
+  // or the back substitution), in two halves by modes [begin, middle),
+  // [middle, end), computed while the inputs and the outputs of the others
+  // travel (empty: not split).
+  int interior_begin = 0, interior_middle = 0, interior_end = 0;
 };
+
+// Which of a rank's groups of a level compute() runs: all, a half of the
+// interior (LevelShare::interior_begin), or the groups around it.
+enum class GroupPart { all, interior_first, interior_second, edges };
 
 // A row of R values on a rank's device: row `index` of X, or (sum) the
 // partial sums `index` = 2·g + slot of group g of the level last computed
@@ -37,19 +47,20 @@ template <class T> class SlabDevice {
   virtual void write_rows(std::size_t row, std::size_t count, const T* src) = 0;
   virtual void read_rows(std::size_t row, std::size_t count, T* dst) const = 0;
   // An exchange's rows in one transfer each way, through page-locked host
-  // memory: gather copies `rows` to the host (waits for the device) and
-  // returns them one after another, valid until the next gather;
-  // scatter_area is host memory for `count` rows to scatter (it waits for
-  // the previous scatter's copy), and scatter puts its first rows.size()
-  // rows in place (enqueued, not waited for).
+  // memory: gather enqueues the copy of `rows` to the host and returns where
+  // they will be, one after another (valid until the next gather), once
+  // wait_gathered has returned; scatter_area is host memory for `count` rows
+  // to scatter (it waits for the previous scatter's copy), and scatter puts
+  // its first rows.size() rows in place (enqueued, not waited for).
   virtual const T* gather(const std::vector<DeviceRow>& rows) = 0;
+  virtual void wait_gathered() = 0;
   virtual T* scatter_area(std::size_t count) = 0;
   virtual void scatter(const std::vector<DeviceRow>& rows) = 0;
   // Level `level` (1 … k) of the reduction or the back substitution: the
   // boundary terms (back), the partial solutions of this rank's shares of
   // modes and their weighted sums, into the reduction buffer (reduction) or
   // into the sources' rows of X (back substitution).
-  virtual void compute(int level, bool back) = 0;
+  virtual void compute(int level, bool back, GroupPart part) = 0;
   // The reduction's update of this rank's survivors of `level` from the
   // reduction buffer.
   virtual void update_survivors(int level) = 0;

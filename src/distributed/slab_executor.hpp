@@ -199,7 +199,40 @@ template <class T> struct SlabExecutor {
         ls.group_end = last + 1;
       }
       for (bool back : {false, true}) ls.exchange_rows = std::max(ls.exchange_rows, exchange_rows(int(i) + 1, back));
+      interior(int(i) + 1, ls);
     }
+  }
+  // The interior of a rank's groups of a level (LevelShare::interior_begin):
+  // between the runs of groups at either end of its range that receive
+  // inputs from other ranks or send them outputs, in the reduction or the
+  // back substitution, halved by modes. None where no group crosses ranks,
+  // or where one inside it does.
+  void interior(int level, LevelShare& ls) const {
+    std::vector<char> crosses(dim().layout.levels[level - 1].groups.size(), 0);
+    for (bool back : {false, true}) {
+      each_input(level, back, [&](std::size_t gi, std::size_t, int, int, int to) {
+        if (to == me()) crosses[gi] = 1;
+      });
+      each_output(level, back, [&](std::size_t gi, std::size_t, std::size_t, int from, int) {
+        if (from == me()) crosses[gi] = 1;
+      });
+    }
+    int b = ls.group_begin, e = ls.group_end;
+    while (b < e && crosses[std::size_t(b)]) ++b;
+    while (e > b && crosses[std::size_t(e - 1)]) --e;
+    const bool inside = std::any_of(crosses.begin() + b, crosses.begin() + e, [](char c) { return c != 0; });
+    const bool any = std::any_of(crosses.begin(), crosses.end(), [](char c) { return c != 0; });
+    if (!any || inside || b == e) return;
+    long modes = 0, half = 0;
+    for (int g = b; g < e; ++g) modes += ls.modes[std::size_t(g)].second - ls.modes[std::size_t(g)].first;
+    int m = b;
+    while (m < e && 2 * half < modes) {
+      half += ls.modes[std::size_t(m)].second - ls.modes[std::size_t(m)].first;
+      ++m;
+    }
+    ls.interior_begin = b;
+    ls.interior_middle = m;
+    ls.interior_end = e;
   }
   // The most rows one exchange of phase (level, back) gathers or scatters
   // here (an upper bound): those this rank sends or receives, and its own

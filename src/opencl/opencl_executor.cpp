@@ -295,14 +295,24 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // copied to page-locked memory in one read; scattered the other way by
   // one write and one launch (kernels/level.cl: gather_rows, scatter_rows).
   const T* gather(const std::vector<distributed::DeviceRow>& rows) override {
+    wait_gathered();
     if (rows.empty()) return nullptr;
     const std::size_t bytes = exchange_area(rows.size(), gathered_, "page-locked rows gathered");
     offsets(rows, gather_offsets_, buffers_.exchange_offsets[0].get());
     launch_exchange("gather_rows", rows.size(), buffers_.exchange_offsets[0].get());
-    ocl::check(clEnqueueReadBuffer(rt_->queue(), buffers_.exchange.get(), CL_TRUE, 0, bytes, gathered_.data(), 0,
-                                   nullptr, nullptr),
+    cl_event e = nullptr;
+    ocl::check(clEnqueueReadBuffer(rt_->queue(), buffers_.exchange.get(), CL_FALSE, 0, bytes, gathered_.data(), 0,
+                                   nullptr, &e),
                "clEnqueueReadBuffer (rows gathered for an exchange)");
+    gathering_.reset(e);
+    clFlush(rt_->queue());
     return static_cast<const T*>(gathered_.data());
+  }
+  void wait_gathered() override {
+    if (!gathering_) return;
+    const cl_event e = gathering_.get();
+    ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (rows gathered for an exchange)");
+    gathering_.reset();
   }
   T* scatter_area(std::size_t count) override {
     if (scattered_) {  // the previous scatter's copy may still read the area
@@ -326,18 +336,27 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     launch_exchange("scatter_rows", rows.size(), buffers_.exchange_offsets[1].get());
     clFlush(rt_->queue());
   }
-  void compute(int level, bool back) override {
+  void compute(int level, bool back, distributed::GroupPart part) override {
     const ocl::DimBufs& db = buffers_.dims[0];
     const ocl::LevelBufs& lb = db.levels[level - 1];
-    if (lb.group_end == lb.group_begin) return;  // no share of this level here
     // a dense level reduces nothing: its back substitution is the whole solve
     if (db.dense) {
-      if (back) reduction_->dense().solve(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get());
+      if (back && (part == distributed::GroupPart::all || part == distributed::GroupPart::edges) &&
+          lb.group_end > lb.group_begin)
+        reduction_->dense().solve(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get());
       return;
     }
-    if (back) reduction_->block_products(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), true);
-    if (lb.modes > 0) reduction_->partial_solutions(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get(), back ? 1 : 0);
-    reduction_->accumulate(db, lb, buffers_.x.get(), 1, back ? 1 : 0, D_ == 2 && buffers_.tri->whole_lines() ? 1 : 0);
+    using distributed::GroupPart;
+    const bool interior = part == GroupPart::interior_first || part == GroupPart::interior_second;
+    if (lb.parts.empty()) {
+      if (!interior) compute_groups(lb, back);
+    } else if (interior) {
+      compute_groups(lb.parts[part == GroupPart::interior_first ? 1 : 2], back);
+    } else {
+      for (int p : {0, 3}) compute_groups(lb.parts[std::size_t(p)], back);
+      if (part == GroupPart::all)
+        for (int p : {1, 2}) compute_groups(lb.parts[std::size_t(p)], back);
+    }
   }
   void update_survivors(int level) override {
     reduction_->block_products(0, buffers_.dims[0].levels[level - 1], buffers_.x.get(), 1, buffers_.sigma0.get(), false);
@@ -358,6 +377,17 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes() const { return counted_bytes_; }
 
  private:
+  // One level's work on the groups of lb: the boundary terms (back
+  // substitution), the partial solutions of its modes, their sums.
+  void compute_groups(const ocl::LevelBufs& lb, bool back) {
+    if (lb.group_end == lb.group_begin) return;  // no share of this level here
+    const ocl::DimBufs& db = buffers_.dims[0];
+    if (back) reduction_->block_products(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), true);
+    if (lb.modes > 0)
+      reduction_->partial_solutions(0, lb, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get(),
+                                    back ? 1 : 0);
+    reduction_->accumulate(db, lb, buffers_.x.get(), 1, back ? 1 : 0, D_ == 2 && buffers_.tri->whole_lines() ? 1 : 0);
+  }
   // gather_rows / scatter_rows: an offset with this bit set is in the sums
   static constexpr cl_ulong kRowInSums = cl_ulong(1) << 63;
   // Page-locked memory for `rows` rows of an exchange (allocated at the
@@ -424,7 +454,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   // offsets as last written, the last scatter's copy
   ocl::PinnedHost gathered_, scattering_;
   std::vector<cl_ulong> gather_offsets_, scatter_offsets_;
-  ocl::Event scattered_;
+  ocl::Event scattered_, gathering_;
   // A second solution vector for batches of host arrays (the copies of one
   // right-hand side in one vector, the solve of the next in the other),
   // allocated by the first batch; null when the device has no room for it.

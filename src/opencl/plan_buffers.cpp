@@ -67,33 +67,23 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
       maxgroups = 1;  // no sums or boundary terms: V, BL and BR stay small
     }
     for (std::size_t i = 0; i < (db.dense ? 0 : dp.layout.levels.size()); ++i) {
-      const auto& lv = dp.layout.levels[i];
       const distributed::LevelShare* share = d == 0 && shares ? &(*shares)[i] : nullptr;
-      const auto tables = level_tables(dp, i, q, share);
-      LevelBufs lb;
-      lb.modes = tables.modes;
-      lb.max_m = tables.max_m;
-      lb.sources = tables.sources;
-      lb.source_modes = tables.source_modes;
-      lb.ngroups = int(lv.groups.size());
-      lb.nsurv = int(lv.survivors.size());
-      lb.group_end = lb.ngroups;
-      lb.survivor_end = lb.nsurv;
-      if (share) {
-        lb.group_begin = share->group_begin;
-        lb.group_end = share->group_end;
-        lb.survivor_begin = share->survivor_begin;
-        lb.survivor_end = share->survivor_end;
-      }
-      lb.groups = rt.upload(tables.groups, "group table");
-      lb.mode_group = rt.upload(tables.mode_group, "mode table");
-      lb.W = rt.upload(tables.W, "eigenvector rows");
-      lb.lambda = rt.upload(tables.lambda, "eigenvalues");
-      lb.zero_flag = rt.upload(tables.zero, "mode flags");
-      lb.survivors = rt.upload(tables.survivors, "survivor rows");
-      if (d == 0 && D == 3) {
-        lb.child_sigma = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(T), "shift buffer");
-        lb.child_pinned = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(int), "flag buffer");
+      LevelBufs lb = level(rt, dp, i, q, share, d == 0 && D == 3, batch);
+      // a rank's groups in four parts, computed apart (distributed/device_phase.cpp):
+      // those before its interior, the interior's halves, computed while
+      // rows travel between the ranks, and those after it
+      if (share && share->interior_begin < share->interior_end) {
+        for (auto [b, e] : {std::pair<int, int>{share->group_begin, share->interior_begin},
+                            {share->interior_begin, share->interior_middle},
+                            {share->interior_middle, share->interior_end},
+                            {share->interior_end, share->group_end}}) {
+          distributed::LevelShare part = *share;
+          part.group_begin = b;
+          part.group_end = e;
+          for (int g = 0; g < int(part.modes.size()); ++g)
+            if (g < b || g >= e) part.modes[std::size_t(g)] = {0, 0};
+          lb.parts.push_back(level(rt, dp, i, q, &part, d == 0 && D == 3, batch));
+        }
       }
       maxmodes = std::max(maxmodes, lb.modes);
       maxgroups = std::max(maxgroups, lb.ngroups);
@@ -122,6 +112,41 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
     batch = int(lanes);
     dims.push_back(std::move(db));
   }
+}
+
+// Level i of dimension plan dp: its tables (all groups' modes, or a rank's
+// share) and, for dimension 1 of a 3D plan, the buffers of its children's shifts.
+template <class T>
+LevelBufs PlanBuffers<T>::level(Runtime& rt, const planner::DimensionPlan<T>& dp, std::size_t i, int q,
+                                const distributed::LevelShare* share, bool child_shifts, int batch) {
+  const auto& lv = dp.layout.levels[i];
+  const auto tables = level_tables(dp, i, q, share);
+  LevelBufs lb;
+  lb.modes = tables.modes;
+  lb.max_m = tables.max_m;
+  lb.sources = tables.sources;
+  lb.source_modes = tables.source_modes;
+  lb.ngroups = int(lv.groups.size());
+  lb.nsurv = int(lv.survivors.size());
+  lb.group_end = lb.ngroups;
+  lb.survivor_end = lb.nsurv;
+  if (share) {
+    lb.group_begin = share->group_begin;
+    lb.group_end = share->group_end;
+    lb.survivor_begin = share->survivor_begin;
+    lb.survivor_end = share->survivor_end;
+  }
+  lb.groups = rt.upload(tables.groups, "group table");
+  lb.mode_group = rt.upload(tables.mode_group, "mode table");
+  lb.W = rt.upload(tables.W, "eigenvector rows");
+  lb.lambda = rt.upload(tables.lambda, "eigenvalues");
+  lb.zero_flag = rt.upload(tables.zero, "mode flags");
+  lb.survivors = rt.upload(tables.survivors, "survivor rows");
+  if (child_shifts) {
+    lb.child_sigma = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(T), "shift buffer");
+    lb.child_pinned = rt.alloc(std::size_t(std::max(lb.modes, 1)) * batch * sizeof(int), "flag buffer");
+  }
+  return lb;
 }
 
 // The one level of a dense dimension: the basis W[j·m + l] (every row

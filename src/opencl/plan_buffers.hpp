@@ -32,6 +32,9 @@ struct LevelBufs {
   // every solve and formed once (a launch fewer per level and solve).
   Mem child_sigma, child_pinned;
   mutable bool shifts_of_plan = false;  // they hold those of the plan's c
+  // a rank's groups in parts computed apart (LevelShare::interior_begin):
+  // before its interior, the interior's two halves, after it (empty: not split)
+  std::vector<LevelBufs> parts;
 };
 
 struct DimBufs {
@@ -68,6 +71,8 @@ template <class T> struct PlanBuffers {
   Mem exchange, exchange_offsets[2];
 
  private:
+  LevelBufs level(Runtime& rt, const planner::DimensionPlan<T>& dp, std::size_t i, int q,
+                  const distributed::LevelShare* share, bool child_shifts, int batch);
   LevelBufs dense_level(Runtime& rt, const planner::DimensionPlan<T>& dp, int batch,
                         const distributed::LevelShare* share);
   void upload_transforms(Runtime& rt, const planner::PlanData<T>& pd, const KernelParameters& p,
