@@ -1,9 +1,11 @@
-// pscr-scale-bench: one 2D Poisson plan (double, uniform mesh, Dirichlet) over
+// pscr-scale-bench: one 2D or 3D Poisson plan (double, uniform mesh, Dirichlet) over
 // 1 … P OpenCL devices of this host, with medians of --reps solves:
 //   - one solve split by rows (Options::device_split = rows: a distributed
 //     plan whose ranks are threads, one device each), from host arrays, with
-//     the copies of the slabs in and out timed apart; the plain one-device
-//     plan beside it (host arrays and device-resident);
+//     the copies of the slabs in and out timed apart, the levels' time (all
+//     slabs on their devices: device-resident) with its host time at the
+//     exchanges, and the bytes sent beside a slab decomposition's least; the
+//     plain one-device plan beside it (host arrays and device-resident);
 //   - a batch of --batch right-hand sides of --batch-n² split over the devices
 //     (Options::devices, batches), per right-hand side, from host arrays and
 //     already on the devices (a share each, opencl::solve_async per device).
@@ -194,9 +196,10 @@ int main(int argc, char** argv) {
       for (auto& pl : plans) sent += pl->info().bytes_per_solve;
       std::printf("  rows split over %zu device(s): %.2f ms per solve from host arrays (slab copies in and out "
                   "%.2f ms; levels on the devices %.2f ms, %.2fx the split's on one device, %.2fx the one-device plan's "
-                  "device-resident solve; the rest %.2f ms); %.2f MB between devices per solve; plan %.2f s; against "
-                  "the one-device plan %.1e\n",
-                  P, 1e3 * w, 1e3 * cp, 1e3 * lv, base / lv, one_resident / lv, 1e3 * std::max(0.0, w - cp - lv), 1e-6 * double(sent), plan_s,
+                  "device-resident solve; the rest %.2f ms); %.2f MB between devices per solve (a slab decomposition's "
+                  "least: %.2f MB, a row each way across each boundary); plan %.2f s; against the one-device plan %.1e\n",
+                  P, 1e3 * w, 1e3 * cp, 1e3 * lv, base / lv, one_resident / lv, 1e3 * std::max(0.0, w - cp - lv),
+                  1e-6 * double(sent), 1e-6 * double(2 * (P - 1) * (N / std::size_t(n)) * sizeof(double)), plan_s,
                   max_rel_diff(u, ref));
       if (P > 1)
         std::printf("    of the levels, the slowest rank's host at the exchanges: waiting for its device (kernels, "

@@ -55,14 +55,24 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   std::size_t batch = 1;
   std::optional<pscr::Problem<T>> problem;
   std::optional<pscr::Options> o;
+  int repeat = 0;
   int status = 0;
   std::exception_ptr error;
   try {
     problem.emplace(load_problem<T>(args, shape, dtype, batch));
     o.emplace(load_options(args, "pscr-solve-mpi"));
+    repeat = repeat_of(args);
   } catch (...) {
     error = std::current_exception();
   }
+  if (!all_ok(error, status)) return status;
+  // the ranks solve as often as each other (a rank solving more would wait for the others for ever)
+  int most = repeat, least = repeat;
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (most != least)
+    error = std::make_exception_ptr(Usage("--repeat differs between ranks (" + std::to_string(least) + " to " +
+                                          std::to_string(most) + ")"));
   if (!all_ok(error, status)) return status;
   auto plan = pscr::mpi_plan(MPI_COMM_WORLD, *problem, *o);
   const std::size_t N = problem->unknowns(), R = N / problem->size(0), L = plan.local_unknowns();
@@ -80,7 +90,7 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   const pscr::SolveStats st = plan.solve_batch(f.data(), u.data(), batch);
   // repeated solves: the slowest rank's wall time, levels and exchanges
   std::vector<double> again[4];
-  for (int r = repeat_of(args, "pscr-solve-mpi"); r > 0; --r) {
+  for (int r = repeat; r > 0; --r) {
     const pscr::SolveStats s = plan.solve_batch(f.data(), u.data(), batch);
     double t[4] = {s.seconds, s.device_seconds, s.exchange_wait_seconds, s.exchange_seconds};
     MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

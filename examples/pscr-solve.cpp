@@ -25,6 +25,7 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   using clk = std::chrono::steady_clock;
   auto since = [](clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); };
   std::size_t batch = 1;
+  const int repeat = repeat_of(args);
   auto t = clk::now();
   const pscr::Problem<T> problem = load_problem<T>(args, rhs.shape, rhs.dtype, batch);
   const pscr::Options o = load_options(args, "pscr-solve");
@@ -38,7 +39,7 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   const std::unique_ptr<T[]> u(new T[rhs.size()]);
   const auto st = plan.solve_batch(f, u.get(), batch);
   std::vector<double> again;
-  for (int r = repeat_of(args, "pscr-solve"); r > 0; --r) again.push_back(plan.solve_batch(f, u.get(), batch).seconds);
+  for (int r = repeat; r > 0; --r) again.push_back(plan.solve_batch(f, u.get(), batch).seconds);
   t = clk::now();
   pscr::npy::save(args.at("out"), rhs.shape, u.get());
   const double writing = since(t);

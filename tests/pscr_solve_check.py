@@ -246,5 +246,11 @@ with tempfile.TemporaryDirectory() as tmp:
           and err <= 1e-5, f"error {err:.2e}\n{r.stdout}{r.stderr}")
     r = run(wargs + ["--refine", "11"])
     check("bad input: --refine 11", r.returncode == 2 and "--refine" in r.stderr, r.stderr)
+    r = run(wargs + ["--repeat", "2"])
+    check("--repeat 2: two more solves, their median", r.returncode == 0 and "repeated solves: 2, median" in r.stdout,
+          r.stdout + r.stderr)
+    for bad in ("-1", "1001", "x"):
+        r = run(wargs + ["--repeat", bad])
+        check(f"bad input: --repeat {bad}", r.returncode == 2 and "--repeat" in r.stderr, r.stderr)
 
 checks.finish()

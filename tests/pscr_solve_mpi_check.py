@@ -139,6 +139,12 @@ with tempfile.TemporaryDirectory() as tmp:
             checks.check(f"periodic 1,3 on {ranks} {backend} ranks: error {err:.1e}", ok and err <= 1e-12,
                          r.stdout + r.stderr, show_pass=True)
 
+    # --repeat: more solves, the slowest rank's median with its levels and exchanges.
+    fs, f, args = write_system(P, rng, [40, 9], np.float64, 1)
+    r = mpi(2, args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--backend", "opencl", "--repeat", "2"])
+    checks.check("--repeat 2 on 2 OpenCL ranks", r.returncode == 0 and "repeated solves: 2, median of the slowest "
+                 "rank" in r.stdout and "levels on the devices" in r.stdout, r.stdout + r.stderr, show_pass=True)
+
     # Bad input: exit status 2 and pscr-solve's message, whatever the rank count.
     a, m = factor(rng, 6, np.float64, False)
     np.save(P("A.npy"), a)
@@ -157,6 +163,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ("unknown option", base + ["--rhs", P("good.npy"), "--nope", "1"], "unknown option"),
         ("missing device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "no-such-device"],
          "no OpenCL device matches"),
+        ("bad --repeat", base + ["--rhs", P("good.npy"), "--repeat", "-1"], "--repeat needs an integer"),
     ]
     for name, args, needle in bad:
         for ranks in (1, 3):

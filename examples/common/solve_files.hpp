@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -51,9 +52,20 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
 
 inline int dims_of(const std::map<std::string, std::string>& args) { return args.count("A3") ? 3 : 2; }
 
-inline int repeat_of(const std::map<std::string, std::string>& args, const char* program) {
-  return args.count("repeat") ? int(pscr::cli::integer(program, "--repeat", args.at("repeat"), 0, 1000)) : 0;
+// An integer option in [lo, hi]; Usage (not an exit: over MPI every rank
+// reads the same arguments, and only the first failing rank reports).
+inline int int_option(const std::map<std::string, std::string>& args, const char* key, long lo, long hi, int otherwise) {
+  if (!args.count(key)) return otherwise;
+  const std::string& text = args.at(key);
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi)
+    throw Usage(std::string("--") + key + " needs an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                ", got '" + text + "'");
+  return int(v);
 }
+
+inline int repeat_of(const std::map<std::string, std::string>& args) { return int_option(args, "repeat", 0, 1000, 0); }
 inline double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -169,10 +181,10 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
 
 inline pscr::Options load_options(const std::map<std::string, std::string>& args, const char* program) {
   pscr::Options o;
-  if (args.count("radix")) o.radix = int(pscr::cli::integer(program, "--radix", args.at("radix"), -1000, 1 << 20));
-  if (args.count("threads")) o.threads = int(pscr::cli::integer(program, "--threads", args.at("threads"), 0, pscr::kMaxThreads));
+  o.radix = int_option(args, "radix", -1000, 1 << 20, o.radix);
+  o.threads = int_option(args, "threads", 0, pscr::kMaxThreads, o.threads);
   if (args.count("device")) o.device = args.at("device");
-  if (args.count("refine")) o.refine = int(pscr::cli::integer(program, "--refine", args.at("refine"), 0, 10));
+  o.refine = int_option(args, "refine", 0, 10, o.refine);
   if (args.count("backend")) {
     const auto& b = args.at("backend");
     if (b == "reference") o.backend = pscr::Backend::reference;

@@ -22,7 +22,7 @@ struct PlanInfo {
   int radix = 0;                ///< the radix q of the plan's reduction (Options::radix, or the automatic choice; 0: none)
   std::size_t eigen_problems = 0;  ///< distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   ///< memory held by the plan on the host
-  std::size_t device_bytes = 0; ///< memory held on the device (OpenCL backend)
+  std::size_t device_bytes = 0; ///< memory held on the device (OpenCL backend; summed over the devices of a plan on several)
   /// OpenCL backend: the page-locked host memory through which host-array
   /// solves copy, allocated by the first: four chunks of a quarter of
   /// $PSCR_HOST_STAGING_BYTES (default 32 MiB) or of one right-hand side,

@@ -31,7 +31,9 @@ bool same_everywhere(Communicator& c, std::uint64_t value, double& waited) {
 
 void on_every_rank(Communicator& c, const std::string& what, bool as_backend_error,
                    const std::function<void()>& step, double& waited) {
-  enum : int { none = 0, other = 1, too_large = 2 };
+  // what failed, the most telling kind over the ranks winning: every rank
+  // throws the same class
+  enum : int { none = 0, other = 1, invalid = 2, too_large = 3 };
   std::exception_ptr failed;
   std::string message;
   int mine = none;
@@ -41,6 +43,10 @@ void on_every_rank(Communicator& c, const std::string& what, bool as_backend_err
     failed = std::current_exception();
     message = e.what();
     mine = too_large;
+  } catch (const InvalidArgument& e) {
+    failed = std::current_exception();
+    message = e.what();
+    mine = invalid;
   } catch (const Error& e) {
     failed = std::current_exception();
     message = e.what();
@@ -54,6 +60,7 @@ void on_every_rank(Communicator& c, const std::string& what, bool as_backend_err
   const std::string here = "DistributedPlan: rank " + std::to_string(c.rank()) + ": " + message;
   const std::string elsewhere = "DistributedPlan: " + what + " failed on another rank";
   if (kind == too_large) throw AllocationTooLarge(mine == too_large ? here : elsewhere + ": too large for its device");
+  if (kind == invalid) throw InvalidArgument(mine == invalid ? here : elsewhere);
   if (!failed) throw BackendError(elsewhere);
   if (as_backend_error) throw BackendError(here);
   std::rethrow_exception(failed);

@@ -22,9 +22,9 @@ bool same_everywhere(Communicator& c, std::uint64_t value, double& waited);
 // Runs `step` on every rank; when it throws an Error on some rank, every
 // rank throws: the failing rank its own error, named by its rank (`what`:
 // what failed), the others that it failed on another rank. An
-// AllocationTooLarge stays one on every rank; other errors become
-// BackendError where `as_backend_error`, else keep their class where they
-// arose.
+// AllocationTooLarge or an InvalidArgument (bad kernel parameters, as on one
+// device) stays one on every rank; other errors become BackendError where
+// `as_backend_error`, else keep their class where they arose.
 void on_every_rank(Communicator& c, const std::string& what, bool as_backend_error, const std::function<void()>& step,
                    double& waited);
 

@@ -3,6 +3,7 @@
 // device or on the host.
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -27,6 +28,26 @@ template <class T> auto over_ranks(const SlabExecutor<T>& ex) {
   return [c = ex.comm.get()](double* s, int n) { c->sum(s, n); };
 }
 
+// Where the first non-finite value of the right-hand sides lies, agreed on
+// by all ranks (collective): `local` is this rank's first, a flat index into
+// its `count` slabs (npos: none). Throws on every rank with the same message,
+// the index in the whole array as a serial plan names it, when any rank has one.
+template <class T> void agree_on_nonfinite(const SlabExecutor<T>& ex, std::size_t local, std::size_t count) {
+  constexpr std::size_t npos = std::size_t(-1);
+  const std::size_t N = ex.info.local_unknowns, whole = ex.data.problem.unknowns();
+  // the smallest (right-hand side, index in it) over the ranks, as a max of its negation
+  double key = -std::numeric_limits<double>::infinity();
+  if (local != npos) key = -(double(local / N) * double(whole) + double(ex.row_begin() * ex.R + local % N));
+  ex.comm->max(&key, 1);
+  if (key == -std::numeric_limits<double>::infinity()) return;
+  const double g = -key;
+  const std::size_t c = std::size_t(g / double(whole)), at = std::size_t(g - double(c) * double(whole));
+  std::string where = "right-hand side";
+  if (count > 1) where += " " + std::to_string(c) + " of the batch";
+  throw NonFiniteInput(where + ": non-finite value at index " + std::to_string(at) + " (on rank " +
+                       std::to_string(ex.slabs.owner(int(at / ex.R))) + ")");
+}
+
 // What every rank agrees on before any message of the solve: the size of
 // the whole batch (the same on every rank, so each refuses alone), null
 // arrays, non-finite values (where the host scans).
@@ -34,20 +55,22 @@ template <class T> void check_right_hand_sides(const SlabExecutor<T>& ex, const 
   const std::size_t N = ex.info.local_unknowns;
   size_product({ex.data.problem.unknowns(), count, sizeof(T)},
                "solve: unknowns × right-hand sides × bytes per scalar");
-  std::ostringstream bad;
-  if ((!f || !u) && N * count > 0) bad << "solve: null array on rank " << ex.me();
-  else if (const std::size_t i = device_scans(ex) ? N * count : first_nonfinite(f, N * count); i < N * count)
-    bad << "right-hand side: non-finite value on rank " << ex.me() << " at local index " << i;
-  if (any(*ex.comm, !bad.str().empty()))
-    throw NonFiniteInput(bad.str().empty() ? "right-hand side: a non-finite value or a null array on another rank"
-                                           : bad.str());
+  const bool null = (!f || !u) && N * count > 0;
+  if (any(*ex.comm, null))
+    throw InvalidArgument(null ? "solve: null array on rank " + std::to_string(ex.me())
+                               : std::string("solve: a null array on another rank"));
+  if (!device_scans(ex)) {
+    const std::size_t i = first_nonfinite(f, N * count);
+    agree_on_nonfinite(ex, i < N * count ? i : std::size_t(-1), count);
+  }
 }
 
 // One right-hand side X (this rank's rows; f_c: as given, at offset
 // `first` of the batch) on the device: the upload, the device's scan, the
 // levels, the download. True when the solution holds a non-finite value.
 template <class T>
-bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, T* X, SolveStats& st) {
+bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, std::size_t count, T* X,
+                     SolveStats& st) {
   SlabDevice<T>& dev = *ex.device;
   const std::size_t rows = ex.info.rows.size(), N = ex.info.local_unknowns;
   auto t = clock_type::now();
@@ -56,9 +79,7 @@ bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first,
   if (device_scans(ex) && any(*ex.comm, rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows))) {
     // where: the host looks on the rank that has it
     const std::size_t i = first_nonfinite(f_c, N);
-    throw NonFiniteInput(i < N ? "right-hand side: non-finite value on rank " + std::to_string(ex.me()) +
-                                     " at local index " + std::to_string(first + i)
-                               : std::string("right-hand side: a non-finite value on another rank"));
+    agree_on_nonfinite(ex, i < N ? first + i : std::size_t(-1), count);
   }
   // the levels' time from here, where every rank has its slab on its device
   // (the scan's agreement waits for the last): the uploads' skew is not in it
@@ -132,7 +153,7 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     if (m.data.pure_neumann)  // the compatible part: f minus its mean over all ranks' rows
       st.incompatible_part = std::max(st.incompatible_part, remove_mean(X, N, double(m.data.problem.unknowns()),
                                                                         distributed::over_ranks(m)));
-    if (m.device) device_nonfinite = distributed::solve_on_device(m, f + c * N, c * N, X, st) || device_nonfinite;
+    if (m.device) device_nonfinite = distributed::solve_on_device(m, f + c * N, c * N, count, X, st) || device_nonfinite;
     else distributed::solve_on_host(m, X, watch);
     if (m.data.pure_neumann)
       remove_weighted_mean(X, m.neumann_weights.data(), N, m.neumann_weight_sum, distributed::over_ranks(m));
