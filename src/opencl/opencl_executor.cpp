@@ -13,6 +13,7 @@
 #include "plan_buffers.hpp"
 #include "program_options.hpp"
 #include "reduction_solve.hpp"
+#include "row_exchange.hpp"
 #include "runtime.hpp"
 #include "sine_transform.hpp"
 #include "solve_flags.hpp"
@@ -99,6 +100,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     if (count_only) return;
     buffers_.upload(*rt_, pd_, p_, shares_, shift_capacity_);
     reduction_ = std::make_unique<ocl::ReductionSolve<T>>(*rt_, pd_, p_, buffers_);
+    if (shares) exchange_ = std::make_unique<ocl::RowExchange<T>>(*rt_, buffers_, std::size_t(p_.work_group));
     cost_ = rt_->dry_run([&] { solve_dim(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get()); });
   }
 
@@ -291,51 +293,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return;
     rt_->read_at(buffers_.x.get(), row * rb, dst, count * rb);
   }
-  // The exchanges' rows: gathered into buffers_.exchange by one launch and
-  // copied to page-locked memory in one read; scattered the other way by
-  // one write and one launch (kernels/level.cl: gather_rows, scatter_rows).
-  const T* gather(const std::vector<distributed::DeviceRow>& rows) override {
-    wait_gathered();
-    if (rows.empty()) return nullptr;
-    const std::size_t bytes = exchange_area(rows.size(), gathered_, "page-locked rows gathered");
-    offsets(rows, gather_offsets_, buffers_.exchange_offsets[0].get());
-    launch_exchange("gather_rows", rows.size(), buffers_.exchange_offsets[0].get());
-    cl_event e = nullptr;
-    ocl::check(clEnqueueReadBuffer(rt_->queue(), buffers_.exchange.get(), CL_FALSE, 0, bytes, gathered_.data(), 0,
-                                   nullptr, &e),
-               "clEnqueueReadBuffer (rows gathered for an exchange)");
-    gathering_.reset(e);
-    clFlush(rt_->queue());
-    return static_cast<const T*>(gathered_.data());
-  }
-  void wait_gathered() override {
-    if (!gathering_) return;
-    const cl_event e = gathering_.get();
-    ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (rows gathered for an exchange)");
-    gathering_.reset();
-  }
-  T* scatter_area(std::size_t count) override {
-    if (scattered_) {  // the previous scatter's copy may still read the area
-      const cl_event e = scattered_.get();
-      ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (rows scattered)");
-      scattered_.reset();
-    }
-    if (count == 0) return nullptr;
-    exchange_area(count, scattering_, "page-locked rows to scatter");
-    return static_cast<T*>(scattering_.data());
-  }
-  void scatter(const std::vector<distributed::DeviceRow>& rows) override {
-    if (rows.empty()) return;
-    const std::size_t bytes = exchange_area(rows.size(), scattering_, "page-locked rows to scatter");
-    offsets(rows, scatter_offsets_, buffers_.exchange_offsets[1].get());
-    cl_event e = nullptr;
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), buffers_.exchange.get(), CL_FALSE, 0, bytes, scattering_.data(), 0,
-                                    nullptr, &e),
-               "clEnqueueWriteBuffer (rows of an exchange)");
-    scattered_.reset(e);
-    launch_exchange("scatter_rows", rows.size(), buffers_.exchange_offsets[1].get());
-    clFlush(rt_->queue());
-  }
+  // the exchanges' rows (row_exchange.hpp)
+  const T* gather(const std::vector<distributed::DeviceRow>& rows) override { return exchange_->gather(rows); }
+  void wait_gathered() override { exchange_->wait_gathered(); }
+  T* scatter_area(std::size_t count) override { return exchange_->scatter_area(count); }
+  void scatter(const std::vector<distributed::DeviceRow>& rows) override { exchange_->scatter(rows); }
   void compute(int level, bool back, distributed::GroupPart part) override {
     const ocl::DimBufs& db = buffers_.dims[0];
     const ocl::LevelBufs& lb = db.levels[level - 1];
@@ -388,34 +350,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
                                     back ? 1 : 0);
     reduction_->accumulate(db, lb, buffers_.x.get(), 1, back ? 1 : 0, D_ == 2 && buffers_.tri->whole_lines() ? 1 : 0);
   }
-  // gather_rows / scatter_rows: an offset with this bit set is in the sums
-  static constexpr cl_ulong kRowInSums = cl_ulong(1) << 63;
-  // Page-locked memory for `rows` rows of an exchange (allocated at the
-  // first, of the most rows any exchange of the plan moves); their bytes.
-  std::size_t exchange_area(std::size_t rows, ocl::PinnedHost& area, const char* what) {
-    if (rows > buffers_.exchange_rows)
-      throw std::logic_error("distributed plan: an exchange of " + std::to_string(rows) + " rows, planned for " +
-                             std::to_string(buffers_.exchange_rows));
-    const std::size_t row_bytes = buffers_.dims[0].R * sizeof(T);
-    if (!area.data()) area = ocl::PinnedHost(rt_->context(), rt_->queue(), buffers_.exchange_rows * row_bytes, what);
-    return rows * row_bytes;
-  }
-  // The rows' offsets in scalars, written (not waited for: `host` stays
-  // unchanged until the next exchange of its direction, which follows a wait).
-  void offsets(const std::vector<distributed::DeviceRow>& rows, std::vector<cl_ulong>& host, cl_mem dst) const {
-    const std::size_t R = buffers_.dims[0].R;
-    host.clear();
-    for (const auto& r : rows) host.push_back(cl_ulong(r.index * R) | (r.sum ? kRowInSums : 0));
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), dst, CL_FALSE, 0, host.size() * sizeof(cl_ulong), host.data(), 0,
-                                    nullptr, nullptr),
-               "clEnqueueWriteBuffer (offsets of an exchange)");
-  }
-  void launch_exchange(const char* kernel, std::size_t rows, cl_mem offs) const {
-    const std::size_t R = buffers_.dims[0].R;
-    rt_->run(kernel, std::size_t(p_.work_group), {R, rows}, buffers_.x.get(), buffers_.dims[0].V.get(), offs,
-             int(rows), cl_ulong(R), kRowInSums, buffers_.exchange.get());
-  }
-
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
   // The shifts of the last dimension's lines, which a near-singular flag names.
@@ -450,11 +384,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   std::size_t counted_bytes_ = 0;  // what buffers_.upload() allocates
   mutable std::vector<T> uploaded_shifts_;
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
-  // a rank's exchanges (SlabDevice::gather, scatter): page-locked rows, their
-  // offsets as last written, the last scatter's copy
-  ocl::PinnedHost gathered_, scattering_;
-  std::vector<cl_ulong> gather_offsets_, scatter_offsets_;
-  ocl::Event scattered_, gathering_;
+  std::unique_ptr<ocl::RowExchange<T>> exchange_;  // a rank's exchanges (SlabDevice::gather, scatter)
   // A second solution vector for batches of host arrays (the copies of one
   // right-hand side in one vector, the solve of the next in the other),
   // allocated by the first batch; null when the device has no room for it.
