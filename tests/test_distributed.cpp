@@ -141,24 +141,20 @@ void errors() {
   std::vector<double> f(plan.local_unknowns(), 1.0), u(f.size());
   if (rank_ == size_ - 1 && !f.empty()) f.back() = std::nan("");
   // every rank names the index in the whole array, as a serial plan does, and the rank holding it
-  const auto names = [&](std::size_t index, bool& named) {
-    return [&named, index, this_rank = size_ - 1](const pscr::NonFiniteInput& e) {
-      const std::string w = e.what();
-      named = w.find("at index " + std::to_string(index) + " (on rank " + std::to_string(this_rank) + ")") !=
-              std::string::npos;
-    };
+  const auto expect_nan_named = [&](const std::string& what, std::size_t index, const std::function<void()>& solve) {
+    bool named = false;
+    expect_error<pscr::NonFiniteInput>(what, [&] {
+      try {
+        solve();
+      } catch (const pscr::NonFiniteInput& e) {
+        named = std::string(e.what()).find("at index " + std::to_string(index) + " (on rank " +
+                                           std::to_string(size_ - 1) + ")") != std::string::npos;
+        throw;
+      }
+    });
+    check(named, what + ": every rank names the NaN's index in the whole array and the rank holding it");
   };
-  bool named_last = false;
-  const auto on_last = names(p.unknowns() - 1, named_last);
-  expect_error<pscr::NonFiniteInput>("non-finite rhs on the last rank", [&] {
-    try {
-      plan.solve(f.data(), u.data());
-    } catch (const pscr::NonFiniteInput& e) {
-      on_last(e);
-      throw;
-    }
-  });
-  check(named_last, "every rank names the NaN's index in the whole array and its rank");
+  expect_nan_named("non-finite rhs on the last rank", p.unknowns() - 1, [&] { plan.solve(f.data(), u.data()); });
   // The plan still works after the error.
   std::fill(f.begin(), f.end(), 1.0);
   plan.solve(f.data(), u.data());
@@ -184,20 +180,9 @@ void errors() {
   on_cl.backend = pscr::Backend::opencl;
   auto cl_plan = pscr::mpi_plan(MPI_COMM_WORLD, p, on_cl);
   std::vector<double> fc(cl_plan.local_unknowns(), 1.0), w(fc.size());
-  const bool has_four = pscr::slab_rows(p.size(0), size_, size_ - 1).size() * (p.unknowns() / p.size(0)) > 3;
-  if (rank_ == size_ - 1 && has_four) fc[3] = std::nan("");
-  bool named = !has_four;
-  const auto on_cl_last = names(pscr::slab_rows(p.size(0), size_, size_ - 1).begin * (p.unknowns() / p.size(0)) + 3,
-                                named);
-  expect_error<pscr::NonFiniteInput>("non-finite rhs on the last OpenCL rank", [&] {
-    try {
-      cl_plan.solve(fc.data(), w.data());
-    } catch (const pscr::NonFiniteInput& e) {
-      on_cl_last(e);
-      throw;
-    }
-  });
-  check(named, "every OpenCL rank names the NaN's index in the whole array and its rank");
+  const std::size_t last_begin = pscr::slab_rows(p.size(0), size_, size_ - 1).begin * (p.unknowns() / p.size(0));
+  if (rank_ == size_ - 1 && fc.size() > 3) fc[3] = std::nan("");
+  expect_nan_named("non-finite rhs on the last OpenCL rank", last_begin + 3, [&] { cl_plan.solve(fc.data(), w.data()); });
   std::fill(fc.begin(), fc.end(), 1.0);
   cl_plan.solve(fc.data(), w.data());
   double worst = 0;
