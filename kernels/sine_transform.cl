@@ -131,6 +131,39 @@ inline int fourier_outputs(real2 zk, real2 zm, int k, int m, __global real* xc, 
   return bad;
 }
 
+// The four transform kernels (sine and Fourier, complex-exchange and halves
+// passes) share their arguments and their work-item's place: t the
+// work-item, c its column among the group's C, s its slice of S, col the
+// column it transforms (live: a column of the launch) and xc that column in x.
+#define TRANSFORM_KERNEL(name)                                                                                 \
+  __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void name(                                  \
+      __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table, \
+      __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch)
+#define TRANSFORM_COLUMN                                                 \
+  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C; \
+  const int col = get_group_id(0) * C + c;                               \
+  const bool live = col < columns;                                       \
+  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0)
+
+// The transforms' input pair z_m = x_{2m} + i x_{2m+1} of column xc (zero
+// where the column is not live).
+inline real2 packed_input(__global const real* xc, int m, int stride_j, bool live) {
+  return live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+}
+// The inverse's output pair x_{2m} + i x_{2m+1} = conj zm; whether it is not finite.
+inline int packed_output(__global real* xc, int m, int stride_j, real2 zm) {
+  xc[(size_t)(2 * m) * stride_j] = zm.x;
+  xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
+  return !isfinite(zm.x) || !isfinite(zm.y);
+}
+// The pair (k, N − k) that step e of slice s takes when it folds or unfolds
+// the transform, or −1: the slices' pairs for e < SINE_ELEMENTS / 2, then
+// k = N/2 on slice 0 (k = 0 is a pair of its own kind).
+inline int unfold_pair(int e, int s, int S, int N) {
+  const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
+  return k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0) ? -1 : k;
+}
+
 #if !SINE_HALVES
 // One Stockham pass of radix R over the column's N entries in z (entry m of
 // column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
@@ -188,13 +221,8 @@ inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real
 // to the output (to modes). z: N · C complex entries, z[m·C + c]. nonfinite
 // (the last transform of a solve): set to 1 where an output is a NaN or an
 // infinity, so that the solution needs no scan of its own (find_nonfinite).
-__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
-    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
-    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
-  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
-  const int col = get_group_id(0) * C + c;
-  const bool live = col < columns;
-  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+TRANSFORM_KERNEL(sine_transform) {
+  TRANSFORM_COLUMN;
   __local real* zr = (__local real*)z;
   real2 v[SINE_ELEMENTS];
   // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j at z_{N−(j+1)/2}
@@ -222,8 +250,8 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   int bad = 0;
 #pragma unroll
   for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-    const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-    if (k == 0 || k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+    const int k = unfold_pair(e, s, S, N);
+    if (k <= 0) continue;
     const int m = N - k;
     bad |= sine_outputs(z[k * C + c], z[m * C + c], k, m, xc, stride_j, table, scale, from_modes);
   }
@@ -244,28 +272,22 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
 // Z_k = (Y_k + Y_{k+N}) + i (Y_k − Y_{k+N}) e^{iπk/N}, Y_{k+N} = conj Y_{N−k},
 // computed as the conjugate of the forward FFT of conj Z. Same launch shape,
 // layout and table (t < 2N: e^{iπt/N}) as sine_transform.
-__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_transform(
-    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
-    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
-  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
-  const int col = get_group_id(0) * C + c;
-  const bool live = col < columns;
-  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+TRANSFORM_KERNEL(fourier_transform) {
+  TRANSFORM_COLUMN;
   real2 v[SINE_ELEMENTS];
   if (!from_modes) {
     // 1. z_m = x_{2m} + i x_{2m+1}
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
       const int m = s + e * S;
-      if (m < N)
-        z[m * C + c] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+      if (m < N) z[m * C + c] = packed_input(xc, m, stride_j, live);
     }
   } else {
     // 1. conj Z_k for the pairs (k, N − k) from the modes around them
 #pragma unroll
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      const int k = unfold_pair(e, s, S, N);
+      if (k < 0) continue;
       if (k == 0) {
         z[c] = fourier_input_zero(N, live, xc, stride_j, scale);
         continue;
@@ -287,19 +309,14 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
       const int m = s + e * S;
-      if (m < N) {
-        const real2 zm = z[m * C + c];
-        xc[(size_t)(2 * m) * stride_j] = zm.x;
-        xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
-        bad |= !isfinite(zm.x) || !isfinite(zm.y);
-      }
+      if (m < N) bad |= packed_output(xc, m, stride_j, z[m * C + c]);
     }
   } else {
     // 3. X_k for the pairs (k, N − k); X_0 and X_N from Z_0
 #pragma unroll
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      const int k = unfold_pair(e, s, S, N);
+      if (k < 0) continue;
       if (k == 0) {
         bad |= fourier_outputs_zero(z[c], N, xc, stride_j, scale);
         continue;
@@ -445,13 +462,8 @@ inline void fft_gather(int N, int C, int c, int s, int S, __local real2* z, cons
 }
 
 // sine_transform as above (arguments, layout, launch), z holding N·C reals.
-__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_transform(
-    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
-    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
-  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
-  const int col = get_group_id(0) * C + c;
-  const bool live = col < columns;
-  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+TRANSFORM_KERNEL(sine_transform) {
+  TRANSFORM_COLUMN;
   real2 v[SINE_ELEMENTS];
   // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j
   // at z_{N−(j+1)/2} (the parity of j the part: with halves, the even j in
@@ -485,8 +497,8 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
   real2 zs[SINE_ENTRIES];
 #pragma unroll
   for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-    const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-    const bool pair = k > 0 && k < N / 2 + (e == SINE_ELEMENTS / 2 && s == 0);
+    const int k = unfold_pair(e, s, S, N);
+    const bool pair = k > 0;
     idx[2 * e] = pair ? k : -1;
     idx[2 * e + 1] = pair ? N - k : -1;
   }
@@ -503,13 +515,8 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_trans
 }
 
 // fourier_transform as above, z holding N·C reals.
-__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_transform(
-    __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table,
-    __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch) {
-  const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C;
-  const int col = get_group_id(0) * C + c;
-  const bool live = col < columns;
-  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0);
+TRANSFORM_KERNEL(fourier_transform) {
+  TRANSFORM_COLUMN;
   real2 v[SINE_ELEMENTS];
   int idx[SINE_ENTRIES];
   real2 zs[SINE_ENTRIES];
@@ -522,15 +529,15 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
       const int m = s + e * S;
       if (m < N) {
         idx[e] = m;
-        zs[e] = live ? (real2)(xc[(size_t)(2 * m) * stride_j], xc[(size_t)(2 * m + 1) * stride_j]) : (real2)(0, 0);
+        zs[e] = packed_input(xc, m, stride_j, live);
       }
     }
   } else {
     // 1. conj Z_k for the pairs (k, N − k) from the modes around them
 #pragma unroll
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      const int k = unfold_pair(e, s, S, N);
+      if (k < 0) continue;
       idx[2 * e] = k;
       if (k == 0) {
         zs[2 * e] = fourier_input_zero(N, live, xc, stride_j, scale);
@@ -554,8 +561,8 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
   } else {
 #pragma unroll
     for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
-      const int k = e < SINE_ELEMENTS / 2 ? s + e * S : N / 2;
-      if (k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0)) continue;
+      const int k = unfold_pair(e, s, S, N);
+      if (k < 0) continue;
       idx[2 * e] = k;
       if (k > 0) idx[2 * e + 1] = N - k;
     }
@@ -568,12 +575,7 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void fourier_tr
 #pragma unroll
     for (int e = 0; e < SINE_ELEMENTS; ++e) {
       const int m = idx[e];
-      if (m >= 0) {
-        const real2 zm = zs[e];
-        xc[(size_t)(2 * m) * stride_j] = zm.x;
-        xc[(size_t)(2 * m + 1) * stride_j] = -zm.y;
-        bad |= !isfinite(zm.x) || !isfinite(zm.y);
-      }
+      if (m >= 0) bad |= packed_output(xc, m, stride_j, zs[e]);
     }
   } else {
     // X_k for the pairs (k, N − k); X_0 and X_N from Z_0
