@@ -60,7 +60,7 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   std::exception_ptr error;
   try {
     problem.emplace(load_problem<T>(args, shape, dtype, batch));
-    o.emplace(load_options(args, "pscr-solve-mpi"));
+    o.emplace(load_options(args));
     repeat = repeat_of(args);
   } catch (...) {
     error = std::current_exception();

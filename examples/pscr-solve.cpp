@@ -28,7 +28,7 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   const int repeat = repeat_of(args);
   auto t = clk::now();
   const pscr::Problem<T> problem = load_problem<T>(args, rhs.shape, rhs.dtype, batch);
-  const pscr::Options o = load_options(args, "pscr-solve");
+  const pscr::Options o = load_options(args);
   const double reading = read_rhs + since(t);
   t = clk::now();
   pscr::Plan<T> plan(problem, o);

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
 #include "pscr/npy.hpp"
 #include "pscr/pscr.hpp"
 
@@ -179,7 +178,7 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
   return problem;
 }
 
-inline pscr::Options load_options(const std::map<std::string, std::string>& args, const char* program) {
+inline pscr::Options load_options(const std::map<std::string, std::string>& args) {
   pscr::Options o;
   o.radix = int_option(args, "radix", -1000, 1 << 20, o.radix);
   o.threads = int_option(args, "threads", 0, pscr::kMaxThreads, o.threads);

@@ -28,9 +28,10 @@ struct LevelShare {
   int interior_begin = 0, interior_middle = 0, interior_end = 0;
 };
 
-// Which of a rank's groups of a level compute() runs: all, a half of the
-// interior (LevelShare::interior_begin), or the groups around it.
-enum class GroupPart { all, interior_first, interior_second, edges };
+// Which of a rank's groups of a level compute() runs: a half of the
+// interior (LevelShare::interior_begin), or the groups around it (all of
+// them where the level has no interior).
+enum class GroupPart { interior_first, interior_second, edges };
 
 // A row of R values on a rank's device: row `index` of X, or (sum) the
 // partial sums `index` = 2·g + slot of group g of the level last computed

@@ -303,21 +303,18 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const ocl::LevelBufs& lb = db.levels[level - 1];
     // a dense level reduces nothing: its back substitution is the whole solve
     if (db.dense) {
-      if (back && (part == distributed::GroupPart::all || part == distributed::GroupPart::edges) &&
-          lb.group_end > lb.group_begin)
+      if (back && part == distributed::GroupPart::edges && lb.group_end > lb.group_begin)
         reduction_->dense().solve(0, buffers_.x.get(), 1, buffers_.sigma0.get(), buffers_.pinned0.get());
       return;
     }
     using distributed::GroupPart;
-    const bool interior = part == GroupPart::interior_first || part == GroupPart::interior_second;
-    if (lb.parts.empty()) {
-      if (!interior) compute_groups(lb, back);
-    } else if (interior) {
-      compute_groups(lb.parts[part == GroupPart::interior_first ? 1 : 2], back);
+    if (lb.parts.empty()) {  // no interior: the edges are all the groups
+      if (part == GroupPart::edges) compute_groups(lb, back);
+    } else if (part == GroupPart::edges) {
+      compute_groups(lb.parts[0], back);
+      compute_groups(lb.parts[3], back);
     } else {
-      for (int p : {0, 3}) compute_groups(lb.parts[std::size_t(p)], back);
-      if (part == GroupPart::all)
-        for (int p : {1, 2}) compute_groups(lb.parts[std::size_t(p)], back);
+      compute_groups(lb.parts[part == GroupPart::interior_first ? 1 : 2], back);
     }
   }
   void update_survivors(int level) override {
