@@ -43,7 +43,10 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
                           __local scalar* Ins) {
   const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;  // the sum's terms, the outputs
   const int tx = get_local_id(0), ty = get_local_id(1), f = ty * DENSE_SIDE + tx;
-  const int i0 = get_group_id(1) * DENSE_TILE_OUT, c0 = get_group_id(0) * DENSE_TILE_COLUMNS;
+  // a column tile's output tiles in consecutive work-groups: they run
+  // together and read its input through the cache, once from memory
+  const int out_tiles = (ni + DENSE_TILE_OUT - 1) / DENSE_TILE_OUT, gid = get_group_id(0);
+  const int i0 = (gid % out_tiles) * DENSE_TILE_OUT, c0 = (gid / out_tiles) * DENSE_TILE_COLUMNS;
   // the work-item's outputs: i along tx when the output is contiguous in i
   // (Y, to modes), c along tx when it is contiguous in c
   const int ib = out_modes ? tx : ty, cb = out_modes ? ty : tx;
@@ -112,30 +115,207 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
     }
 }
 
-// Global size (DENSE_SIDE·⌈C / DENSE_TILE_COLUMNS⌉, DENSE_SIDE·⌈outputs / DENSE_TILE_OUT⌉), local
-// (DENSE_SIDE, DENSE_SIDE); outputs: m modes (to modes), n rows (from modes).
-__kernel void dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
-                             int C, int batch) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(X, Y, W, n, m, C, batch, 1, 0, 1, Ws, Ins);
+#ifdef DENSE_MMA
+// The same products, real double, by the FP64 tensor cores (NVIDIA compute
+// capability 8.0+, inline PTX). mma.m8n8k4 adds to an 8 × 8 fragment of
+// outputs the product of an 8 × 4 fragment of W'ᵀ and a 4 × 8 fragment of the
+// input, all three held by a warp's 32 work-items: lane 4·g + t holds W'ᵀ's
+// (i = g, k = t), the input's (k = t, c = g) and the outputs (i = g,
+// c = 2t, 2t + 1). A work-group of MMA_GROUP work-items (4 warps) computes
+// MMA_TILE outputs by MMA_TILE columns, each warp 32 × 32 of them (4 × 4
+// fragments); the operands pass through local memory MMA_DEPTH terms at a
+// time, the next chunk's loads in flight while this one is multiplied; a
+// chunk's terms are summed apart and then added, as above.
+#define MMA_DEPTH 16
+// rows of the staged operands: a half-warp's fragment loads (k = t,
+// index g: t·MMA_ROW + g) hit 16 distinct 64-bit banks
+#define MMA_ROW (MMA_TILE + 4)
+#define MMA_LOADS (MMA_DEPTH * MMA_TILE / MMA_GROUP)
+typedef char mma_tiles_are_four_warps[MMA_TILE == 64 && MMA_GROUP == 128 ? 1 : -1];
+
+// The instruction: mma.m8n8k4 (sm_80) or, on sm_90, m16n8k4 or m16n8k8
+// (MMA_SHAPE 884, 1684, 1688): an MMA_M × MMA_K fragment of W'ᵀ times an
+// MMA_K × 8 fragment of the input added to MMA_M × 8 outputs. Lane 4·g + t
+// holds element j of them at
+//   W'ᵀ: (i, k) = (g + 8·(j & 1), t + 4·(j >> 1)),  j < MMA_NA
+//   input: (k, c) = (t + 4·j, g),                   j < MMA_NB
+//   outputs: (i, c) = (g + 8·(j >> 1), 2t + (j & 1)), j < MMA_NC.
+#if MMA_SHAPE == 884
+#define MMA_M 8
+#define MMA_K 4
+#define MMA_OP(a, b, c)                                                                                       \
+  {                                                                                                           \
+    double e0, e1;                                                                                            \
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"             \
+                 : "=d"(e0), "=d"(e1)                                                                         \
+                 : "d"(a[0]), "d"(b[0]), "d"(c[0]), "d"(c[1]));                                               \
+    c[0] = e0;                                                                                                \
+    c[1] = e1;                                                                                                \
+  }
+#elif MMA_SHAPE == 1684
+#define MMA_M 16
+#define MMA_K 4
+#define MMA_OP(a, b, c)                                                                                       \
+  {                                                                                                           \
+    double e0, e1, e2, e3;                                                                                    \
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};" \
+                 : "=d"(e0), "=d"(e1), "=d"(e2), "=d"(e3)                                                     \
+                 : "d"(a[0]), "d"(a[1]), "d"(b[0]), "d"(c[0]), "d"(c[1]), "d"(c[2]), "d"(c[3]));              \
+    c[0] = e0;                                                                                                \
+    c[1] = e1;                                                                                                \
+    c[2] = e2;                                                                                                \
+    c[3] = e3;                                                                                                \
+  }
+#else
+#define MMA_M 16
+#define MMA_K 8
+#define MMA_OP(a, b, c)                                                                                       \
+  {                                                                                                           \
+    double e0, e1, e2, e3;                                                                                    \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "   \
+                 "{%10,%11,%12,%13};"                                                                         \
+                 : "=d"(e0), "=d"(e1), "=d"(e2), "=d"(e3)                                                     \
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]), "d"(c[0]), "d"(c[1]),    \
+                   "d"(c[2]), "d"(c[3]));                                                                     \
+    c[0] = e0;                                                                                                \
+    c[1] = e1;                                                                                                \
+    c[2] = e2;                                                                                                \
+    c[3] = e3;                                                                                                \
+  }
+#endif
+#define MMA_NA (MMA_M * MMA_K / 32)
+#define MMA_NB (MMA_K / 4)
+#define MMA_NC (MMA_M / 4)
+#define MMA_FI (32 / MMA_M)  // a warp's fragments along the outputs (32 of them), and 4 along the columns
+
+// Entry e of a chunk of an operand (MMA_DEPTH terms by MMA_TILE outputs or
+// columns) as (term, index): along the index where that is contiguous in
+// memory (by_index), else in runs of 4 terms (32 bytes) over 8 indices per
+// warp, so that a half-warp's stores (term·MMA_ROW + index) hit distinct banks.
+inline int2 mma_entry(int e, int by_index) {
+  if (by_index) return (int2)(e / MMA_TILE, e % MMA_TILE);
+  const int run = e >> 2;
+  return (int2)(4 * (run / MMA_TILE) + (e & 3), run % MMA_TILE);
 }
-__kernel void dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
-                               int C, int batch) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(Y, X, W, n, m, C, batch, 0, 1, 0, Ws, Ins);
+
+// The operands' entries e = f + s·MMA_GROUP of the chunk from term k0 into registers.
+inline void mma_fetch(__global const double* in, __global const double* W, int k0, int f, int i0, int c0, int nk,
+                      int ni, int m, int C, int batch, int w_by_column, int in_modes, double* wnext, double* xnext) {
+#pragma unroll
+  for (int s = 0; s < MMA_LOADS; ++s) {
+    const int e = f + s * MMA_GROUP;
+    const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
+    const int gk = k0 + w.x, gi = i0 + w.y;
+    wnext[s] = gk < nk && gi < ni ? W[w_by_column ? (size_t)gk * m + gi : (size_t)gi * m + gk] : 0.0;
+    const int hk = k0 + x.x, hc = c0 + x.y;
+    xnext[s] = hk < nk && hc < C ? in[in_modes ? dense_modes_index(hk, hc, m, batch) : (size_t)hk * C + hc] : 0.0;
+  }
+}
+
+inline void dense_product_mma(__global const double* in, __global double* out, __global const double* W, int n,
+                              int m, int C, int batch, int w_by_column, int in_modes, int out_modes,
+                              __local double* Ws, __local double* Ins) {
+  const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;
+  const int f = get_local_id(0), lane = f & 31, warp = f >> 5, g = lane >> 2, t = lane & 3;
+  const int out_tiles = (ni + MMA_TILE - 1) / MMA_TILE, gid = get_group_id(0);  // as dense_product
+  const int i0 = (gid % out_tiles) * MMA_TILE, c0 = (gid / out_tiles) * MMA_TILE;
+  const int wi0 = (warp & 1) * 32, wc0 = (warp >> 1) * 32;  // the warp's outputs and columns in the tile
+  double wnext[MMA_LOADS], xnext[MMA_LOADS];
+  mma_fetch(in, W, 0, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
+  double acc[MMA_FI][4][MMA_NC];
+#pragma unroll
+  for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+#pragma unroll
+      for (int j = 0; j < MMA_NC; ++j) acc[a][e][j] = 0.0;
+  for (int k0 = 0; k0 < nk; k0 += MMA_DEPTH) {
+#pragma unroll
+    for (int s = 0; s < MMA_LOADS; ++s) {
+      const int e = f + s * MMA_GROUP;
+      const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
+      Ws[w.x * MMA_ROW + w.y] = wnext[s];
+      Ins[x.x * MMA_ROW + x.y] = xnext[s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (k0 + MMA_DEPTH < nk)
+      mma_fetch(in, W, k0 + MMA_DEPTH, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
+    double part[MMA_FI][4][MMA_NC];
+#pragma unroll
+    for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int j = 0; j < MMA_NC; ++j) part[a][e][j] = 0.0;
+#pragma unroll
+    for (int kk = 0; kk < MMA_DEPTH; kk += MMA_K) {
+      double wa[MMA_FI][MMA_NA], xb[4][MMA_NB];
+#pragma unroll
+      for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+        for (int j = 0; j < MMA_NA; ++j)
+          wa[a][j] = Ws[(kk + t + 4 * (j >> 1)) * MMA_ROW + wi0 + MMA_M * a + g + 8 * (j & 1)];
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int j = 0; j < MMA_NB; ++j) xb[e][j] = Ins[(kk + t + 4 * j) * MMA_ROW + wc0 + 8 * e + g];
+#pragma unroll
+      for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) MMA_OP(wa[a], xb[e], part[a][e])
+    }
+#pragma unroll
+    for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int j = 0; j < MMA_NC; ++j) acc[a][e][j] += part[a][e][j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#pragma unroll
+  for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+#pragma unroll
+      for (int j = 0; j < MMA_NC; ++j) {
+        const int i = i0 + wi0 + MMA_M * a + g + 8 * (j >> 1), c = c0 + wc0 + 8 * e + 2 * t + (j & 1);
+        if (i < ni && c < C) out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e][j];
+      }
+}
+#define DENSE_KERNEL __kernel __attribute__((reqd_work_group_size(MMA_GROUP, 1, 1))) void
+#define DENSE_STAGES __local scalar Ws[MMA_DEPTH * MMA_ROW], Ins[MMA_DEPTH * MMA_ROW]
+#define DENSE_PRODUCT dense_product_mma
+#else
+#define DENSE_KERNEL __kernel void
+#define DENSE_STAGES __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS]
+#define DENSE_PRODUCT dense_product
+#endif
+
+// Global size (DENSE_SIDE·⌈outputs / DENSE_TILE_OUT⌉·⌈C / DENSE_TILE_COLUMNS⌉, DENSE_SIDE), local
+// (DENSE_SIDE, DENSE_SIDE), or with DENSE_MMA MMA_GROUP·⌈outputs / MMA_TILE⌉·⌈C / MMA_TILE⌉, local
+// MMA_GROUP; outputs: m modes (to modes), n rows (from modes).
+DENSE_KERNEL dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
+                            int C, int batch) {
+  DENSE_STAGES;
+  DENSE_PRODUCT(X, Y, W, n, m, C, batch, 1, 0, 1, Ws, Ins);
+}
+DENSE_KERNEL dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
+                              int C, int batch) {
+  DENSE_STAGES;
+  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, Ws, Ins);
 }
 // The cyclic lines of a periodic last dimension, stored Y[row][line] (C
 // lines of n rows), solved in its eigenbasis: to modes Z = Wᵀ Y, the modes
 // divided by ν_k + σ_line (eigenbasis_divide), back Y = W Z. Same grid as above.
-__kernel void eigenbasis_to_modes(__global const scalar* Y, __global scalar* Z, __global const scalar* W, int n,
-                                  int C) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(Y, Z, W, n, n, C, 1, 1, 0, 0, Ws, Ins);
+DENSE_KERNEL eigenbasis_to_modes(__global const scalar* Y, __global scalar* Z, __global const scalar* W, int n,
+                                 int C) {
+  DENSE_STAGES;
+  DENSE_PRODUCT(Y, Z, W, n, n, C, 1, 1, 0, 0, Ws, Ins);
 }
-__kernel void eigenbasis_from_modes(__global const scalar* Z, __global scalar* Y, __global const scalar* W, int n,
-                                    int C) {
-  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS];
-  dense_product(Z, Y, W, n, n, C, 1, 0, 0, 0, Ws, Ins);
+DENSE_KERNEL eigenbasis_from_modes(__global const scalar* Z, __global scalar* Y, __global const scalar* W, int n,
+                                   int C) {
+  DENSE_STAGES;
+  DENSE_PRODUCT(Z, Y, W, n, n, C, 1, 0, 0, 0, Ws, Ins);
 }
 // Z[k][line] /= ν_k + σ_line; the pure-Neumann null line's zero mode
 // (pinned, k = zero_mode) is left out: 0. Global size (lines, n).

@@ -11,13 +11,16 @@ namespace pscr::ocl {
 
 namespace {
 // The work-groups of a dense product (kernels/dense.cl) of `columns` columns
-// and `outputs` outputs per column, each DENSE_SIDE² work-items.
-template <class T> std::array<std::size_t, 3> product_grid(std::size_t columns, std::size_t outputs) {
-  constexpr std::size_t out = dense_tile_out(is_complex_v<T>);
-  return {kDenseSide * ((columns + kDenseTileColumns - 1) / kDenseTileColumns),
-          kDenseSide * ((outputs + out - 1) / out), 1};
+// and `outputs` outputs per column: DENSE_SIDE² work-items each, or MMA_GROUP
+// on the tensor cores.
+template <class T> std::array<std::size_t, 3> product_grid(bool mma, std::size_t columns, std::size_t outputs) {
+  const auto tiles = [](std::size_t n, std::size_t tile) { return (n + tile - 1) / tile; };
+  if (mma) return {kMmaGroup * tiles(outputs, kMmaTile) * tiles(columns, kMmaTile), 1, 1};
+  return {kDenseSide * tiles(outputs, dense_tile_out(is_complex_v<T>)) * tiles(columns, kDenseTileColumns), kDenseSide, 1};
 }
-constexpr std::array<std::size_t, 3> kProductGroup{kDenseSide, kDenseSide, 1};
+std::array<std::size_t, 3> product_group(bool mma) {
+  return mma ? std::array<std::size_t, 3>{kMmaGroup, 1, 1} : std::array<std::size_t, 3>{kDenseSide, kDenseSide, 1};
+}
 }  // namespace
 
 template <class T>
@@ -34,14 +37,15 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
   const LevelBufs& lb = db.levels[0];
   const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
   if (m == 0) return;  // a rank without modes of it
+  const bool mma = p_.tensor_cores != 0;
   const double products = double(C) * double(n) * double(m);
   rt_.count(2 * products, double(C) * double(n + m));
-  rt_.launch("dense_to_modes", 2, product_grid<T>(C, m), kProductGroup, X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
+  rt_.launch("dense_to_modes", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
   const auto [child_sigma, child_pinned] = children_.child_shifts(db, lb, batch, sigma, pinned);
   if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
   else children_.solve_dim(d + 1, db.Y.get(), lb.modes * batch, child_sigma, child_pinned);
   rt_.count(2 * products, double(C) * double(n + m));
-  rt_.launch("dense_from_modes", 2, product_grid<T>(C, n), kProductGroup, db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch);
+  rt_.launch("dense_from_modes", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch);
 }
 
 // The lines of the last dimension below a dense dimension, stored
@@ -59,16 +63,17 @@ void DenseSolve<T>::solve_lines(cl_mem Y, std::size_t rows, std::size_t lines, c
 // Cyclic lines Y[row][line] solved in the last pencil's eigenbasis (kernels/dense.cl).
 template <class T>
 void DenseSolve<T>::eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
-  const std::array<std::size_t, 3> global = product_grid<T>(lines, rows);
+  const bool mma = p_.tensor_cores != 0;
+  const std::array<std::size_t, 3> global = product_grid<T>(mma, lines, rows);
   const double products = double(lines) * double(rows) * double(rows);
   const int n = int(rows), C = int(lines);
   rt_.count(2 * products, 2.0 * double(lines) * double(rows));
-  rt_.launch("eigenbasis_to_modes", 2, global, kProductGroup, Y, b_.row_lines.get(), b_.line_W.get(), n, C);
+  rt_.launch("eigenbasis_to_modes", 2, global, product_group(mma), Y, b_.row_lines.get(), b_.line_W.get(), n, C);
   rt_.count(0, 2.0 * double(lines) * double(rows));
   rt_.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, b_.row_lines.get(), b_.line_nu.get(), sigma,
           pinned, pd_.line_zero_mode, n, C);
   rt_.count(2 * products, 2.0 * double(lines) * double(rows));
-  rt_.launch("eigenbasis_from_modes", 2, global, kProductGroup, b_.row_lines.get(), Y, b_.line_W.get(), n, C);
+  rt_.launch("eigenbasis_from_modes", 2, global, product_group(mma), b_.row_lines.get(), Y, b_.line_W.get(), n, C);
 }
 
 template class DenseSolve<float>;

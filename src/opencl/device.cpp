@@ -99,6 +99,15 @@ Device describe_device(cl_device_id id) {
   const std::string extensions = device_text(id, CL_DEVICE_EXTENSIONS);
   d.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
   d.nv_compiler_options = extensions.find("cl_nv_compiler_options") != std::string::npos;
+  if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+    // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, _MINOR_NV
+    constexpr cl_device_info kMajorNV = 0x4000, kMinorNV = 0x4001;
+    cl_uint major = 0, minor = 0;
+    if (clGetDeviceInfo(id, kMajorNV, sizeof major, &major, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(id, kMinorNV, sizeof minor, &minor, nullptr) == CL_SUCCESS)
+      d.nv_compute_capability = int(10 * major + minor);
+    d.fp64_tensor_cores = d.fp64 && d.nv_compute_capability >= 80;
+  }
   d.max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   d.global_mem = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
   d.base_align_bytes = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "CL_DEVICE_MEM_BASE_ADDR_ALIGN") / 8;

@@ -14,6 +14,11 @@ struct Device {
   bool fp64 = false;
   bool gpu = false;  // CL_DEVICE_TYPE_GPU
   bool nv_compiler_options = false;  // cl_nv_compiler_options: -cl-nv-maxrregcount
+  // NVIDIA's compute capability (major·10 + minor, through
+  // cl_nv_device_attribute_query; 0 elsewhere) and whether it has FP64
+  // tensor cores (8.0 or later: mma.m8n8k4.f64 by inline PTX, 9.0 m16n8k8)
+  int nv_compute_capability = 0;
+  bool fp64_tensor_cores = false;
   std::size_t max_work_group = 1;
   std::size_t max_items[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES (NVIDIA: 1024, 1024, 64)
   cl_ulong local_mem = 0;  // usable per work-group: CL_DEVICE_LOCAL_MEM_SIZE less 1 KiB (device.cpp)

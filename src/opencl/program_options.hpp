@@ -30,6 +30,11 @@ inline constexpr std::size_t kDenseGroup = kDenseSide * kDenseSide, kDenseTileCo
 constexpr std::size_t dense_micro_out(bool complex) { return complex ? 4 : 8; }
 constexpr std::size_t dense_tile_out(bool complex) { return kDenseSide * dense_micro_out(complex); }
 
+// With FP64 tensor cores (kernels/dense.cl, DENSE_MMA): work-groups of
+// kMmaGroup work-items (four warps of 32, each 32 × 32 outputs in 8 × 8
+// fragments), each kMmaTile outputs by kMmaTile columns.
+inline constexpr std::size_t kMmaGroup = 128, kMmaTile = 64;
+
 // The scalar and the elimination a program is built for.
 struct ProgramShape {
   int radix = 0;
@@ -37,6 +42,13 @@ struct ProgramShape {
   bool excess_form = false;  // the last factor's systems eliminated in the excess representation
   bool dense_products = false;  // a dimension (or periodic lines) by dense eigenvector products (kernels/dense.cl)
 };
+
+// Whether the program's dense products take the FP64 tensor cores: asked for
+// (KernelParameters::tensor_cores), real double, and the device has them.
+inline bool dense_tensor_cores(const Device& dev, const KernelParameters& p, const ProgramShape& shape) {
+  return p.tensor_cores != 0 && shape.dense_products && shape.double_precision && !shape.complex &&
+         dev.fp64_tensor_cores;
+}
 
 // The build options of the plan's program on `dev`.
 std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape);
