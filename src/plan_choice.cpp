@@ -43,6 +43,11 @@ void check_options(const Options& options) {
     throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");
   if (options.shifts < 1 || options.shifts > 64)
     throw InvalidArgument("shifts = " + std::to_string(options.shifts) + " (needs 1 ... 64 problems per solve)");
+  if (options.device_split != DeviceSplit::rows) return;
+  // the reference executor runs on the host and would ignore the split
+  if (options.backend != Backend::opencl)
+    throw InvalidArgument("device_split = rows needs the OpenCL backend (backend = reference): it splits a solve "
+                          "over the OpenCL devices of Options::devices");
 }
 
 template PlanChoice plan_choice(const Problem<float>&, const Options&);

@@ -61,7 +61,8 @@ template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Opt
 // The radix alone, as plan_choice gives it (the OpenCL parameters resolved
 // only when Options::radix is 0).
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
-// InvalidArgument for options out of range (threads, refine, shifts).
+// InvalidArgument for options out of range (threads, refine, shifts) or that a
+// row split cannot take (another backend).
 void check_options(const Options& options);
 // InvalidArgument for Options::threads out of range.
 void check_threads(int threads);

@@ -1043,4 +1043,20 @@ BOOST_AUTO_TEST_CASE(several_devices_split_rows) {
   BOOST_TEST(p.backward_error(f.data(), out.data()) < 1e-13);
   split.devices = {"0:0", "no-such-device-anywhere"};
   BOOST_CHECK_THROW(pscr::Plan<double>(p, split), pscr::BackendError);
+  // options a split plan would ignore, refused with both named
+  const auto names = [](std::vector<std::string> parts) {
+    return [parts](const pscr::InvalidArgument& e) {
+      for (const auto& part : parts)
+        if (std::string(e.what()).find(part) == std::string::npos) return false;
+      return true;
+    };
+  };
+  pscr::Options host = split;  // the reference backend has no devices to split over
+  host.devices = {"0:0", "0:0"};
+  host.backend = pscr::Backend::reference;
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, host), pscr::InvalidArgument,
+                        names({"device_split = rows", "backend = reference"}));
+  host.devices.clear();
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, host), pscr::InvalidArgument,
+                        names({"device_split = rows", "backend = reference"}));
 }
