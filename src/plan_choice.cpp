@@ -48,6 +48,13 @@ void check_options(const Options& options) {
   if (options.backend != Backend::opencl)
     throw InvalidArgument("device_split = rows needs the OpenCL backend (backend = reference): it splits a solve "
                           "over the OpenCL devices of Options::devices");
+  // a split plan has no device-buffer solves, so none of shifted problems
+  // (opencl::solve_shifts_async), and its ranks' buffers hold one problem
+  if (options.shifts > 1)
+    if (const std::size_t devices = opencl_devices(options).size(); devices > 1)
+      throw InvalidArgument("shifts = " + std::to_string(options.shifts) + " with device_split = rows over " +
+                            std::to_string(devices) +
+                            " devices: shifted solves (opencl::solve_shifts_async) need a plan on one device");
 }
 
 template PlanChoice plan_choice(const Problem<float>&, const Options&);

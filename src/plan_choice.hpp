@@ -62,7 +62,7 @@ template <class T> planner::PlanData<T> plan_data(const Problem<T>& p, const Opt
 // only when Options::radix is 0).
 template <class T> int plan_radix(const Problem<T>& problem, const Options& options);
 // InvalidArgument for options out of range (threads, refine, shifts) or that a
-// row split cannot take (another backend).
+// row split cannot take (another backend, shifts > 1).
 void check_options(const Options& options);
 // InvalidArgument for Options::threads out of range.
 void check_threads(int threads);

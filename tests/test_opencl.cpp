@@ -1059,4 +1059,13 @@ BOOST_AUTO_TEST_CASE(several_devices_split_rows) {
   host.devices.clear();
   BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, host), pscr::InvalidArgument,
                         names({"device_split = rows", "backend = reference"}));
+  pscr::Options shifted = host;  // a split plan has no shifted solves (opencl::solve_shifts_async)
+  shifted.backend = pscr::Backend::opencl;
+  shifted.devices = {"0:0", "0:0"};
+  shifted.shifts = 4;
+  BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, shifted), pscr::InvalidArgument,
+                        names({"shifts = 4", "device_split = rows over 2 devices"}));
+  BOOST_CHECK_EXCEPTION(pscr::opencl::device_bytes(p, shifted), pscr::InvalidArgument, names({"shifts = 4"}));
+  shifted.devices = {"0:0"};  // rows over one device is the plan on it: shifts as there
+  BOOST_TEST(pscr::Plan<double>(p, shifted).info().backend.find("rows split") == std::string::npos);
 }

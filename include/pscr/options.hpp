@@ -76,7 +76,8 @@ struct Options {
   /// or split every solve by rows of dimension 1 (each device holds the array
   /// and its share of each level's partial solutions; host arrays only, the
   /// same distributed plan as over MPI ranks, its ranks threads here). rows
-  /// needs Backend::opencl (InvalidArgument otherwise).
+  /// needs Backend::opencl, and shifts = 1 when it splits over several devices
+  /// (InvalidArgument otherwise).
   DeviceSplit device_split = DeviceSplit::batches;
   /// OpenCL kernel parameters, in this order of precedence: `parameters` when
   /// set; else the entry of `tuning_file` (JSON, see pscr/tuning.hpp) matching
