@@ -6,9 +6,10 @@
 //     slabs on their devices: device-resident) with its host time at the
 //     exchanges, and the bytes sent beside a slab decomposition's least; the
 //     plain one-device plan beside it (host arrays and device-resident);
-//   - a batch of --batch right-hand sides of --batch-n² split over the devices
-//     (Options::devices, batches), per right-hand side, from host arrays and
-//     already on the devices (a share each, opencl::solve_async per device).
+//   - a batch of --batch right-hand sides of --batch-n² (default: --n²) split
+//     over the devices (Options::devices, batches), per right-hand side, from
+//     host arrays and already on the devices (a share each,
+//     opencl::solve_async per device).
 // Every split solution is compared with the one-device plan's.
 #include <algorithm>
 #include <chrono>
@@ -29,8 +30,8 @@ namespace {
 constexpr const char* kTool = "pscr-scale-bench";
 constexpr const char* kUsage =
     "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N]\n"
-    "  Poisson, double, on 1 ... P of the devices listed (default --n 8191, --dim 2, --reps 5, --batch 8,\n"
-    "  --batch-n 4095 (2D); --batch 0 skips the batches)\n";
+    "  Poisson, double, on 1 ... P of the devices listed (default --n 8191, --dim 2, --reps 5, --batch 8;\n"
+    "  the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n";
 
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
@@ -116,7 +117,8 @@ double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>&
 int main(int argc, char** argv) {
   pscr::cli::help(argc, argv, kUsage);
   std::vector<std::string> devices;
-  int n = 8191, dim = 2, reps = 5, batch = 8, batch_n = 4095;
+  int n = 8191, dim = 2, reps = 5, batch = 8;
+  int batch_n = 0;  // 0: --n, whichever order the options come in
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
     else pscr::cli::usage(kTool, "unknown option '" + a + "'");
   }
   if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
+  if (batch_n == 0) batch_n = n;  // the batch at the split problem's size
   try {
     const auto p = problem(n, dim);
     const std::size_t N = p.unknowns();
