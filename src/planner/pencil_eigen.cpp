@@ -108,6 +108,7 @@ PencilEigen<C> eigen_dense(const Tridiagonal<C>& A, const Tridiagonal<C>& M, con
       for (int i = 0; i < m; ++i) { nrm += v[i] * mv[i]; scale += std::norm(v[i]); }
       if (std::abs(nrm) <= 1e-12 * scale * norm1(M))
         throw SingularPencil("defective complex symmetric pencil (eigenvector with wᵀMw = 0)");
+      out.condition = std::max(out.condition, eigenvector_condition(v.data(), mv.data(), m));
       const Z inv = Z(1) / std::sqrt(nrm);
       for (int i = 0; i < m; ++i) vr[i * m + l] = v[i] * inv;  // normalised, for the cluster's later vectors
       for (std::size_t t = 0; t < keep.size(); ++t) out.rows[t * m + l] = vr[keep[t] * m + l];
@@ -144,6 +145,7 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
   const int chunks = (m + chunk - 1) / chunk;
   std::string failure;
   bool singular = false;
+  std::vector<double> condition(chunks, 1.0);
 #pragma omp parallel for schedule(dynamic, 1) if (m >= 2 * chunk)
   for (int ch = 0; ch < chunks; ++ch) {
     try {
@@ -181,6 +183,7 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
         for (auto& v : x) xx += std::norm(v);
         if (std::abs(xmx) <= 1e-12 * xx * norm1(M))
           throw SingularPencil("defective pencil: eigenvector with wᵀMw = 0");
+        if (store) condition[ch] = std::max(condition[ch], eigenvector_condition(x.data(), mx.data(), m));
         std::vector<C> ax(m);
         A.multiply(x.data(), ax.data());
         const C inv = C(1) / std::sqrt(xmx);
@@ -205,6 +208,7 @@ PencilEigen<C> eigen_crawford(const Tridiagonal<C>& A, const Tridiagonal<C>& M, 
     if (singular) throw SingularPencil(failure);
     throw NumericalBreakdown(failure);
   }
+  out.condition = *std::max_element(condition.begin(), condition.end());
   return out;
 }
 

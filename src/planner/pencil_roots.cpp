@@ -240,6 +240,7 @@ bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<
   const double mnorm = norm1(P.M);
   const int chunks = (m + kVectorChunk - 1) / kVectorChunk;
   std::vector<char> failed(chunks, 0);
+  std::vector<double> condition(chunks, 1.0);
   parallel_for(chunks, m >= 2 * kVectorChunk, [&](int ch) {
     if (share && !share->owns(ch, chunks)) return;
     std::vector<C> dp(m), ip(m), im(m), ax(m), lu_l(m), lu_d(m), lu_u(m), lu_u2(m);
@@ -278,6 +279,7 @@ bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<
         failed[ch] = 1;
         return;
       }
+      if (idx >= first) condition[ch] = std::max(condition[ch], eigenvector_condition(v, mv, m));
       const C inv = C(1) / std::sqrt(vmv);
       for (int i = 0; i < m; ++i) { v[i] *= inv; mv[i] *= inv; }
       if (idx >= first) {
@@ -290,6 +292,7 @@ bool eigenvectors(const Pencil<C>& P, const std::vector<int>& keep, PencilEigen<
     }
   });
   bool ok = std::none_of(failed.begin(), failed.end(), [](char f) { return f != 0; });
+  out.condition = *std::max_element(condition.begin(), condition.end());
   if constexpr (std::is_same_v<C, double>) {
     if (share) {
       // the other parts' eigenvalues (their Rayleigh quotients) and vectors,

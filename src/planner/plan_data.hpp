@@ -54,6 +54,7 @@ template <class T> struct DimensionPlan {
   std::vector<GroupEigen<T>> eigen;
   int zero_mode = -1;  // pure Neumann: the top-level mode whose eigenvalue is exactly 0
   std::string eigen_method;  // that of the largest group sub-pencil
+  double eigen_condition = 1;  // the largest PencilEigen::condition of its pencils
 };
 
 template <class T> struct PlanData {
@@ -89,6 +90,9 @@ template <class T> struct PlanData {
   // last dimension, no reduction (Fourier analysis with the lines solved)
   bool transformed = false;
   std::size_t eigen_problems = 0;
+  // The largest eigenvalue condition of any pencil the plan diagonalises
+  // (PencilEigen::condition: 1 unless a complex pencil is far from normal).
+  double eigen_condition = 1;
   // The tridiagonal systems of the last dimension: eliminated in the excess
   // representation (excess_form: every shift keeps them diagonally dominant)
   // or by the ordinary formulas (indefinite or complex systems).
