@@ -120,7 +120,7 @@ struct KernelParameters {
   int sine_halves = 0;
   /// 1: real double dense products (dense_top, periodic lines) by the
   /// device's FP64 tensor cores where it has them (NVIDIA compute capability
-  /// 8.0 or later: mma.m8n8k4.f64, the same IEEE double products and sums in
+  /// 8.0 or later: mma.m8n8k4.f64, m16n8k8 on 9.0; the same IEEE double products and sums in
   /// another order); 0, or other devices and scalars: by the work-items'
   /// FMA units. PlanInfo::parameters says what the plan took.
   int tensor_cores = 1;
