@@ -277,12 +277,9 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     pscr::KernelParameters kp;
     if (c.backend == pscr::Backend::opencl && !c.defaults)  // start from what this problem's plan would pick
       kp = pscr::Plan<T>(p, o).info().parameters;
-    for (auto& [key, value] : c.set) {
-      bool found = false;
+    for (auto& [key, value] : c.set)  // names and ranges checked with the arguments
       for (auto& e : pscr::parameter_table())
-        if (key == e.name) { kp.*(e.member) = value; found = true; }
-      if (!found) usage("unknown parameter '" + key + "'");
-    }
+        if (key == e.name) kp.*(e.member) = value;
     o.parameters = kp;
   }
   // --first-solution: the OpenCL driver's start-up and the context first, on
@@ -474,7 +471,14 @@ int main(int argc, char** argv) {
       const std::string kv = val();
       const auto eq = kv.find('=');
       if (eq == std::string::npos) usage("--set needs key=value");
-      c.set.emplace_back(kv.substr(0, eq), int(pscr::cli::integer(kTool, "--set " + kv.substr(0, eq), kv.substr(eq + 1))));
+      const std::string key = kv.substr(0, eq);
+      // the parameter's range, so that a bad value is a usage error before any table line
+      const auto& table = pscr::parameter_table();
+      const auto it = std::find_if(table.begin(), table.end(), [&](const auto& e) { return key == e.name; });
+      if (it == table.end()) usage("--set: unknown kernel parameter '" + key + "'");
+      const long v = pscr::cli::integer(kTool, "--set " + key, kv.substr(eq + 1), it->min, it->max);
+      if (it->power_of_two && (v & (v - 1)) != 0) usage("--set " + key + " = " + std::to_string(v) + " is not a power of two");
+      c.set.emplace_back(key, int(v));
     } else usage("unknown argument '" + a + "'");
   }
   if (c.problem != "poisson" && c.problem != "helmholtz" && c.problem != "channel") usage("unknown problem '" + c.problem + "'");

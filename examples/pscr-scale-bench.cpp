@@ -30,8 +30,8 @@ namespace {
 constexpr const char* kTool = "pscr-scale-bench";
 constexpr const char* kUsage =
     "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N]\n"
-    "  Poisson, double, on 1 ... P of the devices listed (default --n 8191, --dim 2, --reps 5, --batch 8;\n"
-    "  the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n";
+    "  Poisson, double, on 1 ... P of the devices listed (default --n 8191 in 2D and 511 in 3D, --dim 2, --reps 5,\n"
+    "  --batch 8; the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n";
 
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
@@ -117,7 +117,7 @@ double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>&
 int main(int argc, char** argv) {
   pscr::cli::help(argc, argv, kUsage);
   std::vector<std::string> devices;
-  int n = 8191, dim = 2, reps = 5, batch = 8;
+  int n = 0, dim = 2, reps = 5, batch = 8;  // n 0: 8191 in 2D, 511 in 3D
   int batch_n = 0;  // 0: --n, whichever order the options come in
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
     else pscr::cli::usage(kTool, "unknown option '" + a + "'");
   }
   if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
-  if (batch_n == 0) batch_n = n;  // the batch at the split problem's size
+  if (n == 0) n = dim == 3 ? 511 : 8191;
+  if (batch_n == 0) batch_n = std::min(n, 1 << 16);  // the batch at the split problem's size
   try {
     const auto p = problem(n, dim);
     const std::size_t N = p.unknowns();
@@ -241,6 +242,13 @@ int main(int argc, char** argv) {
                     1e3 * r, first_resident / r, max_rel_diff(U, U1));
       }
     }
+  } catch (const std::bad_alloc&) {
+    const double gb = 8e-9 * std::pow(double(n), dim);
+    std::fprintf(stderr, "%s: out of host memory: %d^%d unknowns in double take %.3g GB per array (the right-hand "
+                 "side, the one-device and the split solutions: three of them)", kTool, n, dim, gb);
+    if (batch > 0) std::fprintf(stderr, ", the batch %d x %d^2 %.3g GB", batch, batch_n, 8e-9 * batch * double(batch_n) * batch_n);
+    std::fprintf(stderr, "\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", kTool, e.what());
     return 1;

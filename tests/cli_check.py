@@ -12,7 +12,8 @@ BIN = sys.argv[1]
 PROGRAMS = sys.argv[2:]
 # A flag that takes a number, and bad values for it, per program.
 BAD = {
-    "pscr-bench": [("--reps", "2x"), ("--reps", "abc"), ("--sizes", "6x3"), ("--dim", "2.5"), ("--omega", "nan")],
+    "pscr-bench": [("--reps", "2x"), ("--reps", "abc"), ("--sizes", "6x3"), ("--dim", "2.5"), ("--omega", "nan"),
+                   ("--set", "tensor_cores=2"), ("--set", "dense_top=-1"), ("--set", "bogus=1"), ("--set", "work_group=3")],
     "pscr-tune": [("--n", "abc"), ("--n", "9.5"), ("--n", "99999999999"), ("--evals", "1e3x"), ("--dim", "2.5"),
                   ("--population", "4.5"), ("--range", "5:x")],
     "pscr-demo": [("--bench", "1e3x"), ("--threads", "-1")],

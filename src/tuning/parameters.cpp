@@ -42,7 +42,6 @@ bool applies(const ParameterInfo& e, int dims, const KernelParameters* p) {
   const auto m = e.member;
   const bool lines = !p || p->line_rows > 0;  // whole lines on chip (TridiagonalSolver)
   if (m == &P::sine_group || m == &P::sine_halves) return !p || p->transforms == 1;
-  if (m == &P::tensor_cores) return !p || p->dense_top > 0;
   if (m == &P::halve_lines || m == &P::line_group) return lines;
   if (m == &P::halved_rows_once) return lines && (!p || p->halve_lines > 0);
   // 3D's leaf lines come in batches (the modes of dimension 1): never apart
