@@ -122,7 +122,8 @@ struct KernelParameters {
   /// device's FP64 tensor cores where it has them (NVIDIA compute capability
   /// 8.0 or later: mma.m8n8k4.f64, m16n8k8 on 9.0; the same IEEE double products and sums in
   /// another order); 0, or other devices and scalars: by the work-items'
-  /// FMA units. PlanInfo::parameters says what the plan took.
+  /// FMA units. PlanInfo::parameters says what a plan with dense products
+  /// took; other plans report the value given.
   int tensor_cores = 1;
 };
 

@@ -80,9 +80,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::string why = ocl::TridiagonalSolver::limits(dev, p_, leaf_n(), sizeof(T));
     if (!why.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + why);
     const ocl::ProgramShape shape{q, std::is_same_v<real_t<T>, double>, is_complex_v<T>, pd.excess_form, products};
-    // as the program takes them (program_options.cpp)
-    p_.tensor_cores = ocl::dense_tensor_cores(dev, p_, shape) ? 1 : 0;
-    if (products) p_.register_cap = 0;
+    // as the program takes them (program_options.cpp), where it has dense
+    // products; a plan without them keeps the values given (they change nothing)
+    if (products) {
+      p_.tensor_cores = ocl::dense_tensor_cores(dev, p_, shape) ? 1 : 0;
+      p_.register_cap = 0;
+    }
     const std::string opts = ocl::program_options(dev, p_, shape);
     rt_ = user_queue ? std::make_unique<ocl::Runtime>(user_queue, kernels::pscr_cl, opts, o.profile, o.program_cache)
                      : std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, opts, o.profile, o.program_cache);

@@ -612,6 +612,22 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
 // operator's condition times the square of the shift amplification. Where
 // that leaves fewer than half the digits of T, the plan says so and what
 // recovers them.
+// What a complex pencil far from normal costs a solve in its eigenbasis
+// (eigenvalue condition κ, PencilEigen::condition): its eigenpairs, computed
+// in double, carry about κ ε_double, which the basis amplifies by up to κ n,
+// and applying the basis in the working precision loses κ n ε. Measured on
+// graded linear elements with a complex diagonal, 120 × 150: complex128,
+// κ = 7e4 lost 4.8e-7 by dense products (this estimate 1.6e-4), κ = 1.2e10
+// everything (8.7e2); complex64, κ = 7e4 everything (27; estimate 1.3).
+template <class T> double far_from_normal_loss(const PlanData<T>& pd, double eps) {
+  const double kappa = pd.eigen_condition;
+  if (!(kappa > 1)) return 0;
+  std::size_t longest = 1;
+  for (int d = 0; d < pd.problem.dims(); ++d) longest = std::max(longest, pd.problem.size(d));
+  const double n = double(longest), eps_double = std::numeric_limits<double>::epsilon();
+  return eps_double * kappa * kappa * n + eps * kappa * n;
+}
+
 template <class T> void predict_error(PlanData<T>& pd, double eps) {
   // dominant systems eliminated by the ordinary formulas (complex types,
   // Elimination::ordinary) lose up to n² ε where a shift is small beside the
@@ -622,20 +638,8 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
   if (pd.periodic_lines()) pd.predicted_error = eps * n;
   else pd.predicted_error = pd.dominant ? (pd.excess_form ? eps : eps * std::max(1.0, n * n))
                                    : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
-  // A complex pencil far from normal (eigenvalue condition κ,
-  // PencilEigen::condition): its eigenpairs, computed in double, carry about
-  // κ ε_double, which its basis amplifies by up to κ n, and applying the basis
-  // in the working precision loses κ n ε. Measured on graded linear elements
-  // with a complex diagonal, 120 × 150: complex128, κ = 7e4 lost 4.8e-7 by
-  // dense products (predicted 1.6e-4), κ = 1.2e10 everything (8.7e2);
-  // complex64, κ = 7e4 lost everything (27; predicted 1.3).
   const double kappa = pd.eigen_condition;
-  if (kappa > 1) {
-    std::size_t longest = 1;
-    for (int d = 0; d < pd.problem.dims(); ++d) longest = std::max(longest, pd.problem.size(d));
-    const double n_max = double(longest), eps_double = std::numeric_limits<double>::epsilon();
-    pd.predicted_error += eps_double * kappa * kappa * n_max + eps * kappa * n_max;
-  }
+  pd.predicted_error += far_from_normal_loss(pd, eps);
   pd.warning.clear();
   if (pd.predicted_error <= half_digits_error<T>()) return;
   std::ostringstream os;
@@ -747,12 +751,12 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   for (std::size_t d = 0; d < dense.size(); ++d)
     if (dense[d]) pd.dims[d].method = DimensionMethod::dense;
   predict_error(pd, eps);
-  if (pd.eigen_condition > 1 && pd.predicted_error >= 1) {
+  if (const double loss = far_from_normal_loss(pd, eps); loss >= 1) {
     std::ostringstream os;
     os.precision(3);
     os << "far-from-normal pencil: a complex factor's eigenvalues have condition " << pd.eigen_condition
        << " (max |wᴴMw| / |wᵀMw| over its eigenvectors w), so a solve in its eigenbasis (PSCR, dense products) "
-       << "is estimated to lose a relative " << pd.predicted_error
+       << "is estimated to lose a relative " << loss
        << ": no digit would be correct; a higher precision, a milder grading or a real-valued factor avoids it";
     throw NumericalBreakdown(os.str());
   }
