@@ -366,7 +366,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
     std::string methods;
     for (auto& m : info.dimension_methods) methods += (methods.empty() ? "" : ", ") + m;
     std::printf("    methods: %s (%s)%s", methods.c_str(), info.line_solver.c_str(),
-                info.parameters.tensor_cores ? ", dense products on FP64 tensor cores" : "");
+                info.parameters.tensor_cores && info.parameters.dense_top > 0 ? ", dense products on FP64 tensor cores"
+                                                                              : "");
     if (c.backend == pscr::Backend::opencl && c.devices.empty()) {
       const double copy = copy_bandwidth(plan, N * sizeof(T), c.reps);
       std::printf("; %.0f GB/s effective = %.0f %% of the device's copy bandwidth, %.0f GB/s (clEnqueueCopyBuffer of "
