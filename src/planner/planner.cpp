@@ -605,13 +605,6 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   return pd;
 }
 
-// The estimated relative forward error of a plan: ε for diagonally dominant
-// systems in the excess form (errors within a few ε of an FFT solver's,
-// docs/accuracy.md), n² ε for them in the ordinary formulas; otherwise the
-// unpivoted eliminations of indefinite or complex systems lose about the
-// operator's condition times the square of the shift amplification. Where
-// that leaves fewer than half the digits of T, the plan says so and what
-// recovers them.
 // What a complex pencil far from normal costs a solve in its eigenbasis
 // (eigenvalue condition κ, PencilEigen::condition): its eigenpairs, computed
 // in double, carry about κ ε_double, which the basis amplifies by up to κ n,
@@ -628,6 +621,13 @@ template <class T> double far_from_normal_loss(const PlanData<T>& pd, double eps
   return eps_double * kappa * kappa * n + eps * kappa * n;
 }
 
+// The estimated relative forward error of a plan: ε for diagonally dominant
+// systems in the excess form (errors within a few ε of an FFT solver's,
+// docs/accuracy.md), n² ε for them in the ordinary formulas; otherwise the
+// unpivoted eliminations of indefinite or complex systems lose about the
+// operator's condition times the square of the shift amplification. Where
+// that leaves fewer than half the digits of T, the plan says so and what
+// recovers them. A far-from-normal pencil's loss adds to it.
 template <class T> void predict_error(PlanData<T>& pd, double eps) {
   // dominant systems eliminated by the ordinary formulas (complex types,
   // Elimination::ordinary) lose up to n² ε where a shift is small beside the
