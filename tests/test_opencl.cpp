@@ -1039,6 +1039,18 @@ BOOST_AUTO_TEST_CASE(several_devices_split_rows) {
   std::vector<double> big(p.unknowns(), 1e308), out(big.size());
   BOOST_CHECK_THROW(plan.solve(big.data(), out.data()), pscr::NumericalBreakdown);
   const auto f = test::random_vector<double>(p.unknowns(), 5);
+  const pscr::SolveStats st = plan.solve(f.data(), out.data());
+  BOOST_TEST(p.backward_error(f.data(), out.data()) < 1e-13);
+  // the stats carry the levels on the devices and the host's time at the exchanges
+  BOOST_TEST(st.device_seconds > 0);
+  BOOST_TEST(st.exchange_seconds + st.exchange_wait_seconds <= st.device_seconds);
+  BOOST_TEST(st.transfer_seconds > 0);
+  // a non-finite right-hand side named by its index in the whole array
+  std::vector<double> nan_f = f;
+  nan_f[p.unknowns() - 3] = std::nan("");
+  BOOST_CHECK_EXCEPTION(plan.solve(nan_f.data(), out.data()), pscr::NonFiniteInput, [&](auto& e) {
+    return std::string(e.what()).find("index " + std::to_string(p.unknowns() - 3)) != std::string::npos;
+  });
   plan.solve(f.data(), out.data());
   BOOST_TEST(p.backward_error(f.data(), out.data()) < 1e-13);
   split.devices = {"0:0", "no-such-device-anywhere"};

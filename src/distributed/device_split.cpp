@@ -2,6 +2,8 @@
 // (Options::device_split = rows): a distributed plan per device, its ranks
 // threads of this process (local_communicators), each device holding a slab
 // of rows of dimension 1 (docs/distributed.md).
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -65,21 +67,14 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
     });
   }
 
-  double solve_in_place(T* x, std::size_t count) const override {
-    std::lock_guard<std::mutex> turn(mutex_);
-    const std::size_t P = plans_.size();
-    std::vector<double> copies(P, 0);
-    on_ranks(comms_, [&](std::size_t p) {
-      const DistributedPlan<T>& plan = *plans_[p];
-      const std::size_t begin = plan.rows().begin * (unknowns_ / plan.problem().size(0));
-      for (std::size_t c = 0; c < count; ++c) {
-        T* slab = x + c * unknowns_ + begin;  // this device's rows of right-hand side c, contiguous
-        copies[p] += plan.solve(slab, slab).transfer_seconds;
-      }
-    });
-    double most = 0;
-    for (double c : copies) most = std::max(most, c);
-    return most;
+  double solve_in_place(T* x, std::size_t count) const override { return solve_ranks(x, count).transfer_seconds; }
+  // f copied into u, then solved there: the ranks check it as they read it
+  // (a non-finite value is named by its index in the whole array and the
+  // rank holding it), and the stats carry the levels and the exchanges.
+  bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
+    if (u != f) std::memmove(u, f, unknowns_ * count * sizeof(T));
+    result.stats = solve_ranks(u, count);
+    return true;
   }
   double solve_device(void*, std::size_t, bool, void**) const override {
     throw InvalidArgument("device-buffer solves need a plan on one device; this one is split over " +
@@ -110,6 +105,32 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
   }
 
  private:
+  // Each rank solves its rows of the `count` right-hand sides in x; the
+  // levels and exchanges of the slowest rank, the longest copies (each
+  // summed over the right-hand sides).
+  SolveStats solve_ranks(T* x, std::size_t count) const {
+    std::lock_guard<std::mutex> turn(mutex_);
+    const std::size_t P = plans_.size();
+    std::vector<SolveStats> stats(P);
+    on_ranks(comms_, [&](std::size_t p) {
+      const DistributedPlan<T>& plan = *plans_[p];
+      const std::size_t begin = plan.rows().begin * (unknowns_ / plan.problem().size(0));
+      for (std::size_t c = 0; c < count; ++c) {
+        T* slab = x + c * unknowns_ + begin;  // this device's rows of right-hand side c, contiguous
+        const SolveStats s = plan.solve(slab, slab);
+        stats[p].transfer_seconds += s.transfer_seconds;
+        stats[p].device_seconds += s.device_seconds;
+        stats[p].exchange_wait_seconds += s.exchange_wait_seconds;
+        stats[p].exchange_seconds += s.exchange_seconds;
+      }
+    });
+    SolveStats slowest = *std::max_element(stats.begin(), stats.end(), [](const SolveStats& a, const SolveStats& b) {
+      return a.device_seconds < b.device_seconds;
+    });
+    for (const SolveStats& s : stats) slowest.transfer_seconds = std::max(slowest.transfer_seconds, s.transfer_seconds);
+    return slowest;
+  }
+
   std::size_t unknowns_;
   // One set of communicators and device plans: solves from several threads
   // take turns (two at once mixed their messages: "rank 0 expects 264 bytes
