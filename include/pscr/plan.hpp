@@ -123,7 +123,8 @@ struct SolveStats {
   std::size_t staging_bytes = 0;
   std::string staging;
   /// @}
-  /// Distributed plans on OpenCL ranks: the levels on this rank's device,
+  /// Distributed plans on OpenCL ranks: the levels on this rank's device (a
+  /// plan split by rows in one process: its slowest device's),
   /// from the moment every rank holds its slab on its device (after the
   /// uploads and their scan) to the end of its last level (the messages
   /// included, the download not).
