@@ -38,9 +38,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   // seconds longer per work-group shape.
   if (p.line_rows > 0) opts << " -DLINE_ROWS=" << p.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
   if (p.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
-  // the cap holds for the whole program: dense products keep a tile of
-  // outputs in registers (2D 2047^2 dense in double: 9.6 ms under a cap of 80)
-  if (p.register_cap > 0 && dev.nv_compiler_options && !shape.dense_products) opts << " -cl-nv-maxrregcount=" << p.register_cap;
+  if (p.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p.register_cap;
   return opts.str();
 }
 
