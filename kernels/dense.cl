@@ -212,6 +212,16 @@ inline void mma_fetch(__global const double* in, __global const double* W, int k
   }
 }
 
+// A warp's fragments of outputs (or of a chunk's partial sums) set to zero.
+inline void mma_clear(double x[MMA_FI][4][MMA_NC]) {
+#pragma unroll
+  for (int a = 0; a < MMA_FI; ++a)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+#pragma unroll
+      for (int j = 0; j < MMA_NC; ++j) x[a][e][j] = 0.0;
+}
+
 inline void dense_product_mma(__global const double* in, __global double* out, __global const double* W, int n,
                               int m, int C, int batch, int w_by_column, int in_modes, int out_modes,
                               __local double* Ws, __local double* Ins) {
@@ -223,12 +233,7 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
   double wnext[MMA_LOADS], xnext[MMA_LOADS];
   mma_fetch(in, W, 0, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
   double acc[MMA_FI][4][MMA_NC];
-#pragma unroll
-  for (int a = 0; a < MMA_FI; ++a)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-#pragma unroll
-      for (int j = 0; j < MMA_NC; ++j) acc[a][e][j] = 0.0;
+  mma_clear(acc);
   for (int k0 = 0; k0 < nk; k0 += MMA_DEPTH) {
 #pragma unroll
     for (int s = 0; s < MMA_LOADS; ++s) {
@@ -241,12 +246,7 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
     if (k0 + MMA_DEPTH < nk)
       mma_fetch(in, W, k0 + MMA_DEPTH, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
     double part[MMA_FI][4][MMA_NC];
-#pragma unroll
-    for (int a = 0; a < MMA_FI; ++a)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-#pragma unroll
-        for (int j = 0; j < MMA_NC; ++j) part[a][e][j] = 0.0;
+    mma_clear(part);
 #pragma unroll
     for (int kk = 0; kk < MMA_DEPTH; kk += MMA_K) {
       double wa[MMA_FI][MMA_NA], xb[4][MMA_NB];
