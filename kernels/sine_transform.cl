@@ -137,13 +137,14 @@ inline int fourier_outputs(real2 zk, real2 zm, int k, int m, __global real* xc, 
 // column it transforms (live: a column of the launch) and xc that column in x.
 #define TRANSFORM_KERNEL(name)                                                                                 \
   __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void name(                                  \
-      __global real* x, int N, int columns, int C, int stride_j, ulong stride_b, __global const real2* table, \
+      __global real* x, int N, int columns, int C, int stride_j, ulong stride_c, ulong stride_b,                \
+      __global const real2* table,                                                                              \
       __global const real* scale, int from_modes, __local real2* z, __global int* nonfinite, int watch)
 #define TRANSFORM_COLUMN                                                 \
   const int t = get_local_id(0), c = t % C, s = t / C, S = SINE_GROUP / C; \
   const int col = get_group_id(0) * C + c;                               \
   const bool live = col < columns;                                       \
-  __global real* xc = x + get_group_id(1) * stride_b + (live ? col : 0)
+  __global real* xc = x + get_group_id(1) * stride_b + (size_t)(live ? col : 0) * stride_c
 
 // The transforms' input pair z_m = x_{2m} + i x_{2m+1} of column xc (zero
 // where the column is not live).
@@ -213,7 +214,7 @@ inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real
 }
 
 // x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
-// (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col],
+// (1 ≤ j ≤ N − 1) of column col at x[b·stride_b + (j − 1)·stride_j + col·stride_c],
 // transformed in place. C = min(SINE_GROUP, SINE_GROUP·SINE_ELEMENTS / N)
 // columns: each of the S = SINE_GROUP / C work-items of a column holds up to
 // SINE_ELEMENTS of its N complex entries in registers. table[t] = (cos πt/N,

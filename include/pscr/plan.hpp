@@ -49,7 +49,10 @@ struct PlanInfo {
   /// basis applied as matrix products: KernelParameters::dense_top) or "sine
   /// transform" (one level, its basis a fast DST-I: KernelParameters::
   /// transforms); the last one "tridiagonal" (its systems solved as
-  /// line_solver says).
+  /// line_solver says). A distributed plan whose other dimensions are all
+  /// transforms has dimension 1 first as "tridiagonal (partitioned over
+  /// ranks)" (docs/distributed.md), and its eigen_methods are those of the
+  /// others.
   std::vector<std::string> dimension_methods;
   /// How many times nearer to singular the shifted tridiagonal systems of the
   /// partial solutions come than the operator itself: its smallest |eigenvalue|

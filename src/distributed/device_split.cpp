@@ -91,6 +91,14 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
     info.parameters = first.parameters;
     info.parameters_source = first.parameters_source;
     info.line_solver = first.line_solver;
+    // the ranks' methods: a transformed split's differ from the plan data's
+    // (distributed/transform_split.hpp)
+    info.radix = first.radix;
+    info.dimension_methods = first.dimension_methods;
+    info.eigen_methods = first.eigen_methods;
+    info.elimination = first.elimination;
+    info.predicted_error = first.predicted_error;
+    info.warning = first.warning;
     info.build_seconds = first.build_seconds;
     info.program_cache = first.program_cache;
     info.device_bytes = 0;

@@ -21,6 +21,7 @@
 #include "../neumann_weights.hpp"
 #include "../stopwatch.hpp"
 #include "../opencl/opencl_executor.hpp"
+#include "../opencl/transform_slab.hpp"
 #include "../plan_choice.hpp"
 #include "../plan_description.hpp"
 #include "pscr/distributed.hpp"
@@ -52,8 +53,11 @@ using distributed::any;
 // device (rank r on device r mod the devices listed) and the radix, which
 // the automatic choice asks of that device: a failure there (a missing
 // device) must not leave the other ranks waiting.
+// sine_limit: the longest transform every rank's device takes (0 where the
+// kernel parameters turn transforms off, or on the reference backend).
 template <class T>
-Options rank_options(Communicator& comm, const Problem<T>& problem, const Options& options, double& waited) {
+Options rank_options(Communicator& comm, const Problem<T>& problem, const Options& options, double& waited,
+                     int& sine_limit) {
   check_threads(options.threads);
   Options ranked = options;
   if (options.backend == Backend::opencl) {
@@ -61,8 +65,19 @@ Options rank_options(Communicator& comm, const Problem<T>& problem, const Option
     ranked.device = devices[std::size_t(comm.rank()) % devices.size()];
     ranked.devices.clear();
   }
+  sine_limit = 0;
   distributed::on_every_rank(
-      comm, "planning (its OpenCL device)", false, [&] { ranked.radix = plan_radix(problem, ranked); }, waited);
+      comm, "planning (its OpenCL device)", false,
+      [&] {
+        ranked.radix = plan_radix(problem, ranked);
+        if (ranked.backend != Backend::opencl) return;
+        const KernelParameters p = opencl_parameters(problem, ranked).parameters;
+        if (p.transforms == 1) sine_limit = opencl_sine_limit<T>(ranked, p);
+      },
+      waited);
+  double least = -double(sine_limit);  // the smallest over the ranks
+  comm.max(&least, 1);
+  sine_limit = int(-least);
   if (options.refine != 0) throw InvalidArgument("DistributedPlan: iterative refinement (Options::refine) is not supported");
   return ranked;
 }
@@ -108,6 +123,16 @@ template <class T> std::vector<double> slab_mass_weights(const Problem<T>& probl
 // rank's shares (OpenCL ranks; a device that cannot be had fails on its
 // rank alone, so the ranks agree first), the pure-Neumann weights.
 template <class T> void set_up(distributed::SlabExecutor<T>& ex, const Options& ranked, double& waited) {
+  if (ex.transform_data) {  // a transformed split: two rows to every other rank per solve
+    std::vector<RowRange> slabs;
+    for (int r = 0; r < ex.info.ranks; ++r) slabs.push_back(slab_rows(ex.data.problem.size(0), ex.info.ranks, r));
+    ex.info.messages_per_solve = std::size_t(ex.info.ranks - 1);
+    ex.info.bytes_per_solve = ex.info.messages_per_solve * 2 * ex.R * sizeof(T);
+    distributed::on_every_rank(
+        *ex.comm, "the OpenCL device", true,
+        [&] { ex.transform = make_transform_slab(*ex.transform_data, ranked, slabs, ex.me()); }, waited);
+    return;
+  }
   ex.derive_work();
   ex.count_traffic();
   if (ranked.backend == Backend::opencl) {
@@ -125,6 +150,15 @@ template <class T> void set_up(distributed::SlabExecutor<T>& ex, const Options& 
 // What PlanInfo says of this rank's plan.
 template <class T> void describe(distributed::SlabExecutor<T>& ex, int radix) {
   PlanInfo& pi = ex.info.plan;
+  if (ex.transform) {
+    // its plan has dimension 1 last: the methods in the problem's order
+    describe_plan_data(*ex.transform_data, radix, pi);
+    pi.dimension_methods.pop_back();
+    pi.dimension_methods.insert(pi.dimension_methods.begin(), "tridiagonal (partitioned over ranks)");
+    ex.transform->describe(pi);
+    pi.backend += " (distributed over " + std::to_string(ex.info.ranks) + " ranks)";
+    return;
+  }
   describe_plan_data(ex.data, radix, pi);
   if (ex.device) {
     ex.device->describe(pi);
@@ -144,7 +178,8 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   const auto t0 = clock_type::now();
   double waited = 0;  // in the collective checks
   // 1. The ranks agree on the problem and options (collective).
-  Options ranked = rank_options(*comm, problem, options, waited);
+  int sine_limit = 0;
+  Options ranked = rank_options(*comm, problem, options, waited, sine_limit);
   check_same_problem(*comm, problem, ranked, waited);
   // 2. Planning: deterministic, so a bad problem throws the same error on every rank.
   const auto t1 = clock_type::now();
@@ -159,6 +194,8 @@ DistributedPlan<T>::DistributedPlan(std::shared_ptr<Communicator> comm, const Pr
   // the automatic radix may have moved (planner::make_plan_data); a dense
   // dimension's one level (n + 1) is none
   ranked.radix = m.data.reduction_radix(ranked.radix);
+  m.transform_data = distributed::transform_split_data(problem, info.ranks, ranked.radix,
+                                                       options.elimination == Elimination::automatic, sine_limit);
   // 3. This rank's set-up.
   set_up(m, ranked, waited);
   describe(m, ranked.radix);

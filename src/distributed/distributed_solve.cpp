@@ -22,7 +22,9 @@ namespace {
 // A device scans its slab itself, after the upload (a host pass over the
 // arrays costs more than the device's solve), except in pure Neumann
 // problems, whose projection passes over them on the host anyway.
-template <class T> bool device_scans(const SlabExecutor<T>& ex) { return ex.device && !ex.data.pure_neumann; }
+template <class T> bool device_scans(const SlabExecutor<T>& ex) {
+  return (ex.device || ex.transform) && !ex.data.pure_neumann;
+}
 // A sum over all ranks, for the pure-Neumann means.
 template <class T> auto over_ranks(const SlabExecutor<T>& ex) {
   return [c = ex.comm.get()](double* s, int n) { c->sum(s, n); };
@@ -65,6 +67,52 @@ template <class T> void check_right_hand_sides(const SlabExecutor<T>& ex, const 
   }
 }
 
+// After the upload: a non-finite value that a rank's device found in its
+// slab (`found`), named by the rank that has it (the host looks there).
+template <class T>
+void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::size_t first, std::size_t count) {
+  if (!device_scans(ex) || !any(*ex.comm, found)) return;
+  const std::size_t N = ex.info.local_unknowns, i = first_nonfinite(f_c, N);
+  agree_on_nonfinite(ex, i < N ? first + i : std::size_t(-1), count);
+}
+
+// One right-hand side X of a transformed split (transform_split.hpp): the
+// upload, the device's scan, the transforms and this slab's elimination, the
+// exchange of every rank's two rows of the reduced system, the back
+// substitution and the transforms back, the download. True when the
+// solution holds a non-finite value.
+template <class T>
+bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, std::size_t count, T* X,
+                             SolveStats& st) {
+  TransformSlab<T>& dev = *ex.transform;
+  auto t = clock_type::now();
+  dev.write_slab(X);
+  st.transfer_seconds += seconds_since(t);
+  check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
+  t = clock_type::now();
+  const T* mine = dev.eliminate();
+  const auto exchanged = clock_type::now();
+  st.exchange_wait_seconds += seconds_since(t);
+  const std::size_t row2 = 2 * ex.R, bytes = row2 * sizeof(T);
+  T* all = dev.reduced_area();
+  std::memcpy(all + std::size_t(ex.me()) * row2, mine, bytes);
+  std::vector<Transfer> sends, receives;
+  for (int q = 0; q < ex.comm->size(); ++q)
+    if (q != ex.me()) {
+      sends.push_back({q, const_cast<T*>(mine), bytes});
+      receives.push_back({q, all + std::size_t(q) * row2, bytes});
+    }
+  ex.comm->exchange(sends, receives);
+  st.exchange_seconds += seconds_since(exchanged);
+  dev.substitute();
+  const bool nonfinite = dev.solution_nonfinite();  // waits for the solve
+  st.device_seconds += seconds_since(t);
+  t = clock_type::now();
+  dev.read_slab(X);
+  st.transfer_seconds += seconds_since(t);
+  return nonfinite;
+}
+
 // One right-hand side X (this rank's rows; f_c: as given, at offset
 // `first` of the batch) on the device: the upload, the device's scan, the
 // levels, the download. True when the solution holds a non-finite value.
@@ -72,15 +120,11 @@ template <class T>
 bool solve_on_device(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, std::size_t count, T* X,
                      SolveStats& st) {
   SlabDevice<T>& dev = *ex.device;
-  const std::size_t rows = ex.info.rows.size(), N = ex.info.local_unknowns;
+  const std::size_t rows = ex.info.rows.size();
   auto t = clock_type::now();
   if (rows > 0) dev.write_rows(ex.row_begin(), rows, X);
   st.transfer_seconds += seconds_since(t);
-  if (device_scans(ex) && any(*ex.comm, rows > 0 && dev.nonfinite_rows(ex.row_begin(), rows))) {
-    // where: the host looks on the rank that has it
-    const std::size_t i = first_nonfinite(f_c, N);
-    agree_on_nonfinite(ex, i < N ? first + i : std::size_t(-1), count);
-  }
+  check_uploaded(ex, rows > 0 && device_scans(ex) && dev.nonfinite_rows(ex.row_begin(), rows), f_c, first, count);
   // the levels' time from here, where every rank has its slab on its device
   // (the scan's agreement waits for the last): the uploads' skew is not in it
   t = clock_type::now();
@@ -114,7 +158,7 @@ void agree_on_breakdowns(const SlabExecutor<T>& ex, const reference::PivotWatch&
                          std::size_t count, bool device_nonfinite) {
   Communicator& comm = *ex.comm;
   const std::size_t N = ex.info.local_unknowns;
-  const std::string device_breakdown = ex.device ? ex.device->breakdown() : "";
+  const std::string device_breakdown = ex.device ? ex.device->breakdown() : ex.transform ? ex.transform->breakdown() : "";
   if (any(comm, !device_breakdown.empty()))
     throw NumericalBreakdown(device_breakdown.empty() ? "near-singular tridiagonal system on another rank's device"
                                                       : device_breakdown);
@@ -146,6 +190,7 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
   if (u != f && N * count > 0) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
   if (m.device) m.device->clear_breakdown();
+  if (m.transform) m.transform->clear_flags();
   reference::PivotWatch watch;
   bool device_nonfinite = false;  // in a solution, found by the device
   for (std::size_t c = 0; c < count; ++c) {
@@ -153,7 +198,10 @@ template <class T> SolveStats DistributedPlan<T>::solve_batch(const T* f, T* u, 
     if (m.data.pure_neumann)  // the compatible part: f minus its mean over all ranks' rows
       st.incompatible_part = std::max(st.incompatible_part, remove_mean(X, N, double(m.data.problem.unknowns()),
                                                                         distributed::over_ranks(m)));
-    if (m.device) device_nonfinite = distributed::solve_on_device(m, f + c * N, c * N, count, X, st) || device_nonfinite;
+    if (m.transform)
+      device_nonfinite = distributed::solve_on_transform_slab(m, f + c * N, c * N, count, X, st) || device_nonfinite;
+    else if (m.device)
+      device_nonfinite = distributed::solve_on_device(m, f + c * N, c * N, count, X, st) || device_nonfinite;
     else distributed::solve_on_host(m, X, watch);
     if (m.data.pure_neumann)
       remove_weighted_mean(X, m.neumann_weights.data(), N, m.neumann_weight_sum, distributed::over_ranks(m));

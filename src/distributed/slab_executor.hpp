@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "pscr/distributed.hpp"
 #include "slab_device.hpp"
 #include "slabs.hpp"
+#include "transform_split.hpp"
 
 namespace pscr::distributed {
 
@@ -63,6 +65,10 @@ template <class T> struct SlabExecutor {
   // OpenCL ranks: what this rank computes of each level, and its device
   std::vector<LevelShare> level_shares;
   std::unique_ptr<SlabDevice<T>> device;
+  // A transformed split (transform_split.hpp): its plan (dimension 1 last)
+  // and this rank's device, instead of the levels above
+  std::optional<planner::PlanData<T>> transform_data;
+  std::unique_ptr<TransformSlab<T>> transform;
   double neumann_weight_sum = 0;
 
   int me() const { return info.rank; }

@@ -206,13 +206,16 @@ std::size_t check_device_memory(Runtime& rt, const planner::PlanData<T>& pd, con
                                 const std::vector<distributed::LevelShare>* shares, int shift_capacity) {
   // the dry pass's tables of null buffers go with it
   auto items = rt.count_allocations([&] { PlanBuffers<T>().upload(rt, pd, p, shares, shift_capacity); });
+  return check_allocations(rt.device(), items);
+}
+
+std::size_t check_allocations(const Device& dev, const std::vector<std::pair<std::string, std::size_t>>& items) {
   std::map<std::string, std::size_t> by_name;
   std::size_t total = 0;
   for (const auto& [what, bytes] : items) {
     by_name[what] += bytes;
     total += bytes;
   }
-  const Device& dev = rt.device();
   if (total <= dev.global_mem) return total;
   std::vector<std::pair<std::size_t, std::string>> largest;
   for (const auto& [what, bytes] : by_name) largest.push_back({bytes, what});

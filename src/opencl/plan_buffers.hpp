@@ -9,6 +9,8 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../distributed/slab_device.hpp"
@@ -78,6 +80,11 @@ template <class T> struct PlanBuffers {
   void upload_transforms(Runtime& rt, const planner::PlanData<T>& pd, const KernelParameters& p,
                          const std::vector<T>& packed);
 };
+
+// The total of allocations (name, bytes) counted by Runtime::count_allocations,
+// or AllocationTooLarge naming it, the device's memory and the largest ones
+// when they do not fit the device.
+std::size_t check_allocations(const Device& dev, const std::vector<std::pair<std::string, std::size_t>>& items);
 
 // What the plan's buffers need of the device, summed before any of them is
 // allocated (a dry pass of PlanBuffers::upload, same arguments): the bytes

@@ -66,13 +66,26 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
 
 void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches,
                           std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
-  const std::size_t N = std::size_t(N_), cols = columns * parts_, C = group_columns_;
+  // a complex array's columns are its real and imaginary parts, side by side
+  launch(x, columns * parts_, stride_j * parts_, 1, batches, stride_b * parts_, to_modes, nonfinite);
+}
+
+void SineTransform::apply_lines(cl_mem x, std::size_t lines, std::size_t line_stride, bool to_modes,
+                                cl_mem nonfinite) const {
+  if (parts_ != 1) throw std::logic_error("sine transform: contiguous lines of a complex array");
+  launch(x, lines, 1, line_stride, 1, 0, to_modes, nonfinite);
+}
+
+void SineTransform::launch(cl_mem x, std::size_t cols, std::size_t stride_j, std::size_t stride_c,
+                           std::size_t batches, std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
+  const std::size_t N = std::size_t(N_), C = group_columns_;
   // every entry read and written once
-  rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0), 2.0 * double(n_) * columns * batches);
-  rt_.launch(fourier_ ? "fourier_transform" : "sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x, int(N),
-             int(cols), int(C), int(stride_j * parts_), cl_ulong(stride_b * parts_), table_.get(),
-             scale_.get(), to_modes ? 0 : 1, LocalBytes{(halves_ ? 1 : 2) * N * C * real_bytes_}, nonfinite ? nonfinite : table_.get(),
-             nonfinite ? 1 : 0);
+  rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0),
+            2.0 * double(n_) * double(cols / parts_) * double(batches));
+  rt_.launch(fourier_ ? "fourier_transform" : "sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1},
+             {group_, 1, 1}, x, int(N), int(cols), int(C), int(stride_j), cl_ulong(stride_c), cl_ulong(stride_b),
+             table_.get(), scale_.get(), to_modes ? 0 : 1, LocalBytes{(halves_ ? 1 : 2) * N * C * real_bytes_},
+             nonfinite ? nonfinite : table_.get(), nonfinite ? 1 : 0);
 }
 
 }  // namespace pscr::ocl

@@ -53,6 +53,10 @@ class SineTransform {
   // nonfinite: an int set to 1 where an output is not finite (or null).
   void apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches, std::size_t stride_b,
              bool to_modes, cl_mem nonfinite = nullptr) const;
+  // The same on `lines` contiguous lines of n entries, `line_stride` reals
+  // apart (real types only): a trailing dimension of a row-major array.
+  void apply_lines(cl_mem x, std::size_t lines, std::size_t line_stride, bool to_modes,
+                   cl_mem nonfinite = nullptr) const;
 
  private:
   Runtime& rt_;
@@ -64,6 +68,8 @@ class SineTransform {
   int parts_;  // reals per scalar: 2 for complex types
   std::size_t group_columns_;  // columns per work-group: group · sine_elements / N, at most group
   double column_flops_;        // of one real column's transform (cost model)
+  void launch(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t stride_c, std::size_t batches,
+              std::size_t stride_b, bool to_modes, cl_mem nonfinite) const;
   Mem table_, scale_;
 };
 

@@ -2,6 +2,7 @@
 // the shared eigenpairs of each PSCR dimension (no OpenCL here).
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,15 @@ template <class T> struct PlanData {
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
                            int dense_top = 0, int sine_limit = 0);
+
+// make_plan_data's transformed plan alone: every leading dimension taken by
+// sine or Fourier transforms of length at most sine_limit, the last a
+// non-periodic tridiagonal one; empty where that plan does not apply (no
+// eigenpairs computed then). A transformed split over ranks plans the
+// problem with dimension 1 moved last (distributed/transform_split.hpp).
+template <class T>
+std::optional<PlanData<T>> make_transformed_plan_data(const Problem<T>& problem, int radix, bool allow_excess,
+                                                      int sine_limit);
 
 inline constexpr int kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8, 16};
 

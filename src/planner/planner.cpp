@@ -677,27 +677,30 @@ template <class T> bool is_pure_neumann(const Problem<T>& p) {
 }
 
 template <class T>
+std::optional<PlanData<T>> make_transformed_plan_data(const Problem<T>& problem, int radix, bool allow_excess,
+                                                      int sine_limit) {
+  if (sine_limit < 4 || problem.factor(problem.dims() - 1).periodic()) return std::nullopt;
+  // Every leading dimension a sine or Fourier transform, the lines
+  // tridiagonal: no levels, no radix.
+  std::vector<SineBasis> sines;
+  for (int d = 0; d + 1 < problem.dims(); ++d) {
+    auto b = dimension_sine_basis(problem, d, sine_limit);
+    if (!b) return std::nullopt;
+    sines.push_back(std::move(*b));
+  }
+  Spectra<W<T>> spectra;
+  PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra,
+                                  std::vector<bool>(std::size_t(problem.dims() - 1), false), sines);
+  predict_error(pd, double(std::numeric_limits<real_t<T>>::epsilon()));
+  return pd;
+}
+
+template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess, bool radix_free,
                            int dense_top, int sine_limit) {
   if (radix < 2) throw InvalidArgument("radix q = " + std::to_string(radix) + " (needs q >= 2)");
   const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
-  if (sine_limit >= 4 && !problem.factor(problem.dims() - 1).periodic()) {
-    // Every leading dimension a sine or Fourier transform, the lines
-    // tridiagonal: no levels, no radix.
-    std::vector<SineBasis> sines;
-    for (int d = 0; d + 1 < problem.dims(); ++d) {
-      auto b = dimension_sine_basis(problem, d, sine_limit);
-      if (!b) break;
-      sines.push_back(std::move(*b));
-    }
-    if (int(sines.size()) + 1 == problem.dims()) {
-      Spectra<W<T>> spectra;
-      PlanData<T> pd = plan_for_radix(problem, radix, allow_excess, spectra,
-                                      std::vector<bool>(std::size_t(problem.dims() - 1), false), sines);
-      predict_error(pd, eps);
-      return pd;
-    }
-  }
+  if (auto pd = make_transformed_plan_data(problem, radix, allow_excess, sine_limit)) return std::move(*pd);
   const std::vector<bool> dense = dense_dimensions(problem, dense_top);
   std::vector<int> sizes;  // of the dimensions taken in levels of the radix
   for (int d = 0; d + 1 < problem.dims(); ++d)
@@ -785,6 +788,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
 
 #define PSCR_INSTANTIATE(T)                                              \
   template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, int, int);\
+  template std::optional<PlanData<T>> make_transformed_plan_data(const Problem<T>&, int, bool, int); \
   template bool is_pure_neumann(const Problem<T>&);                      \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)

@@ -1,0 +1,95 @@
+// A transformed split (internal; docs/distributed.md): where every dimension
+// but the first is taken by sine or Fourier transforms, as on one device,
+// and dimension 1 is tridiagonal, a rank transforms its slab in those
+// dimensions without a message (it holds whole rows of them), and each mode
+// is then a line (A1 + σ M1) x = g along dimension 1, split over the slabs.
+// Each rank eliminates its rows of every line as one chunk of a partitioned
+// tridiagonal solve (kernels/partitioned_lines.cl), the ranks exchange two
+// rows each, the right-hand sides of the reduced system on the slabs' last
+// rows, and every rank solves that system, substitutes back and transforms
+// back: two rows sent per rank and solve, against the reduction's levels.
+#pragma once
+#include <complex>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../planner/plan_data.hpp"
+#include "pscr/distributed.hpp"
+#include "pscr/plan.hpp"
+#include "pscr/scalar.hpp"
+
+namespace pscr::distributed {
+
+// A rank's device in a transformed split: its slab, R values per row.
+template <class T> class TransformSlab {
+ public:
+  virtual ~TransformSlab() = default;
+  // This rank's slab (blocking).
+  virtual void write_slab(const T* src) = 0;
+  virtual void read_slab(T* dst) = 0;
+  // Whether the slab as written holds a NaN or an infinity (waits).
+  virtual bool nonfinite_slab() = 0;
+  // Clears what the device reports of a solve (in queue order).
+  virtual void clear_flags() = 0;
+  // The transforms to modes and the elimination of this slab's rows:
+  // returns its two rows of the reduced system's right-hand sides (2·R
+  // values, page-locked), once they are on the host (waits).
+  virtual const T* eliminate() = 0;
+  // Host memory for every rank's two rows, rank after rank (2·R·ranks
+  // values), valid until the next substitute.
+  virtual T* reduced_area() = 0;
+  // From them: the reduced system, this slab's back substitution and the
+  // transforms back (enqueued).
+  virtual void substitute() = 0;
+  virtual void finish() = 0;  // waits for the device's queue
+  // What the solve found (waits): a non-finite solution value, and the text
+  // of a near-singular elimination (empty: none).
+  virtual bool solution_nonfinite() = 0;
+  virtual std::string breakdown() = 0;
+  virtual void describe(PlanInfo& info) const = 0;
+};
+
+// Slabs of a transformed split: every rank at least two rows (a pivot and
+// its reduced row), and at most this many ranks (the reduced system's rows a
+// work-item holds, ocl::kPartitionMaxRanks).
+inline constexpr int kTransformSplitMaxRanks = 16;
+// A work-item eliminates a line's rows of its slab one after another, so
+// the lines (R, the modes of the other dimensions) must outnumber a slab's
+// rows this many times over, or the device waits on a few long sweeps: 2D
+// 4095² (4095 lines of 2048 rows per slab) ran 0.69× one device's speed on
+// two H200s, 3D 511³ (261121 lines of 256 rows) 1.39×. Fewer lines take the
+// reduction's split.
+inline constexpr std::size_t kTransformSplitLinesPerRow = 4;
+
+// The problem with dimension 1 moved last: its plan is a transformed plan's,
+// whose last dimension's lines are split (the data stay in the given order).
+template <class T> Problem<T> dimension_one_last(const Problem<T>& p) {
+  std::vector<Factor<T>> f(p.factors().begin() + 1, p.factors().end());
+  f.push_back(p.factor(0));
+  return Problem<T>(std::move(f), p.c());
+}
+
+// The plan data of a transformed split over `ranks` ranks of n1 rows, where
+// one applies (real scalars; transforms of length at most sine_limit; no
+// pure-Neumann problem; enough lines); empty elsewhere, the reduction's
+// split then.
+template <class T>
+std::optional<planner::PlanData<T>> transform_split_data(const Problem<T>& p, int ranks, int radix,
+                                                         bool allow_excess, int sine_limit) {
+  if constexpr (is_complex_v<T>) {
+    return std::nullopt;  // a complex slab's contiguous lines are two columns each (not taken)
+  } else {
+    const std::size_t n1 = p.size(0), lines = p.unknowns() / n1, slab = (n1 + std::size_t(ranks) - 1) / std::size_t(ranks);
+    if (p.dims() < 2 || ranks > kTransformSplitMaxRanks || n1 < 2 * std::size_t(ranks) ||
+        lines < kTransformSplitLinesPerRow * slab || planner::is_pure_neumann(p))
+      return std::nullopt;
+    auto pd = planner::make_transformed_plan_data(dimension_one_last(p), radix, allow_excess, sine_limit);
+    if (pd && pd->pure_neumann) return std::nullopt;
+    return pd;
+  }
+}
+
+}  // namespace pscr::distributed

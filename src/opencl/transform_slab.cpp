@@ -1,0 +1,211 @@
+// A rank's OpenCL device in a transformed split (transform_slab.hpp).
+#include "transform_slab.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+
+#include "cl_check.hpp"
+#include "host_staging.hpp"
+#include "line_coefficients.hpp"
+#include "plan_buffers.hpp"
+#include "program_options.hpp"
+#include "runtime.hpp"
+#include "sine_transform.hpp"
+#include "solve_flags.hpp"
+#include "transformed_solve.hpp"
+
+namespace pscr {
+namespace kernels {
+extern const char* const pscr_cl;
+}
+namespace {
+
+using ocl::Mem;
+
+template <class T> class TransformSlabDevice final : public distributed::TransformSlab<T> {
+ public:
+  TransformSlabDevice(const planner::PlanData<T>& pd, const Options& o, const std::vector<RowRange>& slabs, int rank)
+      : pd_(pd), slabs_(slabs), rank_(rank) {
+    const ocl::Device dev = ocl::options_device(o);
+    if (std::is_same_v<real_t<T>, double> && !dev.fp64)
+      throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
+    const auto resolved = ocl::resolve_parameters(dev, pd.problem, o);
+    p_ = resolved.parameters;
+    source_ = resolved.source;
+    validate(p_, "kernel parameters (" + source_ + ")");
+    const auto shape = ocl::sine_shape(dev, std::size_t(p_.sine_group), p_.sine_halves != 0,
+                                       ocl::TransformedSolve<T>::longest_fft(pd), sizeof(real_t<T>));
+    p_.sine_group = int(shape.group);
+    p_.sine_halves = shape.halves ? 1 : 0;
+    p_.dense_top = 0;
+    const ocl::ProgramShape program{p_.radix, std::is_same_v<real_t<T>, double>, false, pd.excess_form, false};
+    rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, ocl::program_options(dev, p_, program), o.profile,
+                                         o.program_cache);
+    rt_->set_cost_units(sizeof(T), 1.0);
+    for (const char* k : {"sine_transform", "fourier_transform"})
+      if (rt_->max_group(k) < shape.group)
+        throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(shape.group) +
+                              " work-items, and " + dev.name + " allows " + std::to_string(rt_->max_group(k)) +
+                              " for " + k);
+    // the slab [row][modes of the other dimensions], R values per row
+    const int D = pd.problem.dims();
+    for (int d = 0; d + 1 < D; ++d) n_.push_back(std::size_t(pd.dims[std::size_t(d)].layout.n));
+    R_ = 1;
+    for (std::size_t n : n_) R_ *= n;
+    n1_ = int(pd.problem.size(D - 1));
+    rows_ = slabs_[std::size_t(rank)].size();
+    const std::size_t P = slabs_.size(), pivots = rows_ - 1;
+    chunks_ = (pivots + ocl::kPartitionChunk - 1) / ocl::kPartitionChunk;
+    auto allocate = [&] {
+      slab_ = rt_->alloc(rows_ * R_ * sizeof(T), "slab");
+      ends_ = rt_->alloc(2 * R_ * sizeof(T), "reduced right-hand sides");
+      all_ends_ = rt_->alloc(2 * P * R_ * sizeof(T), "reduced right-hand sides");
+      reduced_ = rt_->alloc(3 * P * R_ * sizeof(T), "reduced rows");
+      checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * chunks_, 1) * R_ * sizeof(T), "pivot checkpoints");
+    };
+    ocl::check_allocations(dev, rt_->count_allocations(allocate));
+    allocate();
+    flags_ = ocl::SolveFlags<T>(*rt_, 1);
+    for (std::size_t d = 0; d < n_.size(); ++d) {
+      const auto& dp = pd.dims[d];
+      transforms_.push_back(std::make_unique<ocl::SineTransform>(
+          *rt_, dp.layout.n, dp.transform_scale, shape, sizeof(real_t<T>), false,
+          dp.method == planner::DimensionMethod::fourier_transform));
+    }
+    // each line's shift: c plus the eigenvalue of its mode in every other dimension
+    std::vector<T> sigma(R_, pd.problem.c());
+    std::size_t block = R_;
+    for (std::size_t d = 0; d < n_.size(); ++d) {
+      const auto& lambda = pd.dims[d].eigen[0].lambda;
+      block /= lambda.size();
+      for (std::size_t l = 0; l < R_; ++l) sigma[l] += lambda[l / block % lambda.size()];
+    }
+    sigma_ = rt_->upload(sigma, "shift buffer");
+    factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
+    // every slab's reduced row, and this slab's pivot checkpoints
+    for (std::size_t q = 0; q < P; ++q)
+      eliminate_launch(slabs_[q], reduced_.get(), q == std::size_t(rank), int(q), false);
+    rt_->finish();
+    pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "reduced right-hand sides");
+    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * P * R_ * sizeof(T), "reduced right-hand sides");
+  }
+
+  void write_slab(const T* src) override { copy(const_cast<T*>(src), true); }
+  void read_slab(T* dst) override { copy(dst, false); }
+  bool nonfinite_slab() override { return flags_.nonfinite(slab_.get(), 0, rows_ * R_); }
+  void clear_flags() override { flags_.clear(); }
+
+  const T* eliminate() override {
+    to_modes(true);
+    eliminate_launch(slabs_[std::size_t(rank_)], nullptr, false, rank_, true);
+    rt_->read(ends_.get(), pinned_ends_.data(), 2 * R_ * sizeof(T));
+    return static_cast<const T*>(pinned_ends_.data());
+  }
+  T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
+
+  void substitute() override {
+    const std::size_t P = slabs_.size();
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, 2 * P * R_ * sizeof(T),
+                                    pinned_all_.data(), 0, nullptr, nullptr),
+               "clEnqueueWriteBuffer (reduced right-hand sides)");
+    const RowRange& s = slabs_[std::size_t(rank_)];
+    rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
+    rt_->run("partition_back", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
+             sigma_.get(), reduced_.get(), all_ends_.get(), int(P), rank_, checkpoints_.get(), flags_.buffer());
+    to_modes(false);
+  }
+  void finish() override { rt_->finish(); }
+  bool solution_nonfinite() override { return flags_.read()[0] != 0; }
+  std::string breakdown() override { return flags_.near_singular(sigma_.get()); }
+
+  void describe(PlanInfo& info) const override {
+    info.backend = "opencl: " + rt_->device().name;
+    info.device = rt_->device().device_name;
+    info.device_bytes = rt_->bytes();
+    info.parameters = p_;
+    info.parameters_source = source_;
+    info.line_solver = "partitioned over ranks";
+    info.build_seconds = rt_->build_seconds();
+    info.program_cache = rt_->program_cache();
+  }
+
+ private:
+  // The slab to or from the host, through page-locked chunks where it pays.
+  void copy(T* host, bool to_device) {
+    const std::size_t bytes = rows_ * R_ * sizeof(T);
+    if (bytes == 0) return;
+    if (bytes >= ocl::HostStaging::kChunkedBytes &&
+        staging_.chunked_copy(*rt_, slab_.get(), 0, bytes, host, to_device))
+      return;
+    if (to_device) rt_->write(slab_.get(), host, bytes);
+    else rt_->read(slab_.get(), host, bytes);
+  }
+  // Every other dimension to its modes (the last, contiguous, first), or
+  // back (it last, flagging non-finite values as it writes the solution).
+  void to_modes(bool forward) {
+    const std::size_t dims = n_.size();
+    auto strided = [&](std::size_t d) {  // dimension d of the slab's rows: columns of R / before values
+      std::size_t after = 1, before = rows_;
+      for (std::size_t e = d + 1; e < dims; ++e) after *= n_[e];
+      for (std::size_t e = 0; e < d; ++e) before *= n_[e];
+      transforms_[d]->apply(slab_.get(), after, after, before, n_[d] * after, forward);
+    };
+    const std::size_t last = dims - 1;
+    if (forward) {
+      transforms_[last]->apply_lines(slab_.get(), rows_ * R_ / n_[last], n_[last], true);
+      for (std::size_t d = last; d-- > 0;) strided(d);
+    } else {
+      for (std::size_t d = 0; d < last; ++d) strided(d);
+      transforms_[last]->apply_lines(slab_.get(), rows_ * R_ / n_[last], n_[last], false, flags_.buffer());
+    }
+  }
+  // partition_eliminate on slab s's rows: the set-up of its reduced row
+  // (and this slab's checkpoints), or the elimination of this slab's data.
+  void eliminate_launch(const RowRange& s, cl_mem reduced, bool checkpoints, int slab, bool solve) {
+    if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
+    rt_->run("partition_eliminate", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
+             sigma_.get(), ends_.get(), reduced ? reduced : reduced_.get(), checkpoints_.get(), checkpoints ? 1 : 0,
+             slab, solve ? 1 : 0, flags_.buffer());
+  }
+
+  planner::PlanData<T> pd_;
+  std::vector<RowRange> slabs_;
+  int rank_;
+  KernelParameters p_;
+  std::string source_;
+  std::unique_ptr<ocl::Runtime> rt_;
+  std::vector<std::size_t> n_;  // the other dimensions' sizes, in order
+  std::size_t R_ = 1, rows_ = 0, chunks_ = 0;
+  int n1_ = 0;
+  Mem slab_, ends_, all_ends_, reduced_, checkpoints_, sigma_, factor_;
+  ocl::SolveFlags<T> flags_;
+  std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
+  ocl::PinnedHost pinned_ends_, pinned_all_;
+  ocl::HostStaging staging_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<distributed::TransformSlab<T>> make_transform_slab(const planner::PlanData<T>& pd,
+                                                                   const Options& options,
+                                                                   const std::vector<RowRange>& slabs, int rank) {
+  if constexpr (is_complex_v<T>) {
+    throw std::logic_error("transformed split: complex scalars");
+  } else {
+    return std::make_unique<TransformSlabDevice<T>>(pd, options, slabs, rank);
+  }
+}
+
+#define PSCR_TRANSFORM_SLAB(T)                                                                               \
+  template std::unique_ptr<distributed::TransformSlab<T>> make_transform_slab(const planner::PlanData<T>&, \
+                                                                              const Options&,              \
+                                                                              const std::vector<RowRange>&, int);
+PSCR_TRANSFORM_SLAB(float)
+PSCR_TRANSFORM_SLAB(double)
+PSCR_TRANSFORM_SLAB(std::complex<float>)
+PSCR_TRANSFORM_SLAB(std::complex<double>)
+#undef PSCR_TRANSFORM_SLAB
+
+}  // namespace pscr

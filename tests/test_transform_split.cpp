@@ -1,0 +1,116 @@
+// The transformed split (src/distributed/transform_split.hpp,
+// kernels/partitioned_lines.cl): a solve split over devices by rows of
+// dimension 1 whose other dimensions are sine or Fourier transforms. Each
+// result is compared with a banded direct solve in double precision and with
+// the plan on one device, on 1 … 4 PoCL devices (uneven slabs, slabs of two
+// rows), float and double, graded and uniform dimension 1, indefinite shifts.
+#define BOOST_TEST_MODULE transform_split
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "pscr/pscr.hpp"
+#include "support.hpp"
+
+namespace {
+
+const std::string kPartitioned = "tridiagonal (partitioned over ranks)";
+
+pscr::Options split_options(int devices) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.devices.assign(std::size_t(devices), "0:0");
+  o.device_split = pscr::DeviceSplit::rows;
+  return o;
+}
+
+// The split plan's error against the banded direct solve is at most four
+// times the one-device plan's (and 20 ε where that is smaller): the
+// partitioned lines lose no more than the whole ones.
+template <class T>
+void against_direct(const pscr::Problem<T>& p, int devices, const std::string& name, bool partitioned = true,
+                    std::size_t count = 1) {
+  pscr::Options one;
+  one.backend = pscr::Backend::opencl;
+  const pscr::Plan<T> single(p, one);
+  const pscr::Plan<T> plan(p, split_options(devices));
+  const auto& methods = plan.info().dimension_methods;
+  BOOST_TEST((methods.front() == kPartitioned) == partitioned,
+             name << " on " << devices << " devices: dimension 1 taken by " << methods.front());
+  const auto f = test::random_vector<T>(p.unknowns() * count, 17);
+  std::vector<T> a(f.size()), b(f.size());
+  single.solve_batch(f.data(), a.data(), count);
+  plan.solve_batch(f.data(), b.data(), count);
+  const double eps = double(std::numeric_limits<pscr::real_t<T>>::epsilon());
+  for (std::size_t c = 0; c < count; ++c) {
+    const std::vector<T> fc(f.begin() + c * p.unknowns(), f.begin() + (c + 1) * p.unknowns());
+    const auto ref = test::band_solve(p, fc);
+    const std::vector<T> ac(a.begin() + c * p.unknowns(), a.begin() + (c + 1) * p.unknowns());
+    const std::vector<T> bc(b.begin() + c * p.unknowns(), b.begin() + (c + 1) * p.unknowns());
+    const double e_single = test::rel_error(ac, ref), e_split = test::rel_error(bc, ref);
+    BOOST_TEST(e_split <= 4 * std::max(e_single, 20 * eps),
+               name << " on " << devices << " devices, right-hand side " << c << ": error " << e_split
+                    << " against the direct solve, one device's " << e_single);
+  }
+}
+
+// n unknowns on a uniform or graded mesh
+std::vector<double> uniform(int n) { return pscr::graded_mesh(n + 2, 1.0, 1.0); }
+std::vector<double> graded(int n) { return pscr::graded_mesh(n + 2, 1.0, 1.15); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(two_dimensions) {
+  // dimension 1 graded (any tridiagonal pencil), dimension 2 a sine transform
+  const auto p = pscr::poisson2d(graded(30), uniform(63));
+  // one device: the plan of one device (dimension 1 graded: the reduction)
+  against_direct(p, 1, "2D double", false);
+  for (int devices : {2, 3, 4}) against_direct(p, devices, "2D double");
+  for (int devices : {2, 3}) against_direct(p.cast<float>(), devices, "2D float");
+  against_direct(p, 3, "2D double, a batch of 3", true, 3);
+  // slabs of two rows each; too few rows for that, or too few lines for
+  // the rows (distributed::kTransformSplitLinesPerRow): the reduction's split
+  against_direct(pscr::poisson2d(uniform(6), uniform(15)), 3, "2D 6 rows");
+  against_direct(pscr::poisson2d(uniform(5), uniform(15)), 3, "2D 5 rows", false);
+  against_direct(pscr::poisson2d(uniform(30), uniform(15)), 2, "2D 15 lines of 15 rows a slab", false);
+}
+
+BOOST_AUTO_TEST_CASE(three_dimensions) {
+  const auto p = pscr::poisson3d(uniform(21), uniform(15), uniform(7));
+  for (int devices : {2, 4}) against_direct(p, devices, "3D double");
+  against_direct(p.cast<float>(), 3, "3D float");
+  against_direct(pscr::poisson3d(graded(13), uniform(7), uniform(15)), 2, "3D graded dimension 1");
+}
+
+BOOST_AUTO_TEST_CASE(periodic_and_indefinite) {
+  // a periodic dimension 2 (Fourier transform; 32 = 2·16 points), c > 0
+  std::vector<double> ring(33);
+  for (int i = 0; i <= 32; ++i) ring[std::size_t(i)] = i / 32.0;
+  const pscr::Problem<double> periodic({pscr::poisson_factor(graded(12)), pscr::poisson_periodic_factor(ring)}, 0.5);
+  for (int devices : {2, 3}) against_direct(periodic, devices, "periodic dimension 2");
+  // Helmholtz with a real shift between eigenvalues: indefinite lines, the
+  // ordinary elimination
+  const auto h = pscr::poisson2d(uniform(23), uniform(63));
+  const pscr::Problem<double> indefinite(h.factors(), -35.0);
+  BOOST_TEST(pscr::Plan<double>(indefinite, split_options(2)).info().elimination == "ordinary");
+  for (int devices : {2, 3}) against_direct(indefinite, devices, "indefinite");
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_and_breakdown) {
+  const auto p = pscr::poisson2d(uniform(20), uniform(31));
+  const pscr::Plan<double> plan(p, split_options(3));
+  BOOST_TEST(plan.info().dimension_methods.front() == kPartitioned);
+  auto f = test::random_vector<double>(p.unknowns(), 3);
+  std::vector<double> u(f.size());
+  f[p.unknowns() - 5] = std::nan("");
+  BOOST_CHECK_EXCEPTION(plan.solve(f.data(), u.data()), pscr::NonFiniteInput, [&](const auto& e) {
+    return std::string(e.what()).find("index " + std::to_string(p.unknowns() - 5)) != std::string::npos;
+  });
+  std::vector<double> big(p.unknowns(), 1e308);
+  BOOST_CHECK_THROW(plan.solve(big.data(), u.data()), pscr::NumericalBreakdown);
+  // the plan stays usable
+  f[p.unknowns() - 5] = 0.25;
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-13);
+}
