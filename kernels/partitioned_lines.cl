@@ -12,10 +12,10 @@
 // the set-up (solve = 0) computes every slab's reduced row once, and this
 // slab's pivot state at every PARTITION_CHUNK-th pivot, from which the back
 // substitution forms each chunk's pivots again in registers (storing them
-// would double the slab's traffic). The reduced system itself, P rows per
-// line, is solved on the hosts. With EXCESS_FORM the rows carry their
+// would double the slab's traffic). With EXCESS_FORM the rows carry their
 // excess, and every update adds non-negative numbers (tridiagonal.cl).
-// PARTITION_CHUNK (pivots between checkpoints) comes from the host
+// PARTITION_CHUNK (pivots between checkpoints) and PARTITION_MAX_RANKS (the
+// reduced system's rows a work-item holds) come from the host
 // (src/opencl/transform_slab.hpp).
 
 // Pivot row i (s: its excess or diagonal, up: coupling to x_{i+1}, spike: to
@@ -97,19 +97,56 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
   }
 }
 
-// After the exchange: the solution of the reduced system on the slabs' last
-// rows (solved on the hosts, each rank a share of the lines:
-// src/opencl/transform_slab.cpp) gives this slab's last row, bounds[L + line]
-// = y_rank, and the row before the slab, bounds[line] = y_{rank−1} (rank > 0);
-// the slab's other rows follow back through each chunk's pivots, formed
-// again from its checkpoint.
+// After the exchange: the reduced rows of every slab (reduced: 3 rows of L
+// per rank, as the set-up wrote them, rank after rank) and their right-hand
+// sides (ends: 2 rows per rank, as partition_eliminate wrote them) form the
+// reduced system on the slabs' last rows, solved per line by Thomas; then
+// this slab's rows from its last row's solution y_rank and y_{rank−1} (x_{b−1}),
+// back through each chunk's pivots, formed again from its checkpoint.
 __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __global const coef_t* C,
-                             __global const scalar* sigma, __global const scalar* bounds, __global const scalar* ck) {
+                             __global const scalar* sigma, __global const scalar* reduced,
+                             __global const scalar* ends, int ranks, int rank, __global const scalar* ck,
+                             __global int* flags) {
   const int line = get_global_id(0);
   if (line >= L) return;
   const scalar sg = sigma[line];
-  const scalar xa = b > 0 ? bounds[line] : ZERO, y_rank = bounds[(size_t)L + line];
-  // this slab's rows, chunk by chunk from the last
+  // 1. The reduced system: row p couples y_p to y_{p−1} by slab p's spike and
+  // to y_{p+1} by slab p + 1's (symmetric); slab p + 1's eliminations add to
+  // its excess and right-hand side.
+  scalar cp[PARTITION_MAX_RANKS], gp[PARTITION_MAX_RANKS];
+  scalar cprev = ZERO, gprev = ZERO;
+#ifdef EXCESS_FORM
+  scalar ratio = ZERO;
+#endif
+  int small = 0;
+  for (int p = 0; p < ranks; ++p) {
+    const size_t r = (size_t)3 * p * L + line, rn = r + (size_t)3 * L;
+    const bool next = p + 1 < ranks;
+    const scalar lo = p > 0 ? reduced[r + L] : ZERO, up = next ? reduced[rn + L] : ZERO;
+    const scalar sp = reduced[r] + (next ? reduced[rn + 2 * L] : ZERO);
+    const scalar gr = ends[(size_t)2 * p * L + line] + (next ? ends[(size_t)(2 * p + 3) * L + line] : ZERO);
+#ifdef EXCESS_FORM
+    const scalar e_hat = sp + fabs(lo) * ratio;
+    const scalar inv = srecip(e_hat + fabs(up));
+    ratio = e_hat * inv;
+#else
+    const scalar t_lo = smul(lo, cprev), piv = sp - t_lo;
+    small |= abs1(piv) < (real)PIVOT_LIMIT * (abs1(sp) + abs1(t_lo));
+    const scalar inv = srecip(piv);
+#endif
+    cprev = smul(up, inv);
+    gprev = smul(gr - smul(lo, gprev), inv);
+    cp[p] = cprev;
+    gp[p] = gprev;
+  }
+  if (small) flags[1] = line + 1;
+  scalar y = gp[ranks - 1], y_rank = y, xa = ZERO;  // xa: y_{rank−1}, which is x_{b−1}
+  for (int p = ranks - 2; p >= max(rank - 1, 0); --p) {
+    y = gp[p] - smul(cp[p], y);
+    if (p == rank) y_rank = y;
+    if (p == rank - 1) xa = y;
+  }
+  // 2. This slab's rows, chunk by chunk from the last.
   X[(size_t)(e - 1 - b) * L + line] = y_rank;
   scalar x = y_rank;
   const int pivots = e - 1 - b;

@@ -123,16 +123,11 @@ template <class T> std::vector<double> slab_mass_weights(const Problem<T>& probl
 // rank's shares (OpenCL ranks; a device that cannot be had fails on its
 // rank alone, so the ranks agree first), the pure-Neumann weights.
 template <class T> void set_up(distributed::SlabExecutor<T>& ex, const Options& ranked, double& waited) {
-  if (ex.transform_data) {
-    // a transformed split: its two rows over each other rank's share of the
-    // lines, and the solutions of its own share (two rows, one to rank 0)
+  if (ex.transform_data) {  // a transformed split: two rows to every other rank per solve
     std::vector<RowRange> slabs;
-    const int P = ex.info.ranks;
-    for (int r = 0; r < P; ++r) slabs.push_back(slab_rows(ex.data.problem.size(0), P, r));
-    const std::size_t share = distributed::reduced_lines(ex.R, P, ex.me()).size();
-    const std::size_t others = std::size_t(P - 1), back = others > 0 ? 2 * others - (ex.me() > 0 ? 1 : 0) : 0;
-    ex.info.messages_per_solve = 2 * others + back;
-    ex.info.bytes_per_solve = (2 * (ex.R - share) + back * share) * sizeof(T);
+    for (int r = 0; r < ex.info.ranks; ++r) slabs.push_back(slab_rows(ex.data.problem.size(0), ex.info.ranks, r));
+    ex.info.messages_per_solve = std::size_t(ex.info.ranks - 1);
+    ex.info.bytes_per_solve = ex.info.messages_per_solve * 2 * ex.R * sizeof(T);
     distributed::on_every_rank(
         *ex.comm, "the OpenCL device", true,
         [&] { ex.transform = make_transform_slab(*ex.transform_data, ranked, slabs, ex.me()); }, waited);

@@ -77,57 +77,30 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
 }
 
 // One right-hand side X of a transformed split (transform_split.hpp): the
-// upload, the device's scan, the transforms and this slab's elimination;
-// every rank's two rows over each rank's share of the lines to that rank,
-// which solves their reduced systems and sends every rank the solution
-// around its slab; the back substitution and the transforms back, the
-// download. True when the solution holds a non-finite value.
+// upload, the device's scan, the transforms and this slab's elimination, the
+// exchange of every rank's two rows of the reduced system, the back
+// substitution and the transforms back, the download. True when the
+// solution holds a non-finite value.
 template <class T>
 bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, std::size_t count, T* X,
                              SolveStats& st) {
   TransformSlab<T>& dev = *ex.transform;
-  const int P = ex.comm->size(), me = ex.me();
-  const std::size_t R = ex.R, mine_lines = reduced_lines(R, P, me).size();
   auto t = clock_type::now();
   dev.write_slab(X);
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  const T* ends = dev.eliminate();
-  auto exchanged = clock_type::now();
+  const T* mine = dev.eliminate();
+  const auto exchanged = clock_type::now();
   st.exchange_wait_seconds += seconds_since(t);
-  // 1. the reduced systems' right-hand sides: rows (0, 1) of every slab over each share
-  T* area = dev.reduced_area();
+  const std::size_t row2 = 2 * ex.R, bytes = row2 * sizeof(T);
+  T* all = dev.reduced_area();
   std::vector<Transfer> sends, receives;
-  for (int q = 0; q < P; ++q) {
-    const RowRange lq = reduced_lines(R, P, q);
-    for (std::size_t row = 0; row < 2; ++row) {
-      const T* from = ends + row * R + lq.begin;
-      T* to = area + (2 * std::size_t(q) + row) * mine_lines;
-      if (q == me) std::memcpy(area + (2 * std::size_t(me) + row) * mine_lines, from, lq.size() * sizeof(T));
-      else {
-        sends.push_back({q, const_cast<T*>(from), lq.size() * sizeof(T)});
-        receives.push_back({q, to, mine_lines * sizeof(T)});
-      }
+  for (int q = 0; q < ex.comm->size(); ++q)
+    if (q != ex.me()) {
+      sends.push_back({q, const_cast<T*>(mine), bytes});
+      receives.push_back({q, all + std::size_t(q) * row2, bytes});
     }
-  }
-  ex.comm->exchange(sends, receives);
-  // 2. this share's solutions: y_{q−1} and y_q to rank q
-  const T* y = dev.solve_reduced();
-  T* bounds = dev.boundary_area();
-  sends.clear();
-  receives.clear();
-  for (int q = 0; q < P; ++q) {
-    const RowRange lq = reduced_lines(R, P, q);
-    for (std::size_t row = q > 0 ? 0 : 1; row < 2; ++row) {
-      const T* from = y + (std::size_t(q) - 1 + row) * mine_lines;  // y_{q−1}, y_q of this share
-      if (q == me) std::memcpy(bounds + row * R + lq.begin, from, mine_lines * sizeof(T));
-      else sends.push_back({q, const_cast<T*>(from), mine_lines * sizeof(T)});
-    }
-    if (q != me)
-      for (std::size_t row = me > 0 ? 0 : 1; row < 2; ++row)
-        receives.push_back({q, bounds + row * R + lq.begin, lq.size() * sizeof(T)});
-  }
   ex.comm->exchange(sends, receives);
   st.exchange_seconds += seconds_since(exchanged);
   dev.substitute();

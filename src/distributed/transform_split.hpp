@@ -6,10 +6,8 @@
 // Each rank eliminates its rows of every line as one chunk of a partitioned
 // tridiagonal solve (kernels/partitioned_lines.cl), the ranks exchange two
 // rows each, the right-hand sides of the reduced system on the slabs' last
-// rows, a share of the lines to each rank, which solves their reduced
-// systems (P rows each, on the host) and returns every rank the solution
-// around its slab; each rank then substitutes back and transforms back:
-// about four rows through each rank per solve, against the reduction's levels.
+// rows, and every rank solves that system, substitutes back and transforms
+// back: two rows sent per rank and solve, against the reduction's levels.
 #pragma once
 #include <complex>
 #include <cstddef>
@@ -38,21 +36,14 @@ template <class T> class TransformSlab {
   virtual void clear_flags() = 0;
   // The transforms to modes and the elimination of this slab's rows:
   // returns its two rows of the reduced system's right-hand sides (2·R
-  // values: each line's last-row value, then what it adds to the row before
-  // the slab), once they are on the host (waits).
+  // values, page-locked), once they are on the host (waits).
   virtual const T* eliminate() = 0;
-  // This rank solves the reduced systems of its share of the lines,
-  // reduced_lines(R, ranks, rank): host memory for every rank's two rows
-  // over those lines, [rank][2][share] (valid until the next solve_reduced)...
+  // Host memory for every rank's two rows, rank after rank (2·R·ranks
+  // values; this rank's place is not read: its rows stay on its device),
+  // valid until the next substitute.
   virtual T* reduced_area() = 0;
-  // ...from which it solves them (host): every slab's last-row solution over
-  // the share, [rank][share].
-  virtual const T* solve_reduced() = 0;
-  // Host memory for what this slab's back substitution needs of them over
-  // all lines, [2][R]: y_{rank−1} (the row before the slab; not read on rank
-  // 0) and y_rank (its last row); valid until the next substitute.
-  virtual T* boundary_area() = 0;
-  // From them: this slab's back substitution and the transforms back (enqueued).
+  // From them: the reduced system, this slab's back substitution and the
+  // transforms back (enqueued).
   virtual void substitute() = 0;
   virtual void finish() = 0;  // waits for the device's queue
   // What the solve found (waits): a non-finite solution value, and the text
@@ -62,9 +53,10 @@ template <class T> class TransformSlab {
   virtual void describe(PlanInfo& info) const = 0;
 };
 
-// The lines whose reduced systems rank `rank` solves: an even share of R.
-inline RowRange reduced_lines(std::size_t R, int ranks, int rank) { return slab_rows(R, ranks, rank); }
-
+// Slabs of a transformed split: every rank at least two rows (a pivot and
+// its reduced row), and at most this many ranks (the reduced system's rows a
+// work-item holds, ocl::kPartitionMaxRanks).
+inline constexpr int kTransformSplitMaxRanks = 16;
 // A work-item eliminates a line's rows of its slab one after another, so
 // the lines (R, the modes of the other dimensions) must outnumber a slab's
 // rows this many times over, or the device waits on a few long sweeps: 2D
@@ -92,8 +84,7 @@ std::optional<planner::PlanData<T>> transform_split_data(const Problem<T>& p, in
     return std::nullopt;  // a complex slab's contiguous lines are two columns each (not taken)
   } else {
     const std::size_t n1 = p.size(0), lines = p.unknowns() / n1, slab = (n1 + std::size_t(ranks) - 1) / std::size_t(ranks);
-    // every rank at least two rows: a pivot and its reduced row
-    if (p.dims() < 2 || n1 < 2 * std::size_t(ranks) ||
+    if (p.dims() < 2 || ranks > kTransformSplitMaxRanks || n1 < 2 * std::size_t(ranks) ||
         lines < kTransformSplitLinesPerRow * slab || planner::is_pure_neumann(p))
       return std::nullopt;
     auto pd = planner::make_transformed_plan_data(dimension_one_last(p), radix, allow_excess, sine_limit);

@@ -24,12 +24,6 @@ template <class T> void SolveFlags<T>::scan(cl_mem x, std::size_t begin, std::si
   rt_->run("find_nonfinite", 256, {items}, x, cl_ulong(begin), cl_ulong(end), flags_.get());
 }
 
-template <class T> void SolveFlags<T>::record_line(int line) const {
-  const int flag = line + 1;
-  check(clEnqueueWriteBuffer(rt_->queue(), flags_.get(), CL_TRUE, sizeof(int), sizeof flag, &flag, 0, nullptr, nullptr),
-        "clEnqueueWriteBuffer (flags)");
-}
-
 template <class T> std::array<int, 2> SolveFlags<T>::read() const {
   std::array<int, 2> flags{0, 0};
   rt_->read(flags_.get(), flags.data(), sizeof flags);

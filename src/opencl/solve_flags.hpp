@@ -25,8 +25,6 @@ template <class T> class SolveFlags {
   // Sets flag 0 when x[begin, end) holds a NaN or an infinity: about four
   // values per work-item, at most 2^20 work-items.
   void scan(cl_mem x, std::size_t begin, std::size_t end) const;
-  // Records `line` as a near-singular elimination found on the host (flag 1; waits).
-  void record_line(int line) const;
   // Waits for the queue (the read is in its order).
   std::array<int, 2> read() const;
   // Whether x[begin, end) holds a non-finite value: flag 0 cleared, scanned

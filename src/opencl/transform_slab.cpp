@@ -2,11 +2,8 @@
 #include "transform_slab.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <complex>
 #include <cstring>
-#include <limits>
-#include <omp.h>
 
 #include "cl_check.hpp"
 #include "host_staging.hpp"
@@ -60,12 +57,11 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rows_ = slabs_[std::size_t(rank)].size();
     const std::size_t P = slabs_.size(), pivots = rows_ - 1;
     chunks_ = (pivots + ocl::kPartitionChunk - 1) / ocl::kPartitionChunk;
-    Mem reduced;  // every slab's reduced rows, at the set-up
     auto allocate = [&] {
       slab_ = rt_->alloc(rows_ * R_ * sizeof(T), "slab");
       ends_ = rt_->alloc(2 * R_ * sizeof(T), "reduced right-hand sides");
-      bounds_ = rt_->alloc(2 * R_ * sizeof(T), "rows around the slab");
-      reduced = rt_->alloc(3 * P * R_ * sizeof(T), "reduced rows");
+      all_ends_ = rt_->alloc(2 * P * R_ * sizeof(T), "reduced right-hand sides");
+      reduced_ = rt_->alloc(3 * P * R_ * sizeof(T), "reduced rows");
       checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * chunks_, 1) * R_ * sizeof(T), "pivot checkpoints");
     };
     ocl::check_allocations(dev, rt_->count_allocations(allocate));
@@ -87,19 +83,12 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     }
     sigma_ = rt_->upload(sigma, "shift buffer");
     factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
-    // every slab's reduced row (this rank's share of the lines kept on the
-    // host), and this slab's pivot checkpoints
+    // every slab's reduced row, and this slab's pivot checkpoints
     for (std::size_t q = 0; q < P; ++q)
-      eliminate_launch(slabs_[q], reduced.get(), q == std::size_t(rank), int(q), false);
-    share_ = distributed::reduced_lines(R_, int(P), rank);
-    const std::size_t m = share_.size();
-    coef_.resize(3 * P * m);
-    for (std::size_t r = 0; r < 3 * P && m > 0; ++r)
-      rt_->read_at(reduced.get(), (r * R_ + share_.begin) * sizeof(T), coef_.data() + r * m, m * sizeof(T));
-    area_.resize(2 * P * m);
-    y_.resize(P * m);
+      eliminate_launch(slabs_[q], reduced_.get(), q == std::size_t(rank), int(q), false);
+    rt_->finish();
     pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "reduced right-hand sides");
-    pinned_bounds_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "rows around the slab");
+    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * P * R_ * sizeof(T), "reduced right-hand sides");
   }
 
   void write_slab(const T* src) override { copy(const_cast<T*>(src), true); }
@@ -113,60 +102,25 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_->read(ends_.get(), pinned_ends_.data(), 2 * R_ * sizeof(T));
     return static_cast<const T*>(pinned_ends_.data());
   }
-  T* reduced_area() override { return area_.data(); }
-
-  // Thomas on each line's P rows, as the kernels eliminate (excess form or
-  // ordinary, the pivots watched), in the plan's precision.
-  const T* solve_reduced() override {
-    const std::size_t P = slabs_.size(), m = share_.size();
-    const bool excess = pd_.excess_form;
-    const double limit = std::sqrt(double(std::numeric_limits<T>::epsilon()));
-    long small = -1;
-#pragma omp parallel for num_threads(reduced_threads(m)) schedule(static) reduction(max : small)
-    for (long l = 0; l < long(m); ++l) {
-      T cprev = 0, gprev = 0, ratio = 0;
-      std::vector<T> cp(P), gp(P);
-      for (std::size_t p = 0; p < P; ++p) {
-        const bool next = p + 1 < P;
-        auto coef = [&](std::size_t q, int k) { return coef_[(3 * q + std::size_t(k)) * m + std::size_t(l)]; };
-        const T lo = p > 0 ? coef(p, 1) : T(0), up = next ? coef(p + 1, 1) : T(0);
-        const T sp = coef(p, 0) + (next ? coef(p + 1, 2) : T(0));
-        const T gr = area_[2 * p * m + std::size_t(l)] + (next ? area_[(2 * p + 3) * m + std::size_t(l)] : T(0));
-        T inv;
-        if (excess) {
-          const T e_hat = sp + std::abs(lo) * ratio;
-          inv = T(1) / (e_hat + std::abs(up));
-          ratio = e_hat * inv;
-        } else {
-          const T t_lo = lo * cprev, piv = sp - t_lo;
-          if (std::abs(piv) < limit * (std::abs(sp) + std::abs(t_lo))) small = std::max(small, long(share_.begin) + l);
-          inv = T(1) / piv;
-        }
-        cprev = up * inv;
-        gprev = (gr - lo * gprev) * inv;
-        cp[p] = cprev;
-        gp[p] = gprev;
-      }
-      T y = gp[P - 1];
-      y_[(P - 1) * m + std::size_t(l)] = y;
-      for (std::size_t p = P - 1; p-- > 0;) {
-        y = gp[p] - cp[p] * y;
-        y_[p * m + std::size_t(l)] = y;
-      }
-    }
-    if (small >= 0) flags_.record_line(int(small));
-    return y_.data();
-  }
-  T* boundary_area() override { return static_cast<T*>(pinned_bounds_.data()); }
+  T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
 
   void substitute() override {
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), bounds_.get(), CL_FALSE, 0, 2 * R_ * sizeof(T),
-                                    pinned_bounds_.data(), 0, nullptr, nullptr),
-               "clEnqueueWriteBuffer (rows around the slab)");
+    const std::size_t P = slabs_.size(), block = 2 * R_ * sizeof(T), mine = std::size_t(rank_) * block;
+    // the other ranks' rows from the host, this rank's from its device
+    const char* host = static_cast<const char*>(pinned_all_.data());
+    if (mine > 0)
+      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, mine, host, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer (reduced right-hand sides)");
+    if (mine + block < P * block)
+      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, mine + block, P * block - mine - block,
+                                      host + mine + block, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer (reduced right-hand sides)");
+    ocl::check(clEnqueueCopyBuffer(rt_->queue(), ends_.get(), all_ends_.get(), 0, mine, block, 0, nullptr, nullptr),
+               "clEnqueueCopyBuffer (reduced right-hand sides)");
     const RowRange& s = slabs_[std::size_t(rank_)];
     rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
     rt_->run("partition_back", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
-             sigma_.get(), bounds_.get(), checkpoints_.get());
+             sigma_.get(), reduced_.get(), all_ends_.get(), int(P), rank_, checkpoints_.get(), flags_.buffer());
     to_modes(false);
   }
   void finish() override { rt_->finish(); }
@@ -214,18 +168,12 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
       transforms_[last]->apply_lines(slab_.get(), rows_ * R_ / n_[last], n_[last], false, flags_.buffer());
     }
   }
-  // Host threads for the reduced systems of m lines: the ranks solve theirs
-  // at once, so each takes its share of the host's threads.
-  int reduced_threads(std::size_t m) const {
-    const int share = std::max(1, omp_get_max_threads() / int(slabs_.size()));
-    return int(std::max<std::size_t>(1, std::min<std::size_t>({std::size_t(std::min(share, 8)), m / 4096 + 1})));
-  }
   // partition_eliminate on slab s's rows: the set-up of its reduced row
   // (and this slab's checkpoints), or the elimination of this slab's data.
   void eliminate_launch(const RowRange& s, cl_mem reduced, bool checkpoints, int slab, bool solve) {
     if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
     rt_->run("partition_eliminate", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
-             sigma_.get(), ends_.get(), reduced ? reduced : ends_.get(), checkpoints_.get(), checkpoints ? 1 : 0,
+             sigma_.get(), ends_.get(), reduced ? reduced : reduced_.get(), checkpoints_.get(), checkpoints ? 1 : 0,
              slab, solve ? 1 : 0, flags_.buffer());
   }
 
@@ -238,17 +186,11 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   std::vector<std::size_t> n_;  // the other dimensions' sizes, in order
   std::size_t R_ = 1, rows_ = 0, chunks_ = 0;
   int n1_ = 0;
-  Mem slab_, ends_, bounds_, checkpoints_, sigma_, factor_;
+  Mem slab_, ends_, all_ends_, reduced_, checkpoints_, sigma_, factor_;
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
-  ocl::PinnedHost pinned_ends_, pinned_bounds_;
+  ocl::PinnedHost pinned_ends_, pinned_all_;
   ocl::HostStaging staging_;
-  // the reduced systems of this rank's share of the lines: every slab's
-  // reduced row (excess or diagonal, coupling to the row before, what it adds
-  // to that row's), [slab][3][share]; their right-hand sides as they arrive,
-  // [slab][2][share]; their solutions, [slab][share]
-  RowRange share_;
-  std::vector<T> coef_, area_, y_;
 };
 
 }  // namespace

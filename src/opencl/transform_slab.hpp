@@ -16,6 +16,8 @@ namespace ocl {
 // Pivots between the back substitution's checkpoints (-DPARTITION_CHUNK):
 // the pivots of a chunk are formed again in registers.
 inline constexpr int kPartitionChunk = 16;
+// The reduced system's rows one work-item holds (-DPARTITION_MAX_RANKS).
+inline constexpr int kPartitionMaxRanks = distributed::kTransformSplitMaxRanks;
 }  // namespace ocl
 
 // pd: transform_split_data's plan (dimension 1 last); slabs: every rank's
