@@ -17,6 +17,7 @@
 // PARTITION_CHUNK (pivots between checkpoints) and PARTITION_MAX_RANKS (the
 // reduced system's rows a work-item holds) come from the host
 // (src/opencl/transform_slab.hpp).
+#define PARTITION_AHEAD 4  // rows the elimination loads at a time
 
 // Pivot row i (s: its excess or diagonal, up: coupling to x_{i+1}, spike: to
 // x_{b−1}, g: right-hand side) eliminates x_i from row i + 1 (nx, right-hand
@@ -69,21 +70,26 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
   scalar s = first.s, spike = first.lo, up = first.up;  // lo is zero for row 0
   scalar g = solve ? X[line] : ZERO, prev_s = ZERO, prev_g = ZERO;
   int small = 0;
-  // the next row's right-hand side is loaded a row ahead of its use, so that
-  // the loads do not wait on the chain of eliminations
-  scalar g_next = solve && b + 1 < e ? X[(size_t)L + line] : ZERO;
-  for (int i = b; i < e - 1; ++i) {
-    const size_t at = (size_t)(i - b) * L + line;
-    const scalar g_after = solve && i + 2 < e ? X[at + 2 * (size_t)L] : ZERO;
-    if (checkpoints && (i - b) % PARTITION_CHUNK == 0) {
-      const size_t c = (size_t)((i - b) / PARTITION_CHUNK);
-      ck[2 * c * L + line] = s;
-      ck[(2 * c + 1) * L + line] = spike;
+  // the right-hand sides are loaded PARTITION_AHEAD rows at a time, ahead
+  // of the chain of eliminations that uses them
+  for (int i0 = b; i0 < e - 1; i0 += PARTITION_AHEAD) {
+    scalar g_next[PARTITION_AHEAD];
+#pragma unroll
+    for (int k = 0; k < PARTITION_AHEAD; ++k)
+      g_next[k] = solve && i0 + k + 1 < e ? X[(size_t)(i0 + k + 1 - b) * L + line] : ZERO;
+#pragma unroll
+    for (int k = 0; k < PARTITION_AHEAD; ++k) {
+      const int i = i0 + k;
+      if (i >= e - 1) break;
+      if (checkpoints && (i - b) % PARTITION_CHUNK == 0) {
+        const size_t c = (size_t)((i - b) / PARTITION_CHUNK);
+        ck[2 * c * L + line] = s;
+        ck[(2 * c + 1) * L + line] = spike;
+      }
+      if (solve) X[(size_t)(i - b) * L + line] = g;
+      const row_t nx = level0_row(C[i + 1], up, C, n0, i + 1, sg, 0);
+      partition_step(&s, &spike, &up, &g, &prev_s, &prev_g, nx, g_next[k], &small);
     }
-    if (solve) X[at] = g;
-    const row_t nx = level0_row(C[i + 1], up, C, n0, i + 1, sg, 0);
-    partition_step(&s, &spike, &up, &g, &prev_s, &prev_g, nx, g_next, &small);
-    g_next = g_after;
   }
   if (solve) {
     ends[line] = g;
@@ -154,8 +160,12 @@ __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __
     const int i0 = b + c * PARTITION_CHUNK, i1 = min(i0 + PARTITION_CHUNK, e - 1);
     scalar s = ck[(size_t)2 * c * L + line], spike = ck[(size_t)(2 * c + 1) * L + line];
     scalar up = entry_coupling(C[i0], sg), unused_g = ZERO, unused_s = ZERO, unused_gp = ZERO;
-    scalar keep_spike[PARTITION_CHUNK], keep_inv[PARTITION_CHUNK], keep_up[PARTITION_CHUNK];
+    scalar keep_spike[PARTITION_CHUNK], keep_inv[PARTITION_CHUNK], keep_up[PARTITION_CHUNK], g[PARTITION_CHUNK];
     int unused_small = 0;
+    // the chunk's eliminated right-hand sides, loaded before its pivots are
+    // formed again, so that the loads overlap that chain
+#pragma unroll
+    for (int j = 0; j < PARTITION_CHUNK; ++j) g[j] = i0 + j < i1 ? X[(size_t)(i0 + j - b) * L + line] : ZERO;
 #pragma unroll
     for (int j = 0; j < PARTITION_CHUNK; ++j)
       if (i0 + j < i1) {
@@ -168,7 +178,7 @@ __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __
     for (int j = PARTITION_CHUNK - 1; j >= 0; --j)
       if (i0 + j < i1) {
         const size_t at = (size_t)(i0 + j - b) * L + line;
-        x = smul(X[at] - smul(keep_spike[j], xa) - smul(keep_up[j], x), keep_inv[j]);
+        x = smul(g[j] - smul(keep_spike[j], xa) - smul(keep_up[j], x), keep_inv[j]);
         X[at] = x;
       }
   }
