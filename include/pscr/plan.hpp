@@ -86,8 +86,10 @@ struct PlanInfo {
   /// (reference), "whole lines" (OpenCL: each line read and written once in
   /// one work-group, kernels/line_solve.cl), "halved lines" (the same after one
   /// CR step taken while a line is loaded: lines up to twice as long;
-  /// KernelParameters::halve_lines) or "global CR" (OpenCL: lines longer than
-  /// that, or KernelParameters::line_rows = 0).
+  /// KernelParameters::halve_lines), "global CR" (OpenCL: lines longer than
+  /// that, or KernelParameters::line_rows = 0) or "partitioned over ranks" (a
+  /// transformed split: the lines of dimension 1 split over devices or ranks,
+  /// docs/distributed.md).
   std::string line_solver;
   /// @{
   /// OpenCL backend: estimated floating-point operations and device-memory
