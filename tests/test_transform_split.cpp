@@ -113,6 +113,14 @@ BOOST_AUTO_TEST_CASE(bad_input_and_breakdown) {
   BOOST_CHECK_EXCEPTION(plan.solve(f.data(), u.data()), pscr::NonFiniteInput, [&](const auto& e) {
     return std::string(e.what()).find("index " + std::to_string(p.unknowns() - 5)) != std::string::npos;
   });
+  // in a batch: the index into the whole batch, as one device names it
+  std::vector<double> batch(2 * p.unknowns(), 1.0), out(batch.size());
+  batch[p.unknowns() + 7] = std::numeric_limits<double>::infinity();
+  BOOST_CHECK_EXCEPTION(plan.solve_batch(batch.data(), out.data(), 2), pscr::NonFiniteInput, [&](const auto& e) {
+    const std::string what = e.what();
+    return what.find("right-hand side 1 of the batch") != std::string::npos &&
+           what.find("index " + std::to_string(p.unknowns() + 7)) != std::string::npos;
+  });
   std::vector<double> big(p.unknowns(), 1e308);
   BOOST_CHECK_THROW(plan.solve(big.data(), u.data()), pscr::NumericalBreakdown);
   // the plan stays usable

@@ -3,9 +3,11 @@
 // threads of this process (local_communicators), each device holding a slab
 // of rows of dimension 1 (docs/distributed.md).
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "../opencl/device.hpp"
@@ -48,6 +50,21 @@ template <class F> void on_ranks(const std::vector<std::shared_ptr<Communicator>
     }
   for (const auto& f : failed)
     if (f) std::rethrow_exception(f);
+}
+
+// A distributed plan's message for a non-finite value of right-hand side c
+// of a batch, which the split solves one at a time: the index into the whole
+// batch, as a plan on one device names it ("right-hand side: non-finite value
+// at index i (on rank r)" → index c·N + i, N the unknowns).
+inline std::string batch_position(const std::string& what, std::size_t c, std::size_t unknowns) {
+  const std::string key = "at index ";
+  const std::size_t at = what.find(key);
+  if (at == std::string::npos) return what;
+  std::size_t end = at + key.size();
+  while (end < what.size() && std::isdigit(static_cast<unsigned char>(what[end]))) ++end;
+  const std::size_t i = std::stoull(what.substr(at + key.size(), end - at - key.size()));
+  return "right-hand side " + std::to_string(c) + " of the batch: non-finite value " + key +
+         std::to_string(c * unknowns + i) + what.substr(end);
 }
 
 template <class T> class DeviceSplitExecutor final : public Executor<T> {
@@ -125,7 +142,13 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
       const std::size_t begin = plan.rows().begin * (unknowns_ / plan.problem().size(0));
       for (std::size_t c = 0; c < count; ++c) {
         T* slab = x + c * unknowns_ + begin;  // this device's rows of right-hand side c, contiguous
-        const SolveStats s = plan.solve(slab, slab);
+        SolveStats s;
+        try {
+          s = plan.solve(slab, slab);
+        } catch (const NonFiniteInput& e) {
+          if (count == 1) throw;
+          throw NonFiniteInput(batch_position(e.what(), c, unknowns_));
+        }
         stats[p].transfer_seconds += s.transfer_seconds;
         stats[p].device_seconds += s.device_seconds;
         stats[p].exchange_wait_seconds += s.exchange_wait_seconds;
