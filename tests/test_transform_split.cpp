@@ -77,6 +77,25 @@ BOOST_AUTO_TEST_CASE(two_dimensions) {
   against_direct(pscr::poisson2d(uniform(30), uniform(15)), 2, "2D 15 lines of 15 rows a slab", false);
 }
 
+BOOST_AUTO_TEST_CASE(refinement) {
+  // the Plan refines around the split's solves, as its accuracy warning
+  // suggests: float solves, double residuals
+  const auto p = pscr::poisson2d(graded(30), uniform(63)).cast<float>();
+  pscr::Options o = split_options(2);
+  const auto f = test::random_vector<float>(p.unknowns(), 5);
+  const auto ref = test::band_solve(p, f);
+  std::vector<float> plain(f.size()), refined(f.size());
+  pscr::Plan<float>(p, o).solve(f.data(), plain.data());
+  o.refine = 2;
+  const pscr::Plan<float> plan(p, o);
+  BOOST_TEST(plan.info().dimension_methods.front() == kPartitioned);
+  plan.solve(f.data(), refined.data());
+  const double e_plain = test::rel_error(plain, ref), e_refined = test::rel_error(refined, ref);
+  // refined to the float rounding of the answer
+  BOOST_TEST(e_refined <= 2 * double(std::numeric_limits<float>::epsilon()),
+             "refined " << e_refined << ", one solve " << e_plain);
+}
+
 BOOST_AUTO_TEST_CASE(three_dimensions) {
   const auto p = pscr::poisson3d(uniform(21), uniform(15), uniform(7));
   for (int devices : {2, 4}) against_direct(p, devices, "3D double");

@@ -76,6 +76,7 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
     for (const auto& d : devices) ocl::select_device(d);
     Options each = o;
     each.devices = devices;  // rank p takes device p
+    each.refine = 0;         // the Plan refines around the split's solves
     // the radix of the plan's reductions (a dense dimension's one level is
     // no radix a rank may be given: n + 1)
     each.radix = pd.reduction_radix(o.radix);
