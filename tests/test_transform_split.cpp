@@ -120,6 +120,16 @@ BOOST_AUTO_TEST_CASE(periodic_and_indefinite) {
   against_direct(pscr::Problem<double>(wide.factors(), -424.4384135124456), 4, "indefinite 200 x 255", false);
   // a positive shift keeps the lines dominant
   against_direct(pscr::Problem<double>(h.factors(), 35.0), 2, "c = 35");
+  // positive definite lines whose pencil is not diagonally dominant:
+  // 2 > 2·1.0025·cos(π/31), though 2 < 2·1.0025
+  pscr::Factor<double> spd;
+  spd.A.diag.assign(30, 2.0 * 31 * 31);
+  spd.A.off.assign(29, -1.0025 * 31 * 31);
+  spd.M.diag.assign(30, 1.0);
+  spd.M.off.assign(29, 0.0);
+  const pscr::Problem<double> definite({spd, pscr::poisson_factor(uniform(63))}, 0.0);
+  BOOST_TEST(pscr::Plan<double>(definite, split_options(2)).info().elimination == "ordinary");
+  for (int devices : {2, 3}) against_direct(definite, devices, "definite, not dominant");
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_and_breakdown) {

@@ -9,6 +9,7 @@
 // rows, and every rank solves that system, substitutes back and transforms
 // back: two rows sent per rank and solve, against the reduction's levels.
 #pragma once
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <optional>
@@ -73,10 +74,40 @@ template <class T> Problem<T> dimension_one_last(const Problem<T>& p) {
   return Problem<T>(std::move(f), p.c());
 }
 
+// Whether t + σ·m (m may be null: σ·0) has positive pivots in its
+// elimination without pivoting, i.e. is positive definite (symmetric).
+template <class T> bool positive_pivots(const Tridiagonal<T>& t, const Tridiagonal<T>* m, double sigma) {
+  double before = 0;
+  for (std::size_t i = 0; i < t.diag.size(); ++i) {
+    double d = double(t.diag[i]) + (m ? sigma * double(m->diag[i]) : 0.0);
+    if (i > 0) {
+      const double o = double(t.off[i - 1]) + (m ? sigma * double(m->off[i - 1]) : 0.0);
+      d -= o * o / before;
+    }
+    if (!(d > 0)) return false;
+    before = d;
+  }
+  return true;
+}
+
+// Whether every line of a transformed plan (dimension 1 last), A1 + σ M1 with
+// σ = c + the other dimensions' eigenvalues, is positive definite: M1 is, and
+// A1 + σ_min M1 at the smallest σ (then A1 + σ M1 = that + (σ − σ_min) M1).
+template <class T> bool definite_lines(const planner::PlanData<T>& pd) {
+  const Factor<T>& f = pd.problem.factor(pd.problem.dims() - 1);
+  double sigma = double(pd.problem.c());
+  for (const auto& dp : pd.dims) {
+    const auto& lambda = dp.eigen[0].lambda;
+    if (lambda.empty()) return false;
+    sigma += double(*std::min_element(lambda.begin(), lambda.end()));
+  }
+  return positive_pivots(f.M, static_cast<const Tridiagonal<T>*>(nullptr), 0.0) && positive_pivots(f.A, &f.M, sigma);
+}
+
 // The plan data of a transformed split over `ranks` ranks of n1 rows, where
 // one applies (real scalars; transforms of length at most sine_limit; no
-// pure-Neumann problem; diagonally dominant lines; enough lines); empty
-// elsewhere, the reduction's split then.
+// pure-Neumann problem; diagonally dominant or positive definite lines;
+// enough lines); empty elsewhere, the reduction's split then.
 template <class T>
 std::optional<planner::PlanData<T>> transform_split_data(const Problem<T>& p, int ranks, int radix,
                                                          bool allow_excess, int sine_limit) {
@@ -88,13 +119,13 @@ std::optional<planner::PlanData<T>> transform_split_data(const Problem<T>& p, in
         lines < kTransformSplitLinesPerRow * slab || planner::is_pure_neumann(p))
       return std::nullopt;
     auto pd = planner::make_transformed_plan_data(dimension_one_last(p), radix, allow_excess, sine_limit);
-    // Only diagonally dominant lines: a slab's rows are eliminated in one
-    // sweep without pivoting, and an indefinite line (a shift inside A1's
-    // spectrum) met pivots just above the watch's √ε there, losing four
-    // digits unseen (2D 200 × 255 on four devices, c = −424.44: 4.9e-9
-    // against one device's 4.6e-13), or below it, refusing a problem the
-    // reduction's split solves.
-    if (pd && (pd->pure_neumann || !pd->dominant)) return std::nullopt;
+    // Only diagonally dominant or positive definite lines: a slab's rows are
+    // eliminated in one sweep without pivoting (stable for those), and an
+    // indefinite line (a shift inside A1's spectrum) met pivots just above
+    // the watch's √ε there, losing four digits unseen (2D 200 × 255 on four
+    // devices, c = −424.44: 4.9e-9 against one device's 4.6e-13), or below
+    // it, refusing a problem the reduction's split solves.
+    if (pd && (pd->pure_neumann || !(pd->dominant || definite_lines(*pd)))) return std::nullopt;
     return pd;
   }
 }
