@@ -74,14 +74,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
           dp.method == planner::DimensionMethod::fourier_transform));
     }
     // each line's shift: c plus the eigenvalue of its mode in every other dimension
-    std::vector<T> sigma(R_, pd.problem.c());
-    std::size_t block = R_;
-    for (std::size_t d = 0; d < n_.size(); ++d) {
-      const auto& lambda = pd.dims[d].eigen[0].lambda;
-      block /= lambda.size();
-      for (std::size_t l = 0; l < R_; ++l) sigma[l] += lambda[l / block % lambda.size()];
-    }
-    sigma_ = rt_->upload(sigma, "shift buffer");
+    sigma_ = rt_->upload(ocl::TransformedSolve<T>::line_shift_values(pd), "shift buffer");
     factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
     // every slab's reduced row, and this slab's pivot checkpoints
     for (std::size_t q = 0; q < P; ++q)

@@ -22,6 +22,18 @@ template <class T> std::size_t TransformedSolve<T>::longest_fft(const planner::P
   return longest;
 }
 
+template <class T> std::vector<T> TransformedSolve<T>::line_shift_values(const planner::PlanData<T>& pd) {
+  const std::size_t count = line_count(pd);
+  std::vector<T> sigma(count, pd.problem.c());
+  std::size_t block = count;  // lines per mode of dimension d
+  for (const auto& dp : pd.dims) {
+    const auto& lambda = dp.eigen[0].lambda;
+    block /= lambda.size();
+    for (std::size_t l = 0; l < count; ++l) sigma[l] += lambda[l / block % lambda.size()];
+  }
+  return sigma;
+}
+
 template <class T>
 TransformedSolve<T>::TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines,
                                       SineShape shape)
@@ -38,15 +50,7 @@ TransformedSolve<T>::TransformedSolve(Runtime& rt, const planner::PlanData<T>& p
     n_.push_back(std::size_t(dp.layout.n));
     R_.push_back(pd.problem.unknowns() / before);
   }
-  // the shift of each line: c plus the eigenvalue of its mode in every leading dimension
-  std::vector<T> sigma(count, pd.problem.c());
-  std::size_t block = count;  // lines per mode of dimension d
-  for (int d = 0; d + 1 < D; ++d) {
-    const auto& lambda = pd.dims[std::size_t(d)].eigen[0].lambda;
-    block /= lambda.size();
-    for (std::size_t l = 0; l < count; ++l) sigma[l] += lambda[l / block % lambda.size()];
-  }
-  line_sigma_ = rt.upload(sigma, "shift buffer");
+  line_sigma_ = rt.upload(line_shift_values(pd), "shift buffer");
   // pure Neumann (periodic leading dimensions): the line of every leading
   // dimension's constant mode, σ = 0, is the singular one, pinned
   std::vector<int> pinned(count, 0);

@@ -28,6 +28,9 @@ template <class T> class TransformedSolve {
   // The lines' shifts, which a near-singular elimination's report names.
   cl_mem line_shifts() const { return line_sigma_.get(); }
   static std::size_t line_count(const planner::PlanData<T>& pd);
+  // Each line's shift: c plus the eigenvalue of its mode in every leading
+  // dimension (line l1·n2 + l2 in 3D).
+  static std::vector<T> line_shift_values(const planner::PlanData<T>& pd);
 
  private:
   Runtime& rt_;
