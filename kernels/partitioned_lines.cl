@@ -105,7 +105,8 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
 
 // After the exchange: the reduced rows of every slab (reduced: 3 rows of L
 // per rank, as the set-up wrote them, rank after rank) and their right-hand
-// sides (ends: 2 rows per rank, as partition_eliminate wrote them) form the
+// sides (ends: a row of L per rank, partition_eliminate's first row of that
+// slab plus the next slab's second, summed on the host) form the
 // reduced system on the slabs' last rows, solved per line by Thomas; then
 // this slab's rows from its last row's solution y_rank and y_{rank−1} (x_{b−1}),
 // back through each chunk's pivots, formed again from its checkpoint.
@@ -130,7 +131,7 @@ __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __
     const bool next = p + 1 < ranks;
     const scalar lo = p > 0 ? reduced[r + L] : ZERO, up = next ? reduced[rn + L] : ZERO;
     const scalar sp = reduced[r] + (next ? reduced[rn + 2 * L] : ZERO);
-    const scalar gr = ends[(size_t)2 * p * L + line] + (next ? ends[(size_t)(2 * p + 3) * L + line] : ZERO);
+    const scalar gr = ends[(size_t)p * L + line];
 #ifdef EXCESS_FORM
     const scalar e_hat = sp + fabs(lo) * ratio;
     const scalar inv = srecip(e_hat + fabs(up));

@@ -90,16 +90,30 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  const T* mine = dev.eliminate();
+  T* mine = dev.eliminate();
   const auto exchanged = clock_type::now();
   st.exchange_wait_seconds += seconds_since(t);
-  const std::size_t row2 = 2 * ex.R, bytes = row2 * sizeof(T);
+  // what this slab's eliminations add to the previous rank's last row goes
+  // there and is added to its own; then the combined rows go to every rank
+  const int me = ex.me(), ranks = ex.comm->size();
+  const std::size_t R = ex.R, bytes = R * sizeof(T);
   T* all = dev.reduced_area();
+  T* combined = all + std::size_t(me) * R;
+  {
+    std::vector<Transfer> sends, receives;
+    if (me > 0) sends.push_back({me - 1, mine + R, bytes});
+    if (me + 1 < ranks) receives.push_back({me + 1, combined, bytes});
+    ex.comm->exchange(sends, receives);
+    if (me + 1 < ranks)
+      for (std::size_t i = 0; i < R; ++i) combined[i] += mine[i];
+    else
+      std::copy(mine, mine + R, combined);
+  }
   std::vector<Transfer> sends, receives;
-  for (int q = 0; q < ex.comm->size(); ++q)
-    if (q != ex.me()) {
-      sends.push_back({q, const_cast<T*>(mine), bytes});
-      receives.push_back({q, all + std::size_t(q) * row2, bytes});
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) {
+      sends.push_back({q, combined, bytes});
+      receives.push_back({q, all + std::size_t(q) * R, bytes});
     }
   ex.comm->exchange(sends, receives);
   st.exchange_seconds += seconds_since(exchanged);

@@ -4,10 +4,13 @@
 // dimensions without a message (it holds whole rows of them), and each mode
 // is then a line (A1 + σ M1) x = g along dimension 1, split over the slabs.
 // Each rank eliminates its rows of every line as one chunk of a partitioned
-// tridiagonal solve (kernels/partitioned_lines.cl), the ranks exchange two
-// rows each, the right-hand sides of the reduced system on the slabs' last
-// rows, and every rank solves that system, substitutes back and transforms
-// back: two rows sent per rank and solve, against the reduction's levels.
+// tridiagonal solve (kernels/partitioned_lines.cl). The right-hand side of
+// the reduced system's row on a slab's last row sums that slab's part and
+// what the next slab's eliminations add to it: a rank sends the latter to
+// the previous rank, which adds it, and the ranks then exchange one
+// combined row each (R values to every other rank, against two rows sent
+// apart), and every rank solves that system, substitutes back and
+// transforms back, against the reduction's levels.
 #pragma once
 #include <algorithm>
 #include <complex>
@@ -37,11 +40,13 @@ template <class T> class TransformSlab {
   virtual void clear_flags() = 0;
   // The transforms to modes and the elimination of this slab's rows:
   // returns its two rows of the reduced system's right-hand sides (2·R
-  // values, page-locked), once they are on the host (waits).
-  virtual const T* eliminate() = 0;
-  // Host memory for every rank's two rows, rank after rank (2·R·ranks
-  // values; this rank's place is not read: its rows stay on its device),
-  // valid until the next substitute.
+  // values, page-locked), once they are on the host (waits): the first is
+  // that of the slab's last row, the second what its eliminations add to the
+  // row before the slab (the previous rank's last row), R values each.
+  virtual T* eliminate() = 0;
+  // Host memory for every rank's reduced right-hand side, one row of R
+  // values per rank, rank after rank (the first row of eliminate(), plus the
+  // next rank's second), valid until the next substitute.
   virtual T* reduced_area() = 0;
   // From them: the reduced system, this slab's back substitution and the
   // transforms back (enqueued).

@@ -60,7 +60,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     auto allocate = [&] {
       slab_ = rt_->alloc(rows_ * R_ * sizeof(T), "slab");
       ends_ = rt_->alloc(2 * R_ * sizeof(T), "reduced right-hand sides");
-      all_ends_ = rt_->alloc(2 * P * R_ * sizeof(T), "reduced right-hand sides");
+      all_ends_ = rt_->alloc(P * R_ * sizeof(T), "reduced right-hand sides");
       reduced_ = rt_->alloc(3 * P * R_ * sizeof(T), "reduced rows");
       checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * chunks_, 1) * R_ * sizeof(T), "pivot checkpoints");
     };
@@ -81,7 +81,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
       eliminate_launch(slabs_[q], reduced_.get(), q == std::size_t(rank), int(q), false);
     rt_->finish();
     pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "reduced right-hand sides");
-    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * P * R_ * sizeof(T), "reduced right-hand sides");
+    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), P * R_ * sizeof(T), "reduced right-hand sides");
   }
 
   void write_slab(const T* src) override { copy(const_cast<T*>(src), true); }
@@ -89,27 +89,20 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   bool nonfinite_slab() override { return flags_.nonfinite(slab_.get(), 0, rows_ * R_); }
   void clear_flags() override { flags_.clear(); }
 
-  const T* eliminate() override {
+  T* eliminate() override {
     to_modes(true);
     eliminate_launch(slabs_[std::size_t(rank_)], nullptr, false, rank_, true);
     rt_->read(ends_.get(), pinned_ends_.data(), 2 * R_ * sizeof(T));
-    return static_cast<const T*>(pinned_ends_.data());
+    return static_cast<T*>(pinned_ends_.data());
   }
   T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
 
   void substitute() override {
-    const std::size_t P = slabs_.size(), block = 2 * R_ * sizeof(T), mine = std::size_t(rank_) * block;
-    // the other ranks' rows from the host, this rank's from its device
-    const char* host = static_cast<const char*>(pinned_all_.data());
-    if (mine > 0)
-      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, mine, host, 0, nullptr, nullptr),
-                 "clEnqueueWriteBuffer (reduced right-hand sides)");
-    if (mine + block < P * block)
-      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, mine + block, P * block - mine - block,
-                                      host + mine + block, 0, nullptr, nullptr),
-                 "clEnqueueWriteBuffer (reduced right-hand sides)");
-    ocl::check(clEnqueueCopyBuffer(rt_->queue(), ends_.get(), all_ends_.get(), 0, mine, block, 0, nullptr, nullptr),
-               "clEnqueueCopyBuffer (reduced right-hand sides)");
+    const std::size_t P = slabs_.size();
+    // every rank's combined row (this rank's combined on the host too)
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, P * R_ * sizeof(T),
+                                    pinned_all_.data(), 0, nullptr, nullptr),
+               "clEnqueueWriteBuffer (reduced right-hand sides)");
     const RowRange& s = slabs_[std::size_t(rank_)];
     rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
     rt_->run("partition_back", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
