@@ -49,26 +49,25 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
   return inv;
 }
 
-// Rows [b, e) of lines [first, first + count) of L (n0: the whole line's
-// rows; C, sigma: the packed factor of dimension 1 and each line's shift).
-// Solve: X[(i − b)·L + line] holds g_i and receives pivot i's eliminated
-// right-hand side; ends[2·first + item] (line = first + item): the reduced
-// row's right-hand side, ends[2·first + count + item]: what the eliminations add to
-// that of row b − 1 (a part's two rows together, to the host at once). Set-up of slab `slab`: reduced[(3·slab + 0, 1, 2)·L +
+// Rows [b, e) of L lines (n0: the whole line's rows; C, sigma: the packed
+// factor of dimension 1 and each line's shift). Solve: X[(i − b)·L + line]
+// holds g_i and receives pivot i's eliminated right-hand side; ends[line]:
+// the reduced row's right-hand side, ends[L + line]: what the eliminations add
+// to that of row b − 1. Set-up of slab `slab`: reduced[(3·slab + 0, 1, 2)·L +
 // line]: the reduced row's excess (or diagonal), its coupling to row b − 1
 // (the reduced row before), what the eliminations add to that row's excess
 // (or diagonal);
 // with `checkpoints`, the state (s, spike) at every PARTITION_CHUNK-th pivot
 // c, ck[2c·L + line] and ck[(2c + 1)·L + line].
-__kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int L, int first, int count,
-                                  __global const coef_t* C, __global const scalar* sigma, __global scalar* ends,
-                                  __global scalar* reduced, __global scalar* ck, int checkpoints, int slab, int solve,
+__kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int L, __global const coef_t* C,
+                                  __global const scalar* sigma, __global scalar* ends, __global scalar* reduced,
+                                  __global scalar* ck, int checkpoints, int slab, int solve,
                                   __global int* flags) {
-  const int item = get_global_id(0), line = first + item;
-  if (item >= count) return;
+  const int line = get_global_id(0);
+  if (line >= L) return;
   const scalar sg = sigma[line];
-  const row_t top = level0_coef(C, n0, b, sg, 0);
-  scalar s = top.s, spike = top.lo, up = top.up;  // lo is zero for row 0
+  const row_t first = level0_coef(C, n0, b, sg, 0);
+  scalar s = first.s, spike = first.lo, up = first.up;  // lo is zero for row 0
   scalar g = solve ? X[line] : ZERO, prev_s = ZERO, prev_g = ZERO;
   int small = 0;
   // the right-hand sides are loaded PARTITION_AHEAD rows at a time, ahead
@@ -93,8 +92,8 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
     }
   }
   if (solve) {
-    ends[(size_t)2 * first + item] = g;
-    ends[(size_t)2 * first + count + item] = prev_g;
+    ends[line] = g;
+    ends[L + line] = prev_g;
     if (small) flags[1] = line + 1;
   } else {
     reduced += (size_t)3 * slab * L;
@@ -106,18 +105,17 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
 
 // After the exchange: the reduced rows of every slab (reduced: 3 rows of L
 // per rank, as the set-up wrote them, rank after rank) and their right-hand
-// sides (ends: for lines [first, first + count), at ranks·first, a row of
-// count per rank, partition_eliminate's first row of that slab plus the next
-// slab's second, summed on the host) form the
+// sides (ends: a row of L per rank, partition_eliminate's first row of that
+// slab plus the next slab's second, summed on the host) form the
 // reduced system on the slabs' last rows, solved per line by Thomas; then
 // this slab's rows from its last row's solution y_rank and y_{rank−1} (x_{b−1}),
 // back through each chunk's pivots, formed again from its checkpoint.
-__kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, int first, int count,
-                             __global const coef_t* C, __global const scalar* sigma,
-                             __global const scalar* reduced, __global const scalar* ends, int ranks, int rank,
-                             __global const scalar* ck, __global int* flags) {
-  const int item = get_global_id(0), line = first + item;
-  if (item >= count) return;
+__kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __global const coef_t* C,
+                             __global const scalar* sigma, __global const scalar* reduced,
+                             __global const scalar* ends, int ranks, int rank, __global const scalar* ck,
+                             __global int* flags) {
+  const int line = get_global_id(0);
+  if (line >= L) return;
   const scalar sg = sigma[line];
   // 1. The reduced system: row p couples y_p to y_{p−1} by slab p's spike and
   // to y_{p+1} by slab p + 1's (symmetric); slab p + 1's eliminations add to
@@ -133,7 +131,7 @@ __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, in
     const bool next = p + 1 < ranks;
     const scalar lo = p > 0 ? reduced[r + L] : ZERO, up = next ? reduced[rn + L] : ZERO;
     const scalar sp = reduced[r] + (next ? reduced[rn + 2 * L] : ZERO);
-    const scalar gr = ends[(size_t)ranks * first + (size_t)p * count + item];
+    const scalar gr = ends[(size_t)p * L + line];
 #ifdef EXCESS_FORM
     const scalar e_hat = sp + fabs(lo) * ratio;
     const scalar inv = srecip(e_hat + fabs(up));

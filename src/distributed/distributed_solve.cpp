@@ -78,9 +78,8 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
 
 // One right-hand side X of a transformed split (transform_split.hpp): the
 // upload, the device's scan, the transforms and this slab's elimination, the
-// exchange of every rank's combined row of the reduced system's right-hand
-// sides and the back substitution, part after part of the lines, the
-// transforms back, the download. True when the
+// exchange of every rank's two rows of the reduced system, the back
+// substitution and the transforms back, the download. True when the
 // solution holds a non-finite value.
 template <class T>
 bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_t first, std::size_t count, T* X,
@@ -91,40 +90,34 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  dev.eliminate();
+  T* mine = dev.eliminate();
+  const auto exchanged = clock_type::now();
+  st.exchange_wait_seconds += seconds_since(t);
+  // what this slab's eliminations add to the previous rank's last row goes
+  // there and is added to its own; then the combined rows go to every rank
   const int me = ex.me(), ranks = ex.comm->size();
-  for (std::size_t k = 0; k < transform_split_parts(ex.R); ++k) {
-    const auto lines = transform_split_part(ex.R, k);
-    const std::size_t R = lines.count, bytes = R * sizeof(T);
-    const auto waited = clock_type::now();
-    T* mine = dev.eliminated(k);
-    const auto exchanged = clock_type::now();
-    st.exchange_wait_seconds += seconds_since(waited);
-    // what this slab's eliminations add to the previous rank's last row goes
-    // there and is added to its own; then the combined rows go to every rank
-    T* all = dev.reduced_area(k);
-    T* combined = all + std::size_t(me) * R;
-    {
-      std::vector<Transfer> sends, receives;
-      if (me > 0) sends.push_back({me - 1, mine + R, bytes});
-      if (me + 1 < ranks) receives.push_back({me + 1, combined, bytes});
-      ex.comm->exchange(sends, receives);
-      if (me + 1 < ranks)
-        for (std::size_t i = 0; i < R; ++i) combined[i] += mine[i];
-      else
-        std::copy(mine, mine + R, combined);
-    }
+  const std::size_t R = ex.R, bytes = R * sizeof(T);
+  T* all = dev.reduced_area();
+  T* combined = all + std::size_t(me) * R;
+  {
     std::vector<Transfer> sends, receives;
-    for (int q = 0; q < ranks; ++q)
-      if (q != me) {
-        sends.push_back({q, combined, bytes});
-        receives.push_back({q, all + std::size_t(q) * R, bytes});
-      }
+    if (me > 0) sends.push_back({me - 1, mine + R, bytes});
+    if (me + 1 < ranks) receives.push_back({me + 1, combined, bytes});
     ex.comm->exchange(sends, receives);
-    dev.substitute(k);
-    st.exchange_seconds += seconds_since(exchanged);
+    if (me + 1 < ranks)
+      for (std::size_t i = 0; i < R; ++i) combined[i] += mine[i];
+    else
+      std::copy(mine, mine + R, combined);
   }
-  dev.transform_back();
+  std::vector<Transfer> sends, receives;
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) {
+      sends.push_back({q, combined, bytes});
+      receives.push_back({q, all + std::size_t(q) * R, bytes});
+    }
+  ex.comm->exchange(sends, receives);
+  st.exchange_seconds += seconds_since(exchanged);
+  dev.substitute();
   const bool nonfinite = dev.solution_nonfinite();  // waits for the solve
   st.device_seconds += seconds_since(t);
   t = clock_type::now();

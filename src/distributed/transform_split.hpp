@@ -38,25 +38,19 @@ template <class T> class TransformSlab {
   virtual bool nonfinite_slab() = 0;
   // Clears what the device reports of a solve (in queue order).
   virtual void clear_flags() = 0;
-  // The transforms to modes and the elimination of this slab's rows,
-  // part after part of the lines (transform_split_part), each part's rows
-  // of the reduced system's right-hand sides to the host as it is done
-  // (enqueued): the exchange of a part's rows overlaps the device's work on
-  // the next, and the next part's exchange its back substitution.
-  virtual void eliminate() = 0;
-  // Part k's two rows (2·count values, page-locked) once on the host
-  // (waits): the first that of the slab's last row, the second what its
-  // eliminations add to the row before the slab (the previous rank's last).
-  virtual T* eliminated(std::size_t part) = 0;
-  // Host memory for part k's reduced right-hand sides, one row of count
-  // values per rank, rank after rank (a rank's first row of eliminated(),
-  // plus the next rank's second), valid until the next eliminate.
-  virtual T* reduced_area(std::size_t part) = 0;
-  // From them: part k's reduced systems and this slab's back substitution
-  // of its lines (enqueued).
-  virtual void substitute(std::size_t part) = 0;
-  // The transforms back, after every part's substitute (enqueued).
-  virtual void transform_back() = 0;
+  // The transforms to modes and the elimination of this slab's rows:
+  // returns its two rows of the reduced system's right-hand sides (2·R
+  // values, page-locked), once they are on the host (waits): the first is
+  // that of the slab's last row, the second what its eliminations add to the
+  // row before the slab (the previous rank's last row), R values each.
+  virtual T* eliminate() = 0;
+  // Host memory for every rank's reduced right-hand side, one row of R
+  // values per rank, rank after rank (the first row of eliminate(), plus the
+  // next rank's second), valid until the next substitute.
+  virtual T* reduced_area() = 0;
+  // From them: the reduced system, this slab's back substitution and the
+  // transforms back (enqueued).
+  virtual void substitute() = 0;
   virtual void finish() = 0;  // waits for the device's queue
   // What the solve found (waits): a non-finite solution value, and the text
   // of a near-singular elimination (empty: none).
@@ -76,19 +70,6 @@ inline constexpr int kTransformSplitMaxRanks = 16;
 // two H200s, 3D 511³ (261121 lines of 256 rows) 1.39×. Fewer lines take the
 // reduction's split.
 inline constexpr std::size_t kTransformSplitLinesPerRow = 4;
-
-// A transformed split takes the lines (R, the modes of the other
-// dimensions) in this many parts of nearly equal size, or one per line
-// where there are fewer lines; part k holds lines [first, first + count).
-inline constexpr std::size_t kTransformSplitParts = 2;
-struct LinePart {
-  std::size_t first, count;
-};
-inline std::size_t transform_split_parts(std::size_t lines) { return std::min(kTransformSplitParts, lines); }
-inline LinePart transform_split_part(std::size_t lines, std::size_t part) {
-  const std::size_t parts = transform_split_parts(lines), first = lines * part / parts;
-  return {first, lines * (part + 1) / parts - first};
-}
 
 // The problem with dimension 1 moved last: its plan is a transformed plan's,
 // whose last dimension's lines are split (the data stay in the given order).

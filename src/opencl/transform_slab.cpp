@@ -78,7 +78,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
     // every slab's reduced row, and this slab's pivot checkpoints
     for (std::size_t q = 0; q < P; ++q)
-      eliminate_launch(slabs_[q], {0, R_}, reduced_.get(), q == std::size_t(rank), int(q), false);
+      eliminate_launch(slabs_[q], reduced_.get(), q == std::size_t(rank), int(q), false);
     rt_->finish();
     pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "reduced right-hand sides");
     pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), P * R_ * sizeof(T), "reduced right-hand sides");
@@ -89,45 +89,26 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   bool nonfinite_slab() override { return flags_.nonfinite(slab_.get(), 0, rows_ * R_); }
   void clear_flags() override { flags_.clear(); }
 
-  void eliminate() override {
+  T* eliminate() override {
     to_modes(true);
-    const std::size_t parts = distributed::transform_split_parts(R_);
-    read_done_.clear();
-    for (std::size_t k = 0; k < parts; ++k) {
-      const auto lines = distributed::transform_split_part(R_, k);
-      eliminate_launch(slabs_[std::size_t(rank_)], lines, nullptr, false, rank_, true);
-      cl_event done = nullptr;
-      ocl::check(clEnqueueReadBuffer(rt_->queue(), ends_.get(), CL_FALSE, 2 * lines.first * sizeof(T),
-                                     2 * lines.count * sizeof(T), ends_at(lines), 0, nullptr, &done),
-                 "clEnqueueReadBuffer (reduced right-hand sides)");
-      read_done_.emplace_back(done);
-    }
-    ocl::check(clFlush(rt_->queue()), "clFlush");
+    eliminate_launch(slabs_[std::size_t(rank_)], nullptr, false, rank_, true);
+    rt_->read(ends_.get(), pinned_ends_.data(), 2 * R_ * sizeof(T));
+    return static_cast<T*>(pinned_ends_.data());
   }
-  T* eliminated(std::size_t part) override {
-    cl_event done = read_done_.at(part).get();
-    ocl::check(clWaitForEvents(1, &done), "clWaitForEvents (reduced right-hand sides)");
-    return ends_at(distributed::transform_split_part(R_, part));
-  }
-  T* reduced_area(std::size_t part) override {
-    return static_cast<T*>(pinned_all_.data()) + slabs_.size() * distributed::transform_split_part(R_, part).first;
-  }
+  T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
 
-  void substitute(std::size_t part) override {
+  void substitute() override {
     const std::size_t P = slabs_.size();
-    const auto lines = distributed::transform_split_part(R_, part);
-    // every rank's combined row of the part (this rank's combined on the host too)
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, P * lines.first * sizeof(T),
-                                    P * lines.count * sizeof(T), reduced_area(part), 0, nullptr, nullptr),
+    // every rank's combined row (this rank's combined on the host too)
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, P * R_ * sizeof(T),
+                                    pinned_all_.data(), 0, nullptr, nullptr),
                "clEnqueueWriteBuffer (reduced right-hand sides)");
     const RowRange& s = slabs_[std::size_t(rank_)];
-    rt_->count(20.0 * double(rows_ * lines.count), 2.0 * double(rows_ * lines.count));
-    rt_->run("partition_back", 256, {lines.count}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_),
-             int(lines.first), int(lines.count), factor_.get(), sigma_.get(), reduced_.get(), all_ends_.get(), int(P),
-             rank_, checkpoints_.get(), flags_.buffer());
-    ocl::check(clFlush(rt_->queue()), "clFlush");
+    rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
+    rt_->run("partition_back", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
+             sigma_.get(), reduced_.get(), all_ends_.get(), int(P), rank_, checkpoints_.get(), flags_.buffer());
+    to_modes(false);
   }
-  void transform_back() override { to_modes(false); }
   void finish() override { rt_->finish(); }
   bool solution_nonfinite() override { return flags_.read()[0] != 0; }
   std::string breakdown() override { return flags_.near_singular(sigma_.get()); }
@@ -175,17 +156,12 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   }
   // partition_eliminate on slab s's rows: the set-up of its reduced row
   // (and this slab's checkpoints), or the elimination of this slab's data.
-  // (lines: those of the launch, every line at set-up)
-  void eliminate_launch(const RowRange& s, distributed::LinePart lines, cl_mem reduced, bool checkpoints, int slab,
-                        bool solve) {
-    if (solve) rt_->count(12.0 * double(rows_ * lines.count), 2.0 * double(rows_ * lines.count));
-    rt_->run("partition_eliminate", 256, {lines.count}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_),
-             int(lines.first), int(lines.count), factor_.get(), sigma_.get(), ends_.get(),
-             reduced ? reduced : reduced_.get(), checkpoints_.get(), checkpoints ? 1 : 0, slab, solve ? 1 : 0,
-             flags_.buffer());
+  void eliminate_launch(const RowRange& s, cl_mem reduced, bool checkpoints, int slab, bool solve) {
+    if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
+    rt_->run("partition_eliminate", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
+             sigma_.get(), ends_.get(), reduced ? reduced : reduced_.get(), checkpoints_.get(), checkpoints ? 1 : 0,
+             slab, solve ? 1 : 0, flags_.buffer());
   }
-  // A part's two rows on the host (page-locked), as partition_eliminate lays them out.
-  T* ends_at(distributed::LinePart lines) const { return static_cast<T*>(pinned_ends_.data()) + 2 * lines.first; }
 
   planner::PlanData<T> pd_;
   std::vector<RowRange> slabs_;
@@ -200,7 +176,6 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
   ocl::PinnedHost pinned_ends_, pinned_all_;
-  std::vector<ocl::Event> read_done_;  // each part's rows on the host
   ocl::HostStaging staging_;
 };
 
