@@ -63,27 +63,22 @@ inline real2 real_dft_entry(real2 zk, real2 zm, real2 w) {
 // passes. m = N − k throughout; a pair with m == k writes once.
 
 // The sine transform's outputs k and m from the FFT's (Z_k, Z_m): X_k =
-// −Im V_k / 2, scaled to modes (m == k: the first only).
-inline real2 sine_pair(real2 zk, real2 zm, int k, int m, __global const real2* table, __global const real* scale,
-                       int from_modes) {
-  const real2 wk = table[k], wm = table[m];
-  real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
-  real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
-  if (!from_modes) {
-    xk *= scale[k - 1];
-    xm *= scale[m - 1];
-  }
-  return (real2)(xk, xm);
-}
-// Them written to the column; returns whether one is not finite.
-inline int put_sine_pair(real2 x, int k, int m, __global real* xc, int stride_j) {
-  xc[(size_t)(k - 1) * stride_j] = x.x;
-  if (m != k) xc[(size_t)(m - 1) * stride_j] = x.y;
-  return !isfinite(x.x) || (m != k && !isfinite(x.y));
-}
+// −Im V_k / 2, scaled to modes. Returns whether one is not finite.
 inline int sine_outputs(real2 zk, real2 zm, int k, int m, __global real* xc, int stride_j,
                         __global const real2* table, __global const real* scale, int from_modes) {
-  return put_sine_pair(sine_pair(zk, zm, k, m, table, scale, from_modes), k, m, xc, stride_j);
+  const real2 wk = table[k];
+  real xk = (real)-0.5 * real_dft_entry(zk, zm, (real2)(wk.x, -wk.y)).y;
+  if (!from_modes) xk *= scale[k - 1];
+  xc[(size_t)(k - 1) * stride_j] = xk;
+  int bad = !isfinite(xk);
+  if (m != k) {
+    const real2 wm = table[m];
+    real xm = (real)-0.5 * real_dft_entry(zm, zk, (real2)(wm.x, -wm.y)).y;
+    if (!from_modes) xm *= scale[m - 1];
+    xc[(size_t)(m - 1) * stride_j] = xm;
+    bad |= !isfinite(xm);
+  }
+  return bad;
 }
 
 // From modes: conj Z_0 of the constant and alternating modes, and conj Z_k,
@@ -380,10 +375,9 @@ inline void fft_store(const int R, int N, int Ns, int C, int c, int s, int S, __
       for (int r = 0; r < R; ++r) put_entry(z, (to + r * Ns) * C + c, v[b * R + r], round);
     }
 }
-// The butterflies of the pass of radix R after Ns, in registers (table: of
-// length T >= N, (cos πt/T, sin πt/T)).
-inline void fft_butterflies(const int R, int N, int T, int Ns, int S, int s, real2* v, __global const real2* table) {
-  const int nb = N / R / S, step = 2 * T / (Ns * R);
+// The butterflies of the pass of radix R after Ns, in registers.
+inline void fft_butterflies(const int R, int N, int Ns, int S, int s, real2* v, __global const real2* table) {
+  const int nb = N / R / S, step = 2 * N / (Ns * R);
 #pragma unroll
   for (int b = 0; b < SINE_ELEMENTS / R; ++b)
     if (b < nb) {
@@ -415,13 +409,11 @@ inline void fft_store_result(int N, int C, int c, int s, int S, __local real2* z
 
 // The FFT of length N of every column, v holding the first pass's inputs
 // (fft_load_first) and then the last pass's outputs (fft_store_result puts
-// them in order): passes of radix 8, then one of 4 or 2. The table is of
-// length T (N, or 2N for the halves of a longer spectrum).
-inline void packed_fft(int N, int T, int C, int c, int s, int S, __local real2* z, real2* v,
-                       __global const real2* table) {
+// them in order): passes of radix 8, then one of 4 or 2.
+inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real2* v, __global const real2* table) {
   int Ns = 1;
   for (; N / Ns >= 8; Ns *= 8) {
-    fft_butterflies(8, N, T, Ns, S, s, v, table);
+    fft_butterflies(8, N, Ns, S, s, v, table);
     const int rest = N / (Ns * 8);  // the length the later passes take
     if (rest == 1) break;
 #pragma unroll
@@ -434,8 +426,8 @@ inline void packed_fft(int N, int T, int C, int c, int s, int S, __local real2* 
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
-  if (N / Ns == 4) fft_butterflies(4, N, T, Ns, S, s, v, table);
-  else if (N / Ns == 2) fft_butterflies(2, N, T, Ns, S, s, v, table);
+  if (N / Ns == 4) fft_butterflies(4, N, Ns, S, s, v, table);
+  else if (N / Ns == 2) fft_butterflies(2, N, Ns, S, s, v, table);
 }
 
 // A work-item's entries of a column before or after the FFT: up to
@@ -470,94 +462,9 @@ inline void fft_gather(int N, int C, int c, int s, int S, __local real2* z, cons
   }
 }
 
-// Entry j (0 ≤ j < 2N) of a column's odd extension v (v_j = x_j, v_{2N−j} =
-// −x_j, v_0 = v_N = 0), scaled where the transform is from modes.
-inline real odd_extension(__global const real* xc, int j, int N, int stride_j, bool live, __global const real* scale,
-                          int from_modes) {
-  const bool reflected = j > N;
-  if (reflected) j = 2 * N - j;
-  if (!live || j == 0 || j == N) return (real)0;
-  real x = xc[(size_t)(j - 1) * stride_j];
-  if (from_modes) x *= scale[j - 1];
-  return reflected ? -x : x;
-}
-
-// A column longer than the work-group's registers hold (N = 2M, M =
-// SINE_GROUP · SINE_ELEMENTS, one column per group): the packed FFT by
-// decimation in frequency, its even outputs Z_{2k} = FFT_M(z_m + z_{m+M})
-// and then its odd ones Z_{2k+1} = FFT_M((z_m − z_{m+M}) e^{−2πim/N}), one
-// after the other in the same registers and local memory (M reals). The
-// unfolding pairs (k, N − k) fall within one half: (2k', N − 2k') pairs
-// outputs k' and M − k' of the even half, (2k' + 1, N − 2k' − 1) outputs k'
-// and M − 1 − k' of the odd one. Each half reads the column from global
-// memory again (the L2 cache holds the group's columns).
-inline void sine_transform_halves_of_spectrum(__global real* xc, int N, int s, int S, bool live, int stride_j,
-                                              __global const real2* table, __global const real* scale,
-                                              int from_modes, __local real2* z, __global int* nonfinite,
-                                              int watch) {
-  const int M = N / 2;
-  int bad = 0;
-  real2 v[SINE_ELEMENTS];
-  int idx[SINE_ENTRIES];
-  real2 zs[SINE_ENTRIES];
-  real2 even[SINE_ELEMENTS / 2];  // the even half's outputs, written once the odd half has read the column
-  for (int h = 0; h < 2; ++h) {
-    if (h > 0) barrier(CLK_LOCAL_MEM_FENCE);  // the reads of the even half's outputs
-    // 1. this half's inputs, m = s + e·S
-#pragma unroll
-    for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
-#pragma unroll
-    for (int e = 0; e < SINE_ELEMENTS; ++e) {
-      const int m = s + e * S;
-      const real2 lo = (real2)(odd_extension(xc, 2 * m, N, stride_j, live, scale, from_modes),
-                               odd_extension(xc, 2 * m + 1, N, stride_j, live, scale, from_modes));
-      const real2 hi = (real2)(odd_extension(xc, 2 * (m + M), N, stride_j, live, scale, from_modes),
-                               odd_extension(xc, 2 * (m + M) + 1, N, stride_j, live, scale, from_modes));
-      const real2 w = table[2 * m];  // e^{2πim/N}
-      idx[e] = m;
-      zs[e] = h == 0 ? lo + hi : cmul(lo - hi, (real2)(w.x, -w.y));
-    }
-    if (h > 0) {
-      // every work-item has read the column: the even half's outputs go to it
-      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-      if (live)
-#pragma unroll
-        for (int e = 0; e < SINE_ELEMENTS / 2; ++e) {
-          const int k = 2 * (1 + s + e * S);
-          bad |= put_sine_pair(even[e], k, N - k, xc, stride_j);
-        }
-    }
-    fft_scatter(M, 1, 0, s, S, z, v, idx, zs);
-    // 2. its FFT of length M (the table of length N)
-    packed_fft(M, N, 1, 0, s, S, z, v, table);
-    // 3. its unfolding pairs: E / 2 per work-item
-#pragma unroll
-    for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
-#pragma unroll
-    for (int e = 0; e < SINE_ELEMENTS / 2; ++e) {
-      const int k = 1 - h + s + e * S;  // the even half's pairs start at 1, the odd one's at 0
-      idx[2 * e] = k;
-      idx[2 * e + 1] = M - h - k;
-    }
-    fft_gather(M, 1, 0, s, S, z, v, idx, zs);
-#pragma unroll
-    for (int e = 0; e < SINE_ELEMENTS / 2; ++e) {
-      const int k = 2 * idx[2 * e] + h;
-      const real2 x = sine_pair(zs[2 * e], zs[2 * e + 1], k, N - k, table, scale, from_modes);
-      if (h == 0) even[e] = x;
-      else if (live) bad |= put_sine_pair(x, k, N - k, xc, stride_j);
-    }
-  }
-  if (watch && bad) *nonfinite = 1;
-}
-
 // sine_transform as above (arguments, layout, launch), z holding N·C reals.
 TRANSFORM_KERNEL(sine_transform) {
   TRANSFORM_COLUMN;
-  if (N > SINE_GROUP * SINE_ELEMENTS) {
-    sine_transform_halves_of_spectrum(xc, N, s, S, live, stride_j, table, scale, from_modes, z, nonfinite, watch);
-    return;
-  }
   real2 v[SINE_ELEMENTS];
   // 1. the odd extension, packed in pairs: v_j at z_{j/2}, v_{2N−j} = −v_j
   // at z_{N−(j+1)/2} (the parity of j the part: with halves, the even j in
@@ -585,7 +492,7 @@ TRANSFORM_KERNEL(sine_transform) {
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   // 2. FFT of length N
-  packed_fft(N, N, C, c, s, S, z, v, table);
+  packed_fft(N, C, c, s, S, z, v, table);
   // 3. X_k = −Im V_k / 2 for the pairs (k, N − k), straight to memory
   int idx[SINE_ENTRIES];
   real2 zs[SINE_ENTRIES];
@@ -644,7 +551,7 @@ TRANSFORM_KERNEL(fourier_transform) {
   }
   fft_scatter(N, C, c, s, S, z, v, idx, zs);
   // 2. FFT of length N
-  packed_fft(N, N, C, c, s, S, z, v, table);
+  packed_fft(N, C, c, s, S, z, v, table);
   // 3. the outputs this work-item writes
 #pragma unroll
   for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "opencl/sine_transform.hpp"
 #include "pscr/builders.hpp"
 #include "pscr/opencl.hpp"
 #include "support.hpp"
@@ -38,17 +37,6 @@ template <class T> pscr::Factor<T> consistent(int n, double h) {
 
 template <class T> double eps() { return double(std::numeric_limits<pscr::real_t<T>>::epsilon()); }
 
-// The reference backend's answer in double (complex double) precision.
-template <class T> auto reference_solve(const pscr::Problem<T>& p, const std::vector<T>& f) {
-  using W = typename decltype(test::band_solve(p, f))::value_type;
-  std::vector<pscr::Factor<W>> factors;
-  for (int d = 0; d < p.dims(); ++d) factors.push_back(p.factor(d).template cast<W>());
-  const pscr::Problem<W> wide(std::move(factors), W(p.c()));
-  std::vector<W> fw(f.begin(), f.end()), u(f.size());
-  pscr::Plan<W>(wide, pscr::Options{}).solve(fw.data(), u.data());
-  return u;
-}
-
 }  // namespace
 
 // Every leading dimension a uniform Dirichlet pencil with n + 1 a power of
@@ -60,10 +48,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   std::uint64_t seed = 4100;
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
-  // by_reference: against the reference backend's solve (the CPU reduction)
-  // in the band solve's precision, where that solve would take minutes to
-  // assemble
-  const auto check = [&](const pscr::Problem<T>& p, const char* what, bool by_reference = false) {
+  const auto check = [&](const pscr::Problem<T>& p, const char* what) {
     BOOST_TEST_CONTEXT(what << " T=" << pscr::scalar_name<T>() << " sizes " << p.size(0) << " x " << p.size(1)
                             << (p.dims() == 3 ? " x " + std::to_string(p.size(2)) : std::string())) {
       pscr::Plan<T> plan(p, o);
@@ -80,7 +65,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
       for (int b = 0; b < 2; ++b) {
         const std::vector<T> fb(f.begin() + b * p.unknowns(), f.begin() + (b + 1) * p.unknowns());
         const std::vector<T> ub(u.begin() + b * p.unknowns(), u.begin() + (b + 1) * p.unknowns());
-        BOOST_TEST(test::rel_error(ub, by_reference ? reference_solve(p, fb) : test::band_solve(p, fb)) <= tol);
+        BOOST_TEST(test::rel_error(ub, test::band_solve(p, fb)) <= tol);
       }
       BOOST_TEST(pscr::opencl::device_bytes(p, o) == plan.info().device_bytes);
     }
@@ -129,24 +114,6 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   // (c = 1 with h = 1: well conditioned, so that the band solve's own error is small)
   check(pscr::Problem<T>::make2d(dirichlet<T>(2047, 1.0), test::random_factor<T>(5, seed + 2), T(1)),
         "halves: 2D long columns");
-  // columns twice as long as a work-group's registers hold in halves, by the
-  // two halves of the spectrum one after the other (N = 2 · sine_group · 16
-  // in double, · 32 in float; the real columns of a complex float array
-  // likewise), on the device's own parameters: the halves' program above
-  {
-    o.parameters = own;
-    const int n = 2 * own.sine_group * (sizeof(pscr::real_t<T>) == sizeof(double) ? 16 : 32) - 1;
-    check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0), test::random_factor<T>(5, seed + 4), T(1)),
-          "halves of the spectrum: 2D long columns", true);
-    check(pscr::Problem<T>::make3d(dirichlet<T>(n, 1.0), dirichlet<T>(3, 0.2), test::random_factor<T>(3, seed + 5), T(1)),
-          "halves of the spectrum: 3D, with a short dimension", true);
-    // a periodic dimension's Fourier transforms stop at the halves' length
-    // (n = 2N; the limits themselves: sine_limits_on_a_gpu below)
-    const auto periodic = pscr::laplacian_factor(n + 1, 1.0, pscr::Boundary::Periodic, pscr::Boundary::Periodic);
-    BOOST_TEST(pscr::Plan<T>(pscr::Problem<T>::make2d(periodic.template cast<T>(), test::random_factor<T>(3, seed), T(1)), o)
-                   .info()
-                   .dimension_methods[0] == "Fourier transform");
-  }
   // a column longer than sine_group · 8 (16) complex entries takes the
   // halves on the device's own parameters (the program above)
   if constexpr (std::is_same_v<T, double>) {
@@ -158,24 +125,6 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
                    .info()
                    .parameters.sine_halves == 1);
   }
-}
-
-// The longest sine transforms on a device of 47 KiB of local memory (an
-// NVIDIA GPU's), 256 work-items: 8192 in double and 16384 in float, by the
-// two halves of the spectrum (4096 and 8192 entries a work-group holds in
-// halves); Fourier transforms half of that (the planner's rule).
-BOOST_AUTO_TEST_CASE(sine_limits_on_a_gpu) {
-  pscr::ocl::Device gpu;
-  gpu.max_work_group = 1024;
-  gpu.local_mem = 47 * 1024;
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 256, sizeof(double)) == 8192u);
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 256, sizeof(float)) == 16384u);
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 128, sizeof(double)) == 4096u);
-  // a work-group's entries take 128 bytes per work-item in double
-  gpu.local_mem = 16 * 1024;
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 128, sizeof(double)) == 4096u);
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 256, sizeof(double)) == 0u);
-  BOOST_TEST(pscr::ocl::max_sine_length(gpu, 2048, sizeof(double)) == 0u);  // more than the device's work-items
 }
 
 // Where a leading dimension is not a uniform Dirichlet pencil of n + 1 a

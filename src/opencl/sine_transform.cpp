@@ -30,11 +30,10 @@ SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves
 
 std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes) {
   if (sine_group > dev.max_work_group) return 0;
-  // a work-group's entries: 2 reals each as complex entries, 1 in halves;
-  // in halves, sine transforms twice as long by the two halves of the spectrum
+  // a work-group's entries: 2 reals each as complex entries, 1 in halves
   for (const bool halves : {true, false}) {
     const std::size_t N = sine_group * sine_elements(real_bytes, halves);
-    if (N * (halves ? 1 : 2) * real_bytes <= dev.local_mem) return halves ? 2 * N : N;
+    if (N * (halves ? 1 : 2) * real_bytes <= dev.local_mem) return N;
   }
   return 0;
 }
@@ -49,10 +48,8 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
   const std::size_t E = sine_elements(real_bytes, halves_);
-  // sine transforms in halves: twice as long by the two halves of the spectrum
-  if (std::size_t(N) > group * E * (halves_ && !fourier ? 2 : 1))
-    throw std::logic_error("sine transform: longer than a work-group holds");
-  group_columns_ = std::max<std::size_t>(1, std::min(group, group * E / std::size_t(N)));
+  if (std::size_t(N) > group * E) throw std::logic_error("sine transform: longer than a work-group holds");
+  group_columns_ = std::min(group, group * E / std::size_t(N));
   // each real column: a complex FFT of N points (5 flops per point and
   // stage) and about 12 flops per entry unfolding it
   int log2_n = 0;
@@ -87,8 +84,7 @@ void SineTransform::launch(cl_mem x, std::size_t cols, std::size_t stride_j, std
             2.0 * double(n_) * double(cols / parts_) * double(batches));
   rt_.launch(fourier_ ? "fourier_transform" : "sine_transform", 2, {(cols + C - 1) / C * group_, batches, 1},
              {group_, 1, 1}, x, int(N), int(cols), int(C), int(stride_j), cl_ulong(stride_c), cl_ulong(stride_b),
-             table_.get(), scale_.get(), to_modes ? 0 : 1,
-             LocalBytes{(halves_ ? 1 : 2) * std::min(N, group_ * sine_elements(real_bytes_, halves_)) * C * real_bytes_},
+             table_.get(), scale_.get(), to_modes ? 0 : 1, LocalBytes{(halves_ ? 1 : 2) * N * C * real_bytes_},
              nonfinite ? nonfinite : table_.get(), nonfinite ? 1 : 0);
 }
 

@@ -32,12 +32,10 @@ struct SineShape {
 // them or a column needs the longer reach.
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
                      std::size_t real_bytes);
-// The longest sine transform (N = n + 1, a power of two) whose column fits
-// one work-group of sine_group work-items on `dev` in reals of `real_bytes`
-// (in halves where complex entries would not reach, and then by the two
-// halves of its spectrum one after the other), 0 where none fits. Fourier
-// transforms take half of it (N = n / 2: not by halves of the spectrum).
-PSCR_API std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes);
+// The longest transform (N = n + 1, a power of two) whose column fits one
+// work-group of sine_group work-items on `dev` in reals of `real_bytes`
+// (in halves where complex entries would not reach), 0 where none fits.
+std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes);
 
 class SineTransform {
  public:

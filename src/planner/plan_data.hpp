@@ -130,7 +130,7 @@ template <class T> struct PlanData {
 // pencil is Toeplitz with Dirichlet ends (sine_basis, length n + 1) or
 // circulant (fourier_basis, periodic, length n / 2: a real FFT of n points
 // packed in n / 2 complex ones) and that length is a power of
-// two no larger than sine_limit (sine) or sine_limit / 2 (Fourier), they are all taken by transforms
+// two no larger than sine_limit, they are all taken by sine transforms
 // (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,

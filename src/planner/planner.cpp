@@ -253,9 +253,8 @@ template <class T> std::optional<Factor<double>> real_factor(const Factor<T>& f)
 }
 
 // The sine basis of dimension d where it can be taken by sine transforms of
-// length at most sine_limit (see make_plan_data; Fourier transforms half of
-// it): its eigenvalues and scales in closed form, each a normal number of T;
-// empty elsewhere.
+// length at most sine_limit (see make_plan_data): its eigenvalues and scales
+// in closed form, each a normal number of T; empty elsewhere.
 // A periodic dimension's basis is the real Fourier one (fourier_basis), its
 // transform a real FFT of n points packed in N = n / 2 complex ones; the
 // constant's eigenvalue may be 0 (the pure-Neumann null mode).
@@ -263,9 +262,7 @@ template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T
   const bool periodic = problem.factor(d).periodic();
   const std::size_t n = problem.size(d), N = periodic ? n / 2 : n + 1;
   if (periodic && n % 2 != 0) return std::nullopt;
-  // Fourier transforms are not taken by halves of the spectrum (ocl::max_sine_length)
-  const std::size_t limit = std::size_t(std::max(sine_limit, 0)) / (periodic ? 2 : 1);
-  if (N < 4 || N > limit || (N & (N - 1)) != 0) return std::nullopt;
+  if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
   const auto f = real_factor(problem.factor(d));
   if (!f) return std::nullopt;
   auto b = periodic ? fourier_basis(f->A, f->M) : sine_basis(f->A, f->M);
