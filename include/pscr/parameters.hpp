@@ -101,8 +101,11 @@ struct KernelParameters {
   /// local memory, those dimensions are taken by fast sine transforms and the
   /// last one by one tridiagonal solve per line (kernels/sine_transform.cl;
   /// PlanInfo::dimension_methods): 3 passes over the unknowns in 2D, 5 in 3D,
-  /// instead of a reduction's levels. Plans with Options::shifts > 1 or split
-  /// by rows over devices keep the reduction. 0: the reduction always.
+  /// instead of a reduction's levels. Plans with Options::shifts > 1 keep the
+  /// reduction; plans split by rows over devices or MPI ranks transform every
+  /// dimension but the first and partition its lines over the ranks where
+  /// docs/distributed.md ("Transformed split") says, else they keep the
+  /// reduction. 0: the reduction always.
   int transforms = 1;
   /// Work-items per work-group of the sine transforms: each holds 8 (double)
   /// or 16 (float) complex entries of the columns in registers, twice as
