@@ -165,6 +165,10 @@ inline int unfold_pair(int e, int s, int S, int N) {
   return k >= N / 2 + (e == SINE_ELEMENTS / 2 && s == 0) ? -1 : k;
 }
 
+// A work-item's entries of a column before or after the FFT: up to
+// SINE_ENTRIES, entry i at position idx[i] (negative: none).
+#define SINE_ENTRIES (SINE_ELEMENTS + 2)
+
 #if !SINE_HALVES
 // One Stockham pass of radix R over the column's N entries in z (entry m of
 // column c at z[m·C + c]): butterfly j reads entries j + r·N/R, twists them by
@@ -211,6 +215,22 @@ inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real
   for (; N / Ns >= 8; Ns *= 8) sine_pass(8, N, Ns, C, c, s, S, z, v, table);
   if (N / Ns == 4) sine_pass(4, N, Ns, C, c, s, S, z, v, table);
   else if (N / Ns == 2) sine_pass(2, N, Ns, C, c, s, S, z, v, table);
+}
+
+// Entries `in` at positions idx[i] of the column into z, for packed_fft.
+inline void fft_scatter(int N, int C, int c, int s, int S, __local real2* z, real2* v, const int* idx,
+                        const real2* in) {
+#pragma unroll
+  for (int i = 0; i < SINE_ENTRIES; ++i)
+    if (idx[i] >= 0) z[idx[i] * C + c] = in[i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+// The FFT's entries idx[i] from z after packed_fft, into out.
+inline void fft_gather(int N, int C, int c, int s, int S, __local real2* z, const real2* v, const int* idx,
+                       real2* out) {
+#pragma unroll
+  for (int i = 0; i < SINE_ENTRIES; ++i)
+    if (idx[i] >= 0) out[i] = z[idx[i] * C + c];
 }
 
 // x: columns [group·C, group·C + C) of batch get_group_id(1), entry j
@@ -430,10 +450,6 @@ inline void packed_fft(int N, int C, int c, int s, int S, __local real2* z, real
   else if (N / Ns == 2) fft_butterflies(2, N, Ns, S, s, v, table);
 }
 
-// A work-item's entries of a column before or after the FFT: up to
-// SINE_ENTRIES, entry i at position idx[i] (negative: none).
-#define SINE_ENTRIES (SINE_ELEMENTS + 2)
-
 // Entries `in` into z and the first pass's inputs from it into v.
 inline void fft_scatter(int N, int C, int c, int s, int S, __local real2* z, real2* v, const int* idx,
                         const real2* in) {
@@ -595,6 +611,101 @@ TRANSFORM_KERNEL(fourier_transform) {
 }
 
 #endif  // SINE_HALVES
+
+// Sine transforms twice as long as a work-group holds (N = 2M; ocl::
+// SineTransform takes them so), by one step of decimation in frequency:
+//   even modes: g_{2k} = Σ_{j<M} a_j sin(π j k / M), a_j = x_j − x_{N−j}, a DST-I
+//     of length M − 1 (sine_transform with N = M);
+//   odd modes: g_{2k+1} = Σ_{j≤M} b_j sin(π j (2k + 1) / N), b_j = x_j + x_{N−j},
+//     b_M = x_M, i.e. (−1)^k times the DCT-III of c_i = b_{M−i} (sine_odd_modes).
+// Each is an FFT of length M (error O(ε log N), as the whole transform's; the
+// folding with a running sum would lose √N). Column positions: a_j at j − 1
+// and b_j at N − j − 1 (c_i at M − 1 + i), where x_j and x_{N−j} were; the
+// modes stay there, even modes 2k at k − 1 and odd 2k + 1 at M − 1 + k, an
+// order the plan's line shifts follow (SineTransform::modes). From modes the
+// transposes in reverse order: the DST-I, the DCT-II of (−1)^k h_k, and the
+// butterfly back.
+
+// To modes, the pairs (x_j, x_{N−j}), 1 ≤ j < M, to (a_j, b_j) in place; from
+// modes, (E_j, O_j) of the two halves to x_j = O_j + E_j, x_{N−j} = O_j − E_j
+// (x_M = O_M, flagged where watched). Work-item (j − 1, column, batch), j along
+// dimension 0 of the range where j_first (contiguous lines), else the columns
+// (contiguous columns), so that either way neighbours touch neighbours.
+__kernel void sine_butterfly(__global real* x, int M, int columns, int stride_j, ulong stride_c, ulong stride_b,
+                             int j_first, int from_modes, __global int* nonfinite, int watch) {
+  const int i = get_global_id(j_first ? 0 : 1), col = get_global_id(j_first ? 1 : 0);
+  if (i >= M || col >= columns) return;
+  __global real* xc = x + get_global_id(2) * stride_b + col * stride_c;
+  const int N = 2 * M;
+  if (i == M - 1) {  // x_M, whole in the odd half
+    if (watch && !isfinite(xc[(size_t)(M - 1) * stride_j])) *nonfinite = 1;
+    return;
+  }
+  __global real* lo = xc + (size_t)i * stride_j;            // x_j, j = i + 1
+  __global real* hi = xc + (size_t)(N - 2 - i) * stride_j;  // x_{N−j}
+  const real p = *lo, q = *hi;
+  const real u = from_modes ? q + p : p - q, w = from_modes ? q - p : p + q;
+  *lo = u;
+  *hi = w;
+  if (watch && (!isfinite(u) || !isfinite(w))) *nonfinite = 1;
+}
+
+// The odd modes' half, in place on c (positions M − 1 … N − 2 of the columns,
+// `offset` reals on): to modes, g_{2k+1} = scale_k (−1)^k y_k with y the
+// DCT-III of c, y_k = Σ_i c_i cos(π i (2k + 1) / (2M)); by U = FFT_M of
+// c_i e^{−iπi/(2M)}, y_{2n} = Re U_n and y_{2n+1} = Re U_{M−1−n}. From modes,
+// the transpose: O_i = Σ_k cos(π i (2k + 1) / (2M)) h'_k, h'_k = (−1)^k
+// scale_k g_{2k+1}, a DCT-II: V = FFT_M of v (v_n = h'_{2n}, v_{M−1−n} =
+// h'_{2n+1}), O_i = Re(e^{−iπi/(2M)} V_i). N here is M, the FFT's length;
+// table: (cos πt/M, sin πt/M) for t < 2M, then (cos πi/(2M), sin πi/(2M))
+// for i < M. Launch shape, layout and local memory as sine_transform's.
+__kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_odd_modes(
+    __global real* x, ulong offset, int N, int columns, int C, int stride_j, ulong stride_c, ulong stride_b,
+    __global const real2* table, __global const real* scale, int from_modes, __local real2* z) {
+  x += offset;
+  TRANSFORM_COLUMN;
+  __global const real2* quarter = table + 2 * N;
+  real2 v[SINE_ELEMENTS];
+  int idx[SINE_ENTRIES];
+  real2 zs[SINE_ENTRIES];
+#pragma unroll
+  for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int i = s + e * S;
+    if (i < N) {
+      real a = live ? xc[(size_t)i * stride_j] : (real)0;
+      if (!from_modes) {
+        const real2 q = quarter[i];
+        idx[e] = i;
+        zs[e] = (real2)(a * q.x, -a * q.y);
+      } else {
+        a *= (i & 1) ? -scale[i] : scale[i];
+        idx[e] = (i & 1) ? N - 1 - (i >> 1) : i >> 1;
+        zs[e] = (real2)(a, 0);
+      }
+    }
+  }
+  fft_scatter(N, C, c, s, S, z, v, idx, zs);
+  packed_fft(N, C, c, s, S, z, v, table);
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) idx[e] = s + e * S < N ? s + e * S : -1;
+  fft_gather(N, C, c, s, S, z, v, idx, zs);
+  if (!live) return;
+#pragma unroll
+  for (int e = 0; e < SINE_ELEMENTS; ++e) {
+    const int m = idx[e];
+    if (m < 0) continue;
+    if (!from_modes) {
+      const int k = m < N / 2 ? 2 * m : 2 * N - 1 - 2 * m;
+      const real y = m < N / 2 ? zs[e].x : -zs[e].x;
+      xc[(size_t)k * stride_j] = y * scale[k];
+    } else {
+      const real2 q = quarter[m];
+      xc[(size_t)m * stride_j] = q.x * zs[e].x + q.y * zs[e].y;
+    }
+  }
+}
 
 // out[c][r] = in[r][c] for a rows × cols array of scalars, by tiles of
 // 16 × 16 staged through local memory so that both sides are coalesced (the

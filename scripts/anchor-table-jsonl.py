@@ -46,7 +46,8 @@ for ln in lines:
                         rev=REV, date=DATE)); continue
     m = re.match(r"\s+methods: (.*?); (\d+) GB/s effective", ln)
     if m and last:
-        meth = [x.strip() for x in m[1].split(",")]
+        # (a trailing note such as "dense products on FP64 tensor cores" is not a dimension's method)
+        meth = [x.strip() for x in m[1].split(",") if " on " not in x]
         last["method"] = ", ".join(x for x in meth if not x.startswith("tridiagonal")).replace("sine transform, sine transform", "sine transforms").replace("Fourier transform, Fourier transform", "Fourier transforms")
         last["line_solver"] = [x for x in meth if x.startswith("tridiagonal")][0]
         last["effective_GBps"] = float(m[2]); continue

@@ -114,6 +114,32 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   // (c = 1 with h = 1: well conditioned, so that the band solve's own error is small)
   check(pscr::Problem<T>::make2d(dirichlet<T>(2047, 1.0), test::random_factor<T>(5, seed + 2), T(1)),
         "halves: 2D long columns");
+  // Columns twice as long as a work-group holds in halves (n + 1 = 2 ·
+  // sine_group · 16 in double, · 32 in float): split into a butterfly and two
+  // transforms of half the length, the modes in the split's order (the lines'
+  // shifts follow it); leading in 2D, in the middle of 3D.
+  {
+    const int per_item = sizeof(pscr::real_t<T>) == sizeof(double) ? 16 : 32;  // complex entries in halves
+    const int n = 2 * own.sine_group * per_item - 1;
+    check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0), test::random_factor<T>(5, seed + 4), T(1)),
+          "split: 2D columns twice a work-group's");
+    check(pscr::Problem<T>::make3d(dirichlet<T>(n, 1.0), dirichlet<T>(3, 0.25), test::random_factor<T>(4, seed + 5),
+                                   T(1)),
+          "split: 3D, dimension 1 twice a work-group's");
+    // in the middle, a batch of columns per row of dimension 1 (too wide a
+    // band for the direct solve: against the reference backend's reduction)
+    const auto p = pscr::Problem<T>::make3d(dirichlet<T>(3, 0.25), dirichlet<T>(n, 1.0),
+                                            test::random_factor<T>(4, seed + 6), T(1));
+    pscr::Plan<T> plan(p, o);
+    BOOST_TEST(plan.info().dimension_methods[1] == "sine transform");
+    pscr::Options ref;
+    ref.backend = pscr::Backend::reference;
+    const auto f = test::random_vector<T>(p.unknowns(), seed + 7);
+    std::vector<T> u(f.size()), v(f.size());
+    plan.solve(f.data(), u.data());
+    pscr::Plan<T>(p, ref).solve(f.data(), v.data());
+    BOOST_TEST(test::rel_error(u, v) <= 200 * eps<T>());
+  }
   // a column longer than sine_group · 8 (16) complex entries takes the
   // halves on the device's own parameters (the program above)
   if constexpr (std::is_same_v<T, double>) {

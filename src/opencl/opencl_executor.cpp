@@ -99,11 +99,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
           throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +
                                 std::to_string(product_group) + " work-items for " + k + ", and " + dev.name +
                                 " allows " + std::to_string(rt_->max_group(k)));
-    if (pd.transformed && std::min(rt_->max_group("sine_transform"), rt_->max_group("fourier_transform")) <
-                              std::size_t(p_.sine_group))
-      throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(p_.sine_group) +
-                            " work-items, and " + dev.name + " allows " +
-                            std::to_string(rt_->max_group("sine_transform")) + " for sine_transform");
+    if (pd.transformed) {
+      const std::string short_group = ocl::sine_group_shortfall(*rt_, std::size_t(p_.sine_group));
+      if (!short_group.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + short_group);
+    }
     shift_capacity_ = shares ? 1 : o.shifts;
     counted_bytes_ = ocl::check_device_memory(*rt_, pd_, p_, shares_, shift_capacity_);
     if (count_only) return;

@@ -10,14 +10,25 @@ namespace pscr::ocl {
 
 namespace {
 
-// (cos πj/N, sin πj/N), j < 2N, in long double rounded once to R.
-template <class R> std::vector<R> table_of(int N) {
-  std::vector<R> t(4 * std::size_t(N));
+// (cos πj/N, sin πj/N), j < 2N, in long double rounded once to R; with
+// quarter, then (cos πj/(2N), sin πj/(2N)), j < N (sine_odd_modes).
+template <class R> std::vector<R> table_of(int N, bool quarter = false) {
+  std::vector<R> t;
+  t.reserve(2 * std::size_t(quarter ? 3 * N : 2 * N));
   for (int j = 0; j < 2 * N; ++j) {
-    t[2 * std::size_t(j)] = R(cos_pi<long double>(j, N));
-    t[2 * std::size_t(j) + 1] = R(sin_pi<long double>(j, N));
+    t.push_back(R(cos_pi<long double>(j, N)));
+    t.push_back(R(sin_pi<long double>(j, N)));
+  }
+  for (int j = 0; quarter && j < N; ++j) {
+    t.push_back(R(cos_pi<long double>(j, 2 * N)));
+    t.push_back(R(sin_pi<long double>(j, 2 * N)));
   }
   return t;
+}
+
+// Whether a transform of FFT length N runs split (longer than a work-group holds).
+bool splits(std::size_t N, bool fourier, SineShape shape, std::size_t real_bytes) {
+  return !fourier && N > shape.group * sine_elements(real_bytes, shape.halves);
 }
 
 }  // namespace
@@ -25,7 +36,9 @@ template <class R> std::vector<R> table_of(int N) {
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
                      std::size_t real_bytes) {
   const std::size_t group = std::min(sine_group, dev.max_work_group);
-  return {group, sine_halves || longest > group * sine_elements(real_bytes, false)};
+  // a sine transform longer than halves reach runs in two of half the length
+  const std::size_t reach = longest > group * sine_elements(real_bytes, true) ? longest / 2 : longest;
+  return {group, sine_halves || reach > group * sine_elements(real_bytes, false)};
 }
 
 std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes) {
@@ -38,6 +51,14 @@ std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size
   return 0;
 }
 
+std::string sine_group_shortfall(Runtime& rt, std::size_t group) {
+  for (const char* k : {"sine_transform", "fourier_transform", "sine_odd_modes"})
+    if (rt.max_group(k) < group)
+      return "sine_group = " + std::to_string(group) + " work-items, and " + rt.device().name + " allows " +
+             std::to_string(rt.max_group(k)) + " for " + k;
+  return {};
+}
+
 SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scale, SineShape shape,
                              std::size_t real_bytes, bool complex, bool fourier)
     : rt_(rt), n_(n), N_(fft_length(n, fourier)), fourier_(fourier), group_(shape.group), real_bytes_(real_bytes),
@@ -48,20 +69,39 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
   const std::size_t E = sine_elements(real_bytes, halves_);
-  if (std::size_t(N) > group * E) throw std::logic_error("sine transform: longer than a work-group holds");
-  group_columns_ = std::min(group, group * E / std::size_t(N));
+  const bool split = splits(std::size_t(N), fourier, shape, real_bytes);
+  const int L = split ? N / 2 : N;  // the FFT's length a work-group takes
+  if (std::size_t(L) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
+  group_columns_ = std::min(group, group * E / std::size_t(L));
   // each real column: a complex FFT of N points (5 flops per point and
-  // stage) and about 12 flops per entry unfolding it
+  // stage) and about 12 flops per entry unfolding it (split: that of the
+  // odd half, whose FFT takes real inputs)
   int log2_n = 0;
-  while ((1 << log2_n) < N) ++log2_n;
-  column_flops_ = 5.0 * N * log2_n + 12.0 * N;
-  if (real_bytes == sizeof(double)) {
-    table_ = rt.upload(table_of<double>(N), "sine-transform table");
-    scale_ = rt.upload(scale, "sine-transform scales");
-  } else {
-    table_ = rt.upload(table_of<float>(N), "sine-transform table");
-    scale_ = rt.upload(std::vector<float>(scale.begin(), scale.end()), "sine-transform scales");
+  while ((1 << log2_n) < L) ++log2_n;
+  column_flops_ = 5.0 * L * log2_n + 12.0 * L;
+  std::vector<double> half_scale = scale;
+  if (split) {
+    // the even modes 2k (scale index 2k − 1) to a transform of half the
+    // length; the odd ones 2k + 1 (index 2k) to sine_odd_modes
+    std::vector<double> even;
+    half_scale.clear();
+    for (int i = 0; i < n; ++i) (i % 2 ? even : half_scale).push_back(scale[std::size_t(i)]);
+    even_ = std::make_unique<SineTransform>(rt, L - 1, even, shape, real_bytes, complex, false);
   }
+  if (real_bytes == sizeof(double)) {
+    table_ = rt.upload(table_of<double>(L, split), "sine-transform table");
+    scale_ = rt.upload(half_scale, "sine-transform scales");
+  } else {
+    table_ = rt.upload(table_of<float>(L, split), "sine-transform table");
+    scale_ = rt.upload(std::vector<float>(half_scale.begin(), half_scale.end()), "sine-transform scales");
+  }
+}
+
+std::vector<std::size_t> SineTransform::modes() const {
+  std::vector<std::size_t> m(static_cast<std::size_t>(n_));
+  const std::size_t M = std::size_t(N_) / 2;
+  for (std::size_t p = 0; p < m.size(); ++p) m[p] = !even_ ? p : p + 1 < M ? 2 * p + 1 : 2 * (p + 1 - M);
+  return m;
 }
 
 void SineTransform::apply(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t batches,
@@ -76,8 +116,35 @@ void SineTransform::apply_lines(cl_mem x, std::size_t lines, std::size_t line_st
   launch(x, lines, 1, line_stride, 1, 0, to_modes, nonfinite);
 }
 
+void SineTransform::launch_butterfly(cl_mem x, std::size_t cols, std::size_t stride_j, std::size_t stride_c,
+                                     std::size_t batches, std::size_t stride_b, bool to_modes,
+                                     cl_mem nonfinite) const {
+  const std::size_t M = std::size_t(N_) / 2, group = 64;
+  const bool j_first = stride_c != 1;  // contiguous lines: neighbours along j
+  const std::size_t along = j_first ? M : cols, across = j_first ? cols : M;
+  rt_.count(2.0 * double(M) * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0),
+            2.0 * double(n_) * double(cols / parts_) * double(batches));
+  rt_.launch("sine_butterfly", 3, {(along + group - 1) / group * group, across, batches}, {group, 1, 1}, x, int(M),
+             int(cols), int(stride_j), cl_ulong(stride_c), cl_ulong(stride_b), j_first ? 1 : 0, to_modes ? 0 : 1,
+             nonfinite ? nonfinite : table_.get(), nonfinite ? 1 : 0);
+}
+
 void SineTransform::launch(cl_mem x, std::size_t cols, std::size_t stride_j, std::size_t stride_c,
                            std::size_t batches, std::size_t stride_b, bool to_modes, cl_mem nonfinite) const {
+  if (even_) {
+    // the butterfly, the even and the odd modes' halves; from modes the reverse
+    const std::size_t M = std::size_t(N_) / 2, C = group_columns_;
+    if (to_modes) launch_butterfly(x, cols, stride_j, stride_c, batches, stride_b, true, nullptr);
+    even_->launch(x, cols, stride_j, stride_c, batches, stride_b, to_modes, nullptr);
+    rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0),
+              2.0 * double(M) * double(cols / parts_) * double(batches));
+    rt_.launch("sine_odd_modes", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x,
+               cl_ulong((M - 1) * stride_j), int(M), int(cols), int(C), int(stride_j), cl_ulong(stride_c),
+               cl_ulong(stride_b), table_.get(), scale_.get(), to_modes ? 0 : 1,
+               LocalBytes{(halves_ ? 1 : 2) * M * C * real_bytes_});
+    if (!to_modes) launch_butterfly(x, cols, stride_j, stride_c, batches, stride_b, false, nonfinite);
+    return;
+  }
   const std::size_t N = std::size_t(N_), C = group_columns_;
   // every entry read and written once
   rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0),

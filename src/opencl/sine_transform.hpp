@@ -4,6 +4,8 @@
 // array in place.
 #pragma once
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime.hpp"
@@ -29,17 +31,26 @@ struct SineShape {
 };
 // For transforms of at most `longest` complex entries (N), sine_group
 // work-items (at most the device's): halves where the parameters ask for
-// them or a column needs the longer reach.
+// them or a column needs the longer reach (the half's, M = N / 2, for a sine
+// transform longer than a work-group holds: SineTransform splits it).
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
                      std::size_t real_bytes);
 // The longest transform (N = n + 1, a power of two) whose column fits one
 // work-group of sine_group work-items on `dev` in reals of `real_bytes`
 // (in halves where complex entries would not reach), 0 where none fits.
+// Sine transforms (not Fourier ones) run up to twice as long, split
+// (planner::sine_reach).
 std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes);
+
+// Why the transform kernels of rt's program cannot run work-groups of
+// `group` work-items on its device (empty where they can).
+std::string sine_group_shortfall(Runtime& rt, std::size_t group);
 
 class SineTransform {
  public:
-  // n: the dimension's size (n + 1 a power of two, at most max_sine_length);
+  // n: the dimension's size (n + 1 a power of two, at most twice
+  // max_sine_length: longer than one work-group holds, split into a butterfly
+  // and two transforms of half the length, kernels/sine_transform.cl);
   // scale: its basis' scales (planner::DimensionPlan::transform_scale).
   // fourier: a periodic dimension's real Fourier basis instead (kernel
   // fourier_transform: n / 2 a power of two, at most max_sine_length).
@@ -57,6 +68,11 @@ class SineTransform {
   // apart (real types only): a trailing dimension of a row-major array.
   void apply_lines(cl_mem x, std::size_t lines, std::size_t line_stride, bool to_modes,
                    cl_mem nonfinite = nullptr) const;
+  // The mode (0-based: k − 1 of sin(π j k / N)) that position p of a
+  // transformed column holds: p itself, or where the transform is split the
+  // even modes first, then the odd ones (sine_odd_modes).
+  std::vector<std::size_t> modes() const;
+  bool split() const { return bool(even_); }
 
  private:
   Runtime& rt_;
@@ -70,6 +86,11 @@ class SineTransform {
   double column_flops_;        // of one real column's transform (cost model)
   void launch(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t stride_c, std::size_t batches,
               std::size_t stride_b, bool to_modes, cl_mem nonfinite) const;
+  void launch_butterfly(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t stride_c,
+                        std::size_t batches, std::size_t stride_b, bool to_modes, cl_mem nonfinite) const;
+  // split: the even modes' transform (n = N / 2 − 1); table_ and scale_ then
+  // serve the odd modes' half (sine_odd_modes, FFT length N / 2)
+  std::unique_ptr<SineTransform> even_;
   Mem table_, scale_;
 };
 

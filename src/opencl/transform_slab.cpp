@@ -43,11 +43,8 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_ = std::make_unique<ocl::Runtime>(dev, kernels::pscr_cl, ocl::program_options(dev, p_, program), o.profile,
                                          o.program_cache);
     rt_->set_cost_units(sizeof(T), 1.0);
-    for (const char* k : {"sine_transform", "fourier_transform"})
-      if (rt_->max_group(k) < shape.group)
-        throw InvalidArgument("kernel parameters (" + source_ + "): sine_group = " + std::to_string(shape.group) +
-                              " work-items, and " + dev.name + " allows " + std::to_string(rt_->max_group(k)) +
-                              " for " + k);
+    const std::string short_group = ocl::sine_group_shortfall(*rt_, shape.group);
+    if (!short_group.empty()) throw InvalidArgument("kernel parameters (" + source_ + "): " + short_group);
     // the slab [row][modes of the other dimensions], R values per row
     const int D = pd.problem.dims();
     for (int d = 0; d + 1 < D; ++d) n_.push_back(std::size_t(pd.dims[std::size_t(d)].layout.n));
@@ -74,7 +71,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
           dp.method == planner::DimensionMethod::fourier_transform));
     }
     // each line's shift: c plus the eigenvalue of its mode in every other dimension
-    sigma_ = rt_->upload(ocl::TransformedSolve<T>::line_shift_values(pd), "shift buffer");
+    sigma_ = rt_->upload(ocl::TransformedSolve<T>::line_shift_values(pd, transforms_), "shift buffer");
     factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
     // every slab's reduced row, and this slab's pivot checkpoints
     for (std::size_t q = 0; q < P; ++q)

@@ -22,14 +22,17 @@ template <class T> std::size_t TransformedSolve<T>::longest_fft(const planner::P
   return longest;
 }
 
-template <class T> std::vector<T> TransformedSolve<T>::line_shift_values(const planner::PlanData<T>& pd) {
+template <class T>
+std::vector<T> TransformedSolve<T>::line_shift_values(const planner::PlanData<T>& pd,
+                                                      const std::vector<std::unique_ptr<SineTransform>>& transforms) {
   const std::size_t count = line_count(pd);
   std::vector<T> sigma(count, pd.problem.c());
   std::size_t block = count;  // lines per mode of dimension d
-  for (const auto& dp : pd.dims) {
-    const auto& lambda = dp.eigen[0].lambda;
+  for (std::size_t d = 0; d < pd.dims.size(); ++d) {
+    const auto& lambda = pd.dims[d].eigen[0].lambda;
+    const auto modes = transforms.at(d)->modes();
     block /= lambda.size();
-    for (std::size_t l = 0; l < count; ++l) sigma[l] += lambda[l / block % lambda.size()];
+    for (std::size_t l = 0; l < count; ++l) sigma[l] += lambda[modes[l / block % lambda.size()]];
   }
   return sigma;
 }
@@ -50,13 +53,17 @@ TransformedSolve<T>::TransformedSolve(Runtime& rt, const planner::PlanData<T>& p
     n_.push_back(std::size_t(dp.layout.n));
     R_.push_back(pd.problem.unknowns() / before);
   }
-  line_sigma_ = rt.upload(line_shift_values(pd), "shift buffer");
+  line_sigma_ = rt.upload(line_shift_values(pd, transforms_), "shift buffer");
   // pure Neumann (periodic leading dimensions): the line of every leading
   // dimension's constant mode, σ = 0, is the singular one, pinned
   std::vector<int> pinned(count, 0);
   if (pd.pure_neumann) {
     std::size_t line = 0;
-    for (const auto& dp : pd.dims) line = line * std::size_t(dp.layout.n) + std::size_t(std::max(dp.zero_mode, 0));
+    for (std::size_t d = 0; d < pd.dims.size(); ++d) {
+      const auto modes = transforms_[d]->modes();
+      const std::size_t zero = std::size_t(std::max(pd.dims[d].zero_mode, 0));
+      line = line * modes.size() + std::size_t(std::find(modes.begin(), modes.end(), zero) - modes.begin());
+    }
     pinned[line] = 1;
   }
   line_pinned_ = rt.upload(pinned, "flag buffer");

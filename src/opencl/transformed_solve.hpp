@@ -29,8 +29,10 @@ template <class T> class TransformedSolve {
   cl_mem line_shifts() const { return line_sigma_.get(); }
   static std::size_t line_count(const planner::PlanData<T>& pd);
   // Each line's shift: c plus the eigenvalue of its mode in every leading
-  // dimension (line l1·n2 + l2 in 3D).
-  static std::vector<T> line_shift_values(const planner::PlanData<T>& pd);
+  // dimension (line l1·n2 + l2 in 3D, l_d the position that dimension's
+  // transform leaves the mode at: SineTransform::modes).
+  static std::vector<T> line_shift_values(const planner::PlanData<T>& pd,
+                                          const std::vector<std::unique_ptr<SineTransform>>& transforms);
 
  private:
   Runtime& rt_;

@@ -130,11 +130,18 @@ template <class T> struct PlanData {
 // pencil is Toeplitz with Dirichlet ends (sine_basis, length n + 1) or
 // circulant (fourier_basis, periodic, length n / 2: a real FFT of n points
 // packed in n / 2 complex ones) and that length is a power of
-// two no larger than sine_limit, they are all taken by sine transforms
+// two no larger than sine_limit (sine_reach(sine_limit) for sines), they are
+// all taken by sine transforms
 // (PlanData::transformed; the radix and dense_top then lay out nothing).
 template <class T>
 PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_excess = true, bool radix_free = false,
                            int dense_top = 0, int sine_limit = 0);
+
+// The longest sine transform (n + 1) a backend whose work-group holds
+// `sine_limit` complex entries takes: twice that, by one step of decimation
+// in frequency into two transforms of half the length (ocl::SineTransform).
+// Fourier transforms reach sine_limit.
+constexpr int sine_reach(int sine_limit) { return sine_limit > 0 ? 2 * sine_limit : 0; }
 
 // make_plan_data's transformed plan alone: every leading dimension taken by
 // sine or Fourier transforms of length at most sine_limit, the last a

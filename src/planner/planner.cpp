@@ -262,7 +262,8 @@ template <class T> std::optional<SineBasis> dimension_sine_basis(const Problem<T
   const bool periodic = problem.factor(d).periodic();
   const std::size_t n = problem.size(d), N = periodic ? n / 2 : n + 1;
   if (periodic && n % 2 != 0) return std::nullopt;
-  if (N < 4 || N > std::size_t(std::max(sine_limit, 0)) || (N & (N - 1)) != 0) return std::nullopt;
+  const int reach = periodic ? sine_limit : sine_reach(sine_limit);
+  if (N < 4 || N > std::size_t(std::max(reach, 0)) || (N & (N - 1)) != 0) return std::nullopt;
   const auto f = real_factor(problem.factor(d));
   if (!f) return std::nullopt;
   auto b = periodic ? fourier_basis(f->A, f->M) : sine_basis(f->A, f->M);
