@@ -96,6 +96,23 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
     auto h = pscr::helmholtz_factor(pscr::graded_mesh(41, 1.0, 1.0), 6.0);
     check(pscr::Problem<T>::make2d(dirichlet<T>(31, 1.0 / 32), h, T(0)), "2D Helmholtz, absorbing last");
   }
+  // Every sine transform of 64 entries or more split in two halves
+  // (KernelParameters::sine_split; the same program), the modes in the
+  // split's order in both leading dimensions of 3D.
+  {
+    pscr::KernelParameters split =
+        pscr::Plan<T>(pscr::Problem<T>::make2d(dirichlet<T>(3, 0.25), dirichlet<T>(3, 0.25), c0), o).info().parameters;
+    split.sine_split = 1;
+    const auto keep = o.parameters;
+    o.parameters = split;
+    // (c = 1 with h = 1: well conditioned, so that the band solve's own error is small)
+    check(pscr::Problem<T>::make2d(dirichlet<T>(127, 1.0), test::random_factor<T>(9, seed), T(1)),
+          "sine_split: 2D FD, random last");
+    check(pscr::Problem<T>::make3d(dirichlet<T>(63, 1.0), consistent<T>(127, 1.0), test::random_factor<T>(3, seed + 1),
+                                   T(1)),
+          "sine_split: 3D FD and consistent mass, random last");
+    o.parameters = keep;
+  }
   // The passes' exchange in halves (real parts, then imaginary parts), each
   // work-item holding twice the entries, on the device's own parameters
   // otherwise: columns twice as long in the same local memory. One more

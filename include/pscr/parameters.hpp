@@ -121,6 +121,11 @@ struct KernelParameters {
   /// except for columns longer than that reaches (then halves;
   /// PlanInfo::parameters says what the plan took).
   int sine_halves = 0;
+  /// 1: every sine transform of 64 entries or more runs as one step of
+  /// decimation in frequency (a butterfly pass) and two transforms of half
+  /// the length; 0: only those longer than a work-group holds (up to twice
+  /// that; docs/method.md). Fourier transforms never split.
+  int sine_split = 0;
   /// 1: real double dense products (dense_top, periodic lines) by the
   /// device's FP64 tensor cores where it has them (NVIDIA compute capability
   /// 8.0 or later: mma.m8n8k4.f64, m16n8k8 on 9.0; the same IEEE double products and sums in

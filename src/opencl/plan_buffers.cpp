@@ -192,7 +192,7 @@ void PlanBuffers<T>::upload_transforms(Runtime& rt, const planner::PlanData<T>& 
   tri = std::make_unique<TridiagonalSolver>(rt, p, leaf_n, TransformedSolve<T>::line_count(pd), sizeof(T),
                                             line_coef.get(), packed.data(), flags.buffer(), pd.pure_neumann);
   transformed = std::make_unique<TransformedSolve<T>>(rt, pd, *tri,
-                                                      SineShape{std::size_t(p.sine_group), p.sine_halves != 0});
+                                                      SineShape{std::size_t(p.sine_group), p.sine_halves != 0, p.sine_split != 0});
 }
 
 template <class T> cl_mem PlanBuffers<T>::line_shifts() const {

@@ -26,19 +26,17 @@ template <class R> std::vector<R> table_of(int N, bool quarter = false) {
   return t;
 }
 
-// Whether a transform of FFT length N runs split (longer than a work-group holds).
-bool splits(std::size_t N, bool fourier, SineShape shape, std::size_t real_bytes) {
-  return !fourier && N > shape.group * sine_elements(real_bytes, shape.halves);
-}
-
 }  // namespace
 
-SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
+std::size_t group_length(std::size_t N, bool fourier, std::size_t group, bool split_all, std::size_t real_bytes) {
+  const bool split = !fourier && (N > group * sine_elements(real_bytes, true) || (split_all && N >= kSplitFrom));
+  return split ? N / 2 : N;
+}
+
+SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, bool split_all, std::size_t reach,
                      std::size_t real_bytes) {
   const std::size_t group = std::min(sine_group, dev.max_work_group);
-  // a sine transform longer than halves reach runs in two of half the length
-  const std::size_t reach = longest > group * sine_elements(real_bytes, true) ? longest / 2 : longest;
-  return {group, sine_halves || reach > group * sine_elements(real_bytes, false)};
+  return {group, sine_halves || reach > group * sine_elements(real_bytes, false), split_all};
 }
 
 std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes) {
@@ -69,8 +67,8 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
   const std::size_t E = sine_elements(real_bytes, halves_);
-  const bool split = splits(std::size_t(N), fourier, shape, real_bytes);
-  const int L = split ? N / 2 : N;  // the FFT's length a work-group takes
+  const int L = int(group_length(std::size_t(N), fourier, group, shape.split_all, real_bytes));
+  const bool split = L < N;  // the FFT's length a work-group takes, L
   if (std::size_t(L) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
   group_columns_ = std::min(group, group * E / std::size_t(L));
   // each real column: a complex FFT of N points (5 flops per point and
@@ -86,7 +84,10 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     std::vector<double> even;
     half_scale.clear();
     for (int i = 0; i < n; ++i) (i % 2 ? even : half_scale).push_back(scale[std::size_t(i)]);
-    even_ = std::make_unique<SineTransform>(rt, L - 1, even, shape, real_bytes, complex, false);
+    // one step only: the half fits a work-group (split_all asks no more)
+    SineShape half = shape;
+    half.split_all = false;
+    even_ = std::make_unique<SineTransform>(rt, L - 1, even, half, real_bytes, complex, false);
   }
   if (real_bytes == sizeof(double)) {
     table_ = rt.upload(table_of<double>(L, split), "sine-transform table");
@@ -100,7 +101,13 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
 std::vector<std::size_t> SineTransform::modes() const {
   std::vector<std::size_t> m(static_cast<std::size_t>(n_));
   const std::size_t M = std::size_t(N_) / 2;
-  for (std::size_t p = 0; p < m.size(); ++p) m[p] = !even_ ? p : p + 1 < M ? 2 * p + 1 : 2 * (p + 1 - M);
+  if (!even_) {
+    for (std::size_t p = 0; p < m.size(); ++p) m[p] = p;
+    return m;
+  }
+  // position p < M − 1 holds the even half's mode at p, k' (0-based), i.e. mode 2(k' + 1)
+  const auto half = even_->modes();
+  for (std::size_t p = 0; p < m.size(); ++p) m[p] = p + 1 < M ? 2 * half[p] + 1 : 2 * (p + 1 - M);
   return m;
 }
 

@@ -25,15 +25,22 @@ constexpr std::size_t sine_elements(std::size_t real_bytes, bool halves) {
 // How a plan's transforms run on a device: the work-items of a work-group
 // and whether their passes exchange entries in halves (real parts, then
 // imaginary parts: KernelParameters::sine_halves).
+// split_all: every sine transform of kSplitFrom or more in two halves
+// (KernelParameters::sine_split), not only those past a work-group.
 struct SineShape {
   std::size_t group;
   bool halves;
+  bool split_all = false;
 };
-// For transforms of at most `longest` complex entries (N), sine_group
-// work-items (at most the device's): halves where the parameters ask for
-// them or a column needs the longer reach (the half's, M = N / 2, for a sine
-// transform longer than a work-group holds: SineTransform splits it).
-SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, std::size_t longest,
+inline constexpr std::size_t kSplitFrom = 64;
+// The FFT length a work-group of `group` work-items takes for a transform of
+// FFT length N: N, or N / 2 where a sine transform splits (longer than
+// halves reach, or split_all and N >= kSplitFrom).
+std::size_t group_length(std::size_t N, bool fourier, std::size_t group, bool split_all, std::size_t real_bytes);
+// For transforms whose work-groups take at most `reach` complex entries
+// (group_length), sine_group work-items (at most the device's): halves where
+// the parameters ask for them or a column needs the longer reach.
+SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, bool split_all, std::size_t reach,
                      std::size_t real_bytes);
 // The longest transform (N = n + 1, a power of two) whose column fits one
 // work-group of sine_group work-items on `dev` in reals of `real_bytes`

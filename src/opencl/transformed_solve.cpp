@@ -13,12 +13,14 @@ template <class T> std::size_t TransformedSolve<T>::line_count(const planner::Pl
   return lines;
 }
 
-template <class T> std::size_t TransformedSolve<T>::longest_fft(const planner::PlanData<T>& pd) {
+template <class T>
+std::size_t TransformedSolve<T>::longest_reach(const planner::PlanData<T>& pd, std::size_t group, bool split_all) {
   std::size_t longest = 0;
-  for (std::size_t d = 0; d < pd.dims.size(); ++d)  // the leading dimensions
-    longest = std::max<std::size_t>(
-        longest, SineTransform::fft_length(pd.dims[d].layout.n,
-                                           pd.dims[d].method == planner::DimensionMethod::fourier_transform));
+  for (std::size_t d = 0; d < pd.dims.size(); ++d) {  // the leading dimensions
+    const bool fourier = pd.dims[d].method == planner::DimensionMethod::fourier_transform;
+    longest = std::max(longest, group_length(std::size_t(SineTransform::fft_length(pd.dims[d].layout.n, fourier)),
+                                             fourier, group, split_all, sizeof(real_t<T>)));
+  }
   return longest;
 }
 

@@ -20,8 +20,9 @@ template <class T> class TransformedSolve {
   // leading dimensions' modes (line l1·n2 + l2 in 3D); shape: how the
   // transforms run (sine_shape for the longest, longest_fft).
   TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines, SineShape shape);
-  // The longest packed FFT of the plan's transforms.
-  static std::size_t longest_fft(const planner::PlanData<T>& pd);
+  // The longest packed FFT a work-group of the plan's transforms takes
+  // (group_length: split sine transforms take half).
+  static std::size_t longest_reach(const planner::PlanData<T>& pd, std::size_t group, bool split_all);
   // In place on one right-hand side X; the last transform flags a non-finite
   // output in `nonfinite` (solve_flags.hpp), so the solution needs no scan.
   void solve(cl_mem X, cl_mem nonfinite) const;

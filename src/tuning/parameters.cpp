@@ -30,6 +30,7 @@ const std::vector<ParameterInfo>& parameter_table() {
       {"transforms", &P::transforms, 0, 1, false, "1: uniform Dirichlet dimensions by fast sine transforms"},
       {"sine_group", &P::sine_group, 64, 1024, true, "work-items per group, sine transforms"},
       {"sine_halves", &P::sine_halves, 0, 1, false, "1: sine transforms exchange real and imaginary parts apart"},
+      {"sine_split", &P::sine_split, 0, 1, false, "1: every sine transform of 64 or more in two halves"},
       {"tensor_cores", &P::tensor_cores, 0, 1, false, "1: real double dense products by FP64 tensor cores (NVIDIA 8.0+)"},
   };
   return table;
@@ -41,7 +42,7 @@ bool applies(const ParameterInfo& e, int dims, const KernelParameters* p) {
   using P = KernelParameters;
   const auto m = e.member;
   const bool lines = !p || p->line_rows > 0;  // whole lines on chip (TridiagonalSolver)
-  if (m == &P::sine_group || m == &P::sine_halves) return !p || p->transforms == 1;
+  if (m == &P::sine_group || m == &P::sine_halves || m == &P::sine_split) return !p || p->transforms == 1;
   if (m == &P::halve_lines || m == &P::line_group) return lines;
   if (m == &P::halved_rows_once) return lines && (!p || p->halve_lines > 0);
   // 3D's leaf lines come in batches (the modes of dimension 1): never apart
