@@ -219,6 +219,8 @@ with tempfile.TemporaryDirectory() as tmp:
          "q <= 64"),
         ("no such device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "99"], "device"),
         ("bad backend", base + ["--rhs", P("good.npy"), "--backend", "cuda"], "backend"),
+        ("an option twice", base + ["--rhs", P("good.npy"), "--c", "1", "--c=2"], "--c given twice"),
+        ("an option without its value", base + ["--rhs", P("good.npy"), "--c"], "--c needs a value"),
     ]
     for name, args, needle in bad:
         r = run(args)
@@ -240,6 +242,9 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(wargs)
     check("near-singular float: warning printed", r.returncode == 0 and "warning:" in r.stdout and "--refine" in r.stdout,
           r.stdout + r.stderr)
+    # --c=VALUE, for a value that begins with a minus: the same solve
+    r = run(wargs[:-2] + [f"--c={cw!r}"])
+    check("--c=-VALUE parsed as --c -VALUE", r.returncode == 0 and "warning:" in r.stdout and cw < 0, r.stdout + r.stderr)
     r = run(wargs + ["--refine", "3"])
     err = np.abs(np.load(P("uw.npy")).ravel() - ref).max() / np.abs(ref).max()
     check("near-singular float: --refine 3 recovers the digits", r.returncode == 0 and "warning:" not in r.stdout

@@ -30,15 +30,25 @@ inline const char* kOptions =
     "                  0 ... 1000: their median time is reported)\n"
     "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
 
-// --key value pairs; --help returns an empty map with help set.
+// --key value or --key=value pairs (the latter for values that begin with
+// a minus: --c=-1.5 as well as --c -1.5), each key once; --help returns an
+// empty map with help set.
 inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool& help) {
   std::map<std::string, std::string> args;
   help = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") { help = true; return args; }
-    if (a.rfind("--", 0) != 0 || i + 1 >= argc) throw Usage("unexpected argument '" + a + "'");
-    args[a.substr(2)] = argv[++i];
+    if (a.rfind("--", 0) != 0 || a.size() == 2) throw Usage("unexpected argument '" + a + "'");
+    const std::size_t eq = a.find('=');
+    std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else {
+      if (i + 1 >= argc) throw Usage("--" + key + " needs a value");
+      value = argv[++i];
+    }
+    if (!args.emplace(key, value).second) throw Usage("--" + key + " given twice");
   }
   static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine", "periodic", "repeat"};
   for (auto& [k, v] : args)
