@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
       const std::size_t Nb = pb.unknowns();
       const auto F = rhs(Nb, std::size_t(batch));
       std::vector<double> U(F.size()), U1(F.size());
-      double first = 0, first_resident = 0;
+      double first = 0, first_resident = 0, first_pinned = 0;
       for (std::size_t P = 1; P <= devices.size(); ++P) {
         pscr::Options o = one;
         o.devices.assign(devices.begin(), devices.begin() + long(P));
@@ -233,6 +233,29 @@ int main(int argc, char** argv) {
         std::printf("  batch of %d right-hand sides of %d^2 on %zu device(s): %.2f ms per right-hand side "
                     "(%.2fx one device)%s\n",
                     batch, batch_n, P, 1e3 * m, first / m, diff);
+        // the same batch from page-locked buffers of the caller's
+        // (opencl::pinned_buffer): copied to and from the devices directly
+        {
+          pscr::opencl::PinnedBuffer fb = pscr::opencl::pinned_buffer(plan, F.size()),
+                                     ub = pscr::opencl::pinned_buffer(plan, F.size());
+          double* fp = static_cast<double*>(fb.data());
+          double* up = static_cast<double*>(ub.data());
+          std::copy(F.begin(), F.end(), fp);
+          std::vector<double> tp;
+          std::string how;
+          for (int rep = 0; rep < reps + 1; ++rep) {
+            const auto t1 = clk::now();
+            how = plan.solve_batch(fp, up, std::size_t(batch)).staging;
+            if (rep > 0) tp.push_back(since(t1) / batch);
+          }
+          const double mp = median(tp);
+          if (P == 1) first_pinned = mp;
+          std::printf("  the same batch from page-locked buffers (opencl::pinned_buffer; %s): %.2f ms per right-hand "
+                      "side (%.2fx one device's from them, %.2fx one device's from host arrays), against one "
+                      "device's host-array answer %.1e\n",
+                      how.c_str(), 1e3 * mp, first_pinned / mp, first / mp,
+                      max_rel_diff(std::vector<double>(up, up + F.size()), U1));
+        }
         // the same batch already on the devices (a share each, solved side by
         // side: opencl::solve_async with a device), fresh copies between solves
         const double r = resident_batch(plan, F, std::size_t(batch), reps, U);

@@ -34,7 +34,9 @@ template <class T> class Executor {
   // `count` right-hand sides from f into u (u == f, or disjoint), f read
   // where it lies (no copy of it first) and checked as it is read: at its
   // first non-finite value the solves stop (result.bad_input; solutions of
-  // earlier right-hand sides may have been written). Near-singular
+  // earlier right-hand sides may have been written; from the caller's
+  // page-locked buffers with u != f every right-hand side is solved and the
+  // first non-finite value of f named after). Near-singular
   // eliminations are thrown as by solve_in_place. False, touching nothing,
   // where the backend leaves host solves to solve_in_place on a copy.
   virtual bool solve_host(const T* /*f*/, T* /*u*/, std::size_t /*count*/, HostSolveResult& /*result*/) const {

@@ -10,6 +10,7 @@
 #include "opencl/cl_check.hpp"
 #include "opencl/device.hpp"
 #include "opencl/opencl_executor.hpp"
+#include "opencl/pinned_buffer.hpp"
 #include "opencl/runtime.hpp"
 #include "pscr/opencl.hpp"
 
@@ -56,6 +57,14 @@ template <class T> cl_command_queue queue(const Plan<T>& plan) {
 template <class T> std::size_t device_count(const Plan<T>& plan) {
   const auto shared = hold_shared(plan);
   return opencl_executor(plan).device_count();
+}
+template <class T> PinnedBuffer pinned_buffer(const Plan<T>& plan, std::size_t count) {
+  const auto shared = hold_shared(plan);
+  const Executor<T>& e = opencl_executor(plan);
+  if (count == 0) throw InvalidArgument("pinned_buffer: count is 0");
+  return ocl::make_pinned_buffer(static_cast<cl_context>(e.opencl_context()),
+                                 static_cast<cl_command_queue>(e.opencl_queue()),
+                                 size_product({count, sizeof(T)}, "pinned_buffer"));
 }
 template <class T> cl_context context(const Plan<T>& plan, std::size_t device) {
   const auto shared = hold_shared(plan);
@@ -169,6 +178,7 @@ template <class T> std::vector<double> time_solves(const Plan<T>& plan, const T*
 
 #define PSCR_INSTANTIATE(T)                                    \
   template cl_context context(const Plan<T>&);                 \
+  template PinnedBuffer pinned_buffer(const Plan<T>&, std::size_t); \
   template cl_command_queue queue(const Plan<T>&);             \
   template std::size_t device_count(const Plan<T>&);           \
   template cl_context context(const Plan<T>&, std::size_t);    \

@@ -8,7 +8,9 @@
 #include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -250,6 +252,73 @@ BOOST_AUTO_TEST_CASE(batches_split_over_devices) {
   BOOST_CHECK_EXCEPTION(multi.solve_batch(f.data(), u.data(), count), pscr::NonFiniteInput, [&](const auto& e) {
     return std::string(e.what()).find("index " + std::to_string(bad)) != std::string::npos;
   });
+}
+
+// The caller's page-locked buffers (opencl::pinned_buffer): copied between
+// them and the devices directly, every type, batches, singles and in place,
+// on one device and on two (batches split), the same bits as the
+// device-resident solve; a non-finite value named by its index; f or u
+// outside such a buffer takes the staging; bad requests refused.
+BOOST_AUTO_TEST_CASE_TEMPLATE(callers_page_locked_buffers, T, Types) {
+  const auto p = random_problem<T>({29, 23}, 43);
+  const std::size_t N = p.unknowns(), count = 5;
+  pscr::Options two;
+  two.backend = pscr::Backend::opencl;
+  two.devices = {"0:0", "0:0"};
+  const pscr::Plan<T> single = opencl_plan(p), multi(p, two);
+  const auto f = test::random_vector<T>(count * N, 5);
+  const std::vector<T> want = device_solve(single, f, count);
+  for (const pscr::Plan<T>* plan : {&single, &multi}) {
+    BOOST_TEST_CONTEXT((plan == &single ? "one device" : "two devices")) {
+      pscr::opencl::PinnedBuffer fb = pscr::opencl::pinned_buffer(*plan, count * N),
+                                 ub = pscr::opencl::pinned_buffer(*plan, count * N + 1);
+      BOOST_TEST(fb.bytes() == count * N * sizeof(T));
+      T* fp = static_cast<T*>(fb.data());
+      T* up = static_cast<T*>(ub.data()) + 1;  // one scalar into its buffer
+      BOOST_TEST(std::all_of(fp, fp + count * N, [](T v) { return v == T(0); }));  // zeroed
+      std::copy(f.begin(), f.end(), fp);
+      const pscr::SolveStats st = plan->solve_batch(fp, up, count);
+      BOOST_TEST(std::vector<T>(up, up + count * N) == want);
+      BOOST_TEST(st.staging.find("caller's page-locked") != std::string::npos, st.staging);
+      BOOST_TEST(st.staging_bytes == 0u);
+      for (std::size_t c = 0; c < count; ++c) plan->solve(fp + c * N, up + c * N);
+      BOOST_TEST(std::vector<T>(up, up + count * N) == want);
+      plan->solve_batch(fp, fp, count);  // in place
+      BOOST_TEST(std::vector<T>(fp, fp + count * N) == want);
+      // u in ordinary memory: the staging, the same answer
+      std::copy(f.begin(), f.end(), fp);
+      std::vector<T> u(count * N);
+      const pscr::SolveStats mixed = plan->solve_batch(fp, u.data(), count);
+      BOOST_TEST(u == want);
+      BOOST_TEST(mixed.staging.find("caller's page-locked") == std::string::npos, mixed.staging);
+      // a non-finite value in right-hand side 3: named after the solves
+      // (f unscanned, every right-hand side solved), and in place at once
+      // (right-hand side 4 not solved: f's values kept)
+      const std::size_t bad = 3 * N + 7;
+      fp[bad] = std::numeric_limits<pscr::real_t<T>>::infinity();
+      const auto named = [&](const pscr::NonFiniteInput& e) {
+        return std::string(e.what()).find("index " + std::to_string(bad)) != std::string::npos;
+      };
+      BOOST_CHECK_EXCEPTION(plan->solve_batch(fp, up, count), pscr::NonFiniteInput, named);
+      fp[bad - 1] = std::numeric_limits<pscr::real_t<T>>::quiet_NaN();
+      BOOST_CHECK_EXCEPTION(plan->solve_batch(fp, up, count), pscr::NonFiniteInput, [&](const auto& e) {
+        return std::string(e.what()).find("index " + std::to_string(bad - 1)) != std::string::npos;
+      });
+      if (plan == &single) {
+        BOOST_CHECK_EXCEPTION(plan->solve_batch(fp, fp, count), pscr::NonFiniteInput, [&](const auto& e) {
+          return std::string(e.what()).find("index " + std::to_string(bad - 1)) != std::string::npos;
+        });
+        BOOST_TEST(std::equal(fp + 4 * N, fp + 5 * N, f.begin() + 4 * N));
+      }
+    }
+  }
+  BOOST_CHECK_THROW(pscr::opencl::pinned_buffer(single, 0), pscr::InvalidArgument);
+  BOOST_CHECK_THROW(pscr::opencl::pinned_buffer(pscr::Plan<T>(p), 10), pscr::InvalidArgument);  // reference backend
+  pscr::opencl::PinnedBuffer empty, moved = pscr::opencl::pinned_buffer(single, 8);
+  BOOST_TEST(empty.data() == nullptr);
+  BOOST_TEST(empty.bytes() == 0u);
+  empty = std::move(moved);
+  BOOST_TEST(empty.bytes() == 8 * sizeof(T));
 }
 
 // A pure-Neumann plan projects f on the host and solves the copy through the

@@ -11,6 +11,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,36 @@ inline Options on_queue(cl_command_queue queue, Options o = {}) {
 /// Plans made later find the context ready. Errors as for a plan's device
 /// selection (InvalidArgument, BackendError).
 PSCR_API void prepare_device(const std::string& device = "");
+
+/// Host memory page-locked for the devices' copies (as cudaMallocHost gives):
+/// right-hand sides and solutions that lie in it go between the host and the
+/// devices directly, without the staging's host-side copy, which bounds host
+/// solves (about 34 GB/s on a two-H200 host, against 52–55 GB/s each way
+/// per device from page-locked memory; docs/host-arrays.md). Plan::solve and
+/// solve_batch take that path when f and u both lie in such buffers, on
+/// every device of a plan split by batches. Move-only; the memory is
+/// released when the buffer is destroyed, which must be after the solves
+/// that use it have returned.
+class PSCR_API PinnedBuffer {
+ public:
+  struct Impl;
+  PinnedBuffer() noexcept;
+  explicit PinnedBuffer(std::unique_ptr<Impl> impl) noexcept;
+  PinnedBuffer(PinnedBuffer&&) noexcept;
+  PinnedBuffer& operator=(PinnedBuffer&&) noexcept;
+  ~PinnedBuffer();
+  void* data() const noexcept;
+  std::size_t bytes() const noexcept;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// `count` scalars of T (zeroed) in a PinnedBuffer of the plan's (first)
+/// device's context. InvalidArgument for a plan that is not on OpenCL or is
+/// split by rows (its slabs are copied apart), or count = 0; BackendError
+/// where the driver cannot page-lock that much.
+template <class T> PSCR_API PinnedBuffer pinned_buffer(const Plan<T>& plan, std::size_t count);
 
 /// @{
 /// The context and in-order queue of an OpenCL plan (InvalidArgument for other

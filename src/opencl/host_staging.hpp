@@ -50,6 +50,9 @@ template <class T> std::size_t first_nonfinite_bytes(const void* data, std::size
 PSCR_API std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
                                         FiniteScan scan);
 
+// The first non-finite scalar of f[0, bytes) by the copy threads, or npos.
+std::size_t parallel_scan(const void* f, std::size_t bytes, std::size_t scalar_bytes, FiniteScan scan);
+
 // How host copies are staged: $PSCR_HOST_STAGING unset or "auto" (page-locked
 // chunks on GPUs; on other devices, whose memory is the host's, the driver
 // copies from the caller's memory), "pinned" (page-locked chunks on every
@@ -77,6 +80,11 @@ struct HostSolveReport {
   // solve before, whichever is later). In a batch they overlap.
   double copy_in_seconds = 0, copy_out_seconds = 0, solve_seconds = 0;
   std::size_t staging_bytes = 0;  // page-locked memory the copies went through (0: pageable)
+  // f went from the caller's page-locked buffers unscanned (u != f): every
+  // right-hand side was solved, and a non-finite value of f shows as one in
+  // the solutions (IEEE arithmetic carries it); the caller scans f then
+  // (parallel_scan) to name it
+  bool input_unscanned = false;
   std::string staging;            // how, in words
 };
 

@@ -137,6 +137,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     rt_->finish();
     result.bad_input = r.bad_input;
     result.nonfinite_output = flags[0] != 0;
+    // f from the caller's page-locked buffers, unscanned: a non-finite
+    // solution may come from f
+    if (r.input_unscanned && result.nonfinite_output)
+      result.bad_input = ocl::parallel_scan(f, count * N * sizeof(T), sizeof(T), &ocl::first_nonfinite_bytes<T>);
     SolveStats& st = result.stats;
     st.copy_in_seconds = r.copy_in_seconds;
     st.copy_out_seconds = r.copy_out_seconds;
@@ -144,7 +148,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     st.solve_seconds = r.solve_seconds;
     st.staging_bytes = r.staging_bytes;
     st.staging = r.staging;
-    if (r.bad_input == ocl::HostSolveReport::npos) buffers_.flags.raise({0, flags[1]}, false, line_shifts());
+    if (result.bad_input == ocl::HostSolveReport::npos) buffers_.flags.raise({0, flags[1]}, false, line_shifts());
     return true;
   }
 
