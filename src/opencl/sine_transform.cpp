@@ -72,8 +72,8 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
   if (std::size_t(L) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
   group_columns_ = std::min(group, group * E / std::size_t(L));
   // each real column: a complex FFT of N points (5 flops per point and
-  // stage) and about 12 flops per entry unfolding it (split: that of the
-  // odd half, whose FFT takes real inputs)
+  // stage) and about 12 flops per entry unfolding it (split: the odd
+  // half's; the even half counts its own)
   int log2_n = 0;
   while ((1 << log2_n) < L) ++log2_n;
   column_flops_ = 5.0 * L * log2_n + 12.0 * L;
