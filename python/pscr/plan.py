@@ -411,6 +411,16 @@ class Plan:
         """OpenCL: run from now on with these kernel parameters (a dict)."""
         self._core.set_parameters(_kernel_parameters(parameters))
 
+    def empty_pinned(self, count=None):
+        """A zeroed array for right-hand sides or solutions, of the plan's dtype
+        and shape (a leading batch axis of `count`), in page-locked memory of
+        the plan's (first) OpenCL device: solve(f, out=u) with f and u both
+        such arrays copies them to and from the devices directly, without the
+        staging's host copy (docs/host-arrays.md; plan.last_stats["staging"]
+        says so). OpenCL plans only, not split by rows."""
+        shape = ((count,) if count is not None else ()) + tuple(self.shape)
+        return self._core.pinned_empty(list(shape))
+
     def solve(self, f, out=None):
         """u with A u = f. f: (n1, n2[, n3]) or a batch (k, n1, n2[, n3]).
 

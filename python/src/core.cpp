@@ -286,6 +286,16 @@ template <class T> void bind_type(py::module_& m) {
              }
              return stats_dict(s);
            })
+      // A zeroed array of `shape` in page-locked memory of the plan's
+      // context (opencl::pinned_buffer), which the array owns.
+      .def("pinned_empty",
+           [](const L& plan, const std::vector<py::ssize_t>& shape) {
+             std::size_t count = 1;
+             for (py::ssize_t s : shape) count *= std::size_t(s);
+             auto* buf = new pscr::opencl::PinnedBuffer(pscr::opencl::pinned_buffer(plan, count));
+             py::capsule owner(buf, [](void* p) { delete static_cast<pscr::opencl::PinnedBuffer*>(p); });
+             return py::array_t<T>(shape, static_cast<T*>(buf->data()), owner);
+           })
       .def("context_ptr",
            [](const L& plan) { return reinterpret_cast<std::uintptr_t>(pscr::opencl::context(plan)); })
       .def("info",
