@@ -47,12 +47,18 @@ PSCR_API void prepare_device(const std::string& device = "");
 class PSCR_API PinnedBuffer {
  public:
   struct Impl;
+  /// An empty buffer (data() null, bytes() 0).
   PinnedBuffer() noexcept;
+  /// The library's own (pinned_buffer makes them).
   explicit PinnedBuffer(std::unique_ptr<Impl> impl) noexcept;
+  /// Moves the memory; the source is left empty.
   PinnedBuffer(PinnedBuffer&&) noexcept;
+  /// Releases this buffer's memory and takes the other's; the other is left empty.
   PinnedBuffer& operator=(PinnedBuffer&&) noexcept;
   ~PinnedBuffer();
+  /// The first byte (null when empty).
   void* data() const noexcept;
+  /// Its size in bytes.
   std::size_t bytes() const noexcept;
 
  private:
