@@ -3,11 +3,14 @@
 #include "pscr/pscr.h"
 
 #include <complex>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <variant>
 
+#include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 #include "size_product.hpp"
 
@@ -152,6 +155,39 @@ pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t cou
           p.solve_batch(static_cast<const T*>(f), static_cast<T*>(u), count);
         },
         plan->plan);
+  });
+}
+
+namespace {
+// The buffers pscr_pinned_alloc handed out, by their first byte.
+std::mutex pinned_mutex;
+std::map<void*, pscr::opencl::PinnedBuffer>& pinned_buffers() {
+  static std::map<void*, pscr::opencl::PinnedBuffer> m;
+  return m;
+}
+}  // namespace
+
+pscr_status pscr_pinned_alloc(const pscr_plan* plan, size_t count, void** memory) {
+  if (memory) *memory = nullptr;
+  return guarded([&] {
+    if (!plan) throw pscr::InvalidArgument("pscr_pinned_alloc: null plan");
+    if (!memory) throw pscr::InvalidArgument("pscr_pinned_alloc: null memory");
+    pscr::opencl::PinnedBuffer buf = std::visit(
+        [&](const auto& p) { return pscr::opencl::pinned_buffer(p, pscr::size_product({count, plan->unknowns}, "pscr_pinned_alloc")); },
+        plan->plan);
+    void* first = buf.data();
+    const std::lock_guard<std::mutex> lock(pinned_mutex);
+    pinned_buffers().emplace(first, std::move(buf));
+    *memory = first;
+  });
+}
+
+pscr_status pscr_pinned_free(void* memory) {
+  return guarded([&] {
+    if (!memory) return;
+    const std::lock_guard<std::mutex> lock(pinned_mutex);
+    if (pinned_buffers().erase(memory) == 0)
+      throw pscr::InvalidArgument("pscr_pinned_free: not memory from pscr_pinned_alloc");
   });
 }
 

@@ -264,6 +264,41 @@ int main(void) {
                   PSCR_INVALID_ARGUMENT &&
               strstr(pscr_last_error(), "periodic dimension 1") != NULL);
   }
+  /* page-locked memory of an OpenCL plan: the same answer as from malloc'd arrays */
+  {
+    pscr_options oc;
+    pscr_options_default(&oc);
+    oc.backend = PSCR_BACKEND_OPENCL;
+    pscr_plan* cp = NULL;
+    check("create OpenCL", pscr_plan_create(&cp, PSCR_FLOAT64, 2, n, ad, ao, md, mo, &c, &oc) == PSCR_OK && cp);
+    void *pf = NULL, *pu = NULL;
+    check("pinned alloc", pscr_pinned_alloc(cp, 2, &pf) == PSCR_OK && pscr_pinned_alloc(cp, 2, &pu) == PSCR_OK &&
+                              pf && pu && ((double*)pf)[2 * N - 1] == 0.0);
+    double* want = malloc(2 * N * sizeof(double));
+    double* in = malloc(2 * N * sizeof(double));
+    for (size_t k = 0; k < 2 * N; ++k) in[k] = sin(0.21 * (double)k);
+    check("solve from malloc'd arrays", pscr_solve(cp, in, want, 2) == PSCR_OK);
+    if (pf && pu) {
+      memcpy(pf, in, 2 * N * sizeof(double));
+      check("solve in page-locked memory",
+            pscr_solve(cp, pf, pu, 2) == PSCR_OK && memcmp(pu, want, 2 * N * sizeof(double)) == 0);
+    }
+    check("pinned free", pscr_pinned_free(pf) == PSCR_OK && pscr_pinned_free(pu) == PSCR_OK &&
+                             pscr_pinned_free(NULL) == PSCR_OK);
+    check("free of other memory refused", pscr_pinned_free(want) == PSCR_INVALID_ARGUMENT &&
+                                              strstr(pscr_last_error(), "pscr_pinned_alloc"));
+    void* none = &none;
+    check("count 0 refused", pscr_pinned_alloc(cp, 0, &none) == PSCR_INVALID_ARGUMENT && none == NULL);
+    pscr_plan* rp = NULL;
+    check("create reference", pscr_plan_create(&rp, PSCR_FLOAT64, 2, n, ad, ao, md, mo, &c, NULL) == PSCR_OK && rp);
+    check("reference plan refused", pscr_pinned_alloc(rp, 1, &none) == PSCR_INVALID_ARGUMENT && none == NULL &&
+                                        strstr(pscr_last_error(), "not OpenCL"));
+    pscr_plan_destroy(rp);
+    check("null plan refused", pscr_pinned_alloc(NULL, 1, &none) == PSCR_INVALID_ARGUMENT);
+    free(want);
+    free(in);
+    pscr_plan_destroy(cp);
+  }
   pscr_plan_destroy(NULL);
   check("version", strlen(pscr_version_string()) > 0);
   free(f); free(u); free(ff); free(uf); free(ud); free(fd); free(fc); free(uc);

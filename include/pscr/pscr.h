@@ -87,6 +87,18 @@ PSCR_C_API pscr_status pscr_plan_create_periodic(pscr_plan** plan, pscr_dtype dt
  * overflow size_t is refused with PSCR_ALLOCATION_TOO_LARGE. */
 PSCR_C_API pscr_status pscr_solve(const pscr_plan* plan, const void* f, void* u, size_t count);
 
+/** Page-locked host memory for `count` right-hand sides (or solutions) of an
+ * OpenCL plan, zeroed, into *memory (pscr::opencl::pinned_buffer): pscr_solve
+ * with f and u both in such memory copies them to and from the devices
+ * directly, without the staging's host-side copy (docs/host-arrays.md).
+ * PSCR_INVALID_ARGUMENT for a NULL plan or memory, count = 0, or a plan not
+ * on OpenCL or split by rows; *memory is then NULL. Free it with
+ * pscr_pinned_free, after the solves that use it have returned. */
+PSCR_C_API pscr_status pscr_pinned_alloc(const pscr_plan* plan, size_t count, void** memory);
+/** Frees memory from pscr_pinned_alloc; NULL is allowed; another pointer is
+ * refused (PSCR_INVALID_ARGUMENT) and left alone. */
+PSCR_C_API pscr_status pscr_pinned_free(void* memory);
+
 /** @{ */
 /** The number of unknowns of one right-hand side, and the plan's scalar type.
  * A NULL plan gives 0 and PSCR_DTYPE_INVALID, values no plan has, and sets
