@@ -242,7 +242,13 @@ template <class T> int tune(Config c) {
     td.push_back(median(pscr::opencl::time_solves(plan, f.data(), c.reps)));
   }
   const double best_s = median(tb), default_s = median(td);
-  const pscr::KernelParameters bp = decode(best), dp = decode(defaults);
+  // as the plan runs them: a value a plan overrides (dense_top where the
+  // tuned problem's dimensions are all transforms, sine_halves where a column
+  // needs them) is written as it ran, so that the entry reads back the same
+  plan.set_parameters(decode(best));
+  const pscr::KernelParameters bp = plan.info().parameters;
+  plan.set_parameters(decode(defaults));
+  const pscr::KernelParameters dp = plan.info().parameters;
   std::printf("%d candidates timed in %d generations (%d infeasible draws repaired, none timed)\n", int(timed.size()),
               generations, rejected);
   const char* anchor = c.from_database ? "database" : "defaults";
