@@ -277,7 +277,7 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
     cl_event ev = nullptr;
     if (direct) {
       // No host scan where u != f: reading f on the host as well as the
-      // devices' copies did held two devices to 1.3x one (4095² batches, two
+      // devices' copies held two devices to 1.3x one (4095² batches, two
       // H200s); a non-finite value of f shows in the solutions instead
       // (input_unscanned). In place it is scanned while the device copies, so
       // that at a non-finite value nothing is solved and f's rest is kept.

@@ -70,10 +70,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     p_.dense_top = pd.dense_count();
     // the transforms' work-group and exchange, as the longest column needs them
     if (pd.transformed) {
-      const std::size_t group = std::min(std::size_t(p_.sine_group), dev.max_work_group);
-      const auto shape = ocl::sine_shape(dev, group, p_.sine_halves != 0, p_.sine_split != 0,
-                                         ocl::TransformedSolve<T>::longest_reach(pd, group, p_.sine_split != 0),
-                                         sizeof(real_t<T>));
+      const auto shape = ocl::TransformedSolve<T>::shape(dev, p_, pd);
       p_.sine_group = int(shape.group);
       p_.sine_halves = shape.halves ? 1 : 0;
     }

@@ -14,14 +14,15 @@ template <class T> std::size_t TransformedSolve<T>::line_count(const planner::Pl
 }
 
 template <class T>
-std::size_t TransformedSolve<T>::longest_reach(const planner::PlanData<T>& pd, std::size_t group, bool split_all) {
+SineShape TransformedSolve<T>::shape(const Device& dev, const KernelParameters& p, const planner::PlanData<T>& pd) {
+  const std::size_t group = std::min(std::size_t(p.sine_group), dev.max_work_group);
   std::size_t longest = 0;
   for (std::size_t d = 0; d < pd.dims.size(); ++d) {  // the leading dimensions
     const bool fourier = pd.dims[d].method == planner::DimensionMethod::fourier_transform;
     longest = std::max(longest, group_length(std::size_t(SineTransform::fft_length(pd.dims[d].layout.n, fourier)),
-                                             fourier, group, split_all, sizeof(real_t<T>)));
+                                             fourier, group, p.sine_split != 0, sizeof(real_t<T>)));
   }
-  return longest;
+  return sine_shape(dev, group, p.sine_halves != 0, p.sine_split != 0, longest, sizeof(real_t<T>));
 }
 
 template <class T>

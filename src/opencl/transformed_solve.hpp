@@ -18,11 +18,12 @@ template <class T> class TransformedSolve {
  public:
   // lines: the solver of the last dimension's lines, one per line of the
   // leading dimensions' modes (line l1·n2 + l2 in 3D); shape: how the
-  // transforms run (sine_shape for the longest, longest_fft).
+  // transforms run (shape).
   TransformedSolve(Runtime& rt, const planner::PlanData<T>& pd, const TridiagonalSolver& lines, SineShape shape);
-  // The longest packed FFT a work-group of the plan's transforms takes
-  // (group_length: split sine transforms take half).
-  static std::size_t longest_reach(const planner::PlanData<T>& pd, std::size_t group, bool split_all);
+  // How the plan's transforms run on dev under parameters p (sine_group,
+  // sine_halves, sine_split): sine_shape for the longest packed FFT a
+  // work-group takes (group_length: split sine transforms take half).
+  static SineShape shape(const Device& dev, const KernelParameters& p, const planner::PlanData<T>& pd);
   // In place on one right-hand side X; the last transform flags a non-finite
   // output in `nonfinite` (solve_flags.hpp), so the solution needs no scan.
   void solve(cl_mem X, cl_mem nonfinite) const;
