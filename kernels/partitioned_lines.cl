@@ -1,21 +1,21 @@
 // The lines of dimension 1 split over ranks, for a transformed split
 // (src/opencl/transform_slab.cpp, docs/distributed.md): after the transforms
 // of the other dimensions every mode is a line (A1 + σ M1) x = g along
-// dimension 1, and a rank's slab holds its rows [b, e) of every line, stored
-// [row][line] (consecutive lines adjacent: a work-item per line reads and
-// writes coalesced). A slab is one chunk of line_solve.cl's local solver:
-// rows b … e − 2 are pivots, eliminated top-down, each coupled after its
-// elimination to x_{i+1} and (the spike) to x_{b−1}, the last row of the
-// slab before. What is left is row e − 1, row `rank` of a reduced tridiagonal
-// system on the slabs' last rows, and what the eliminations add to row
-// b − 1. The pivots depend on the line's shift, not on its right-hand side:
-// the set-up (solve = 0) computes every slab's reduced row once, and this
-// slab's pivot state at every PARTITION_CHUNK-th pivot, from which the back
-// substitution forms each chunk's pivots again in registers (storing them
-// would double the slab's traffic). With EXCESS_FORM the rows carry their
-// excess, and every update adds non-negative numbers (tridiagonal.cl).
-// PARTITION_CHUNK (pivots between checkpoints) and PARTITION_MAX_RANKS (the
-// reduced system's rows a work-item holds) come from the host
+// dimension 1. Each rank's slab of rows is cut into parts (partitions q,
+// rows [bounds[q], bounds[q + 1]), numbered over all ranks), and a slab is
+// stored [row][line] (consecutive lines adjacent: a work-item per line and
+// part reads and writes coalesced). A part is one chunk of line_solve.cl's
+// local solver: rows b … e − 2 are pivots, eliminated top-down, each coupled
+// after its elimination to x_{i+1} and (the spike) to x_{b−1}, the last row
+// of the part before. What is left is row e − 1, row q of a reduced
+// tridiagonal system on the parts' last rows, and what the eliminations add
+// to row b − 1. The pivots depend on the line's shift, not on its
+// right-hand side: the set-up (solve = 0) computes every part's reduced row
+// once, and this rank's parts' pivot state at every PARTITION_CHUNK-th
+// pivot, from which the back substitution forms each chunk's pivots again in
+// registers (storing them would double the slab's traffic). With
+// EXCESS_FORM the rows carry their excess, and every update adds
+// non-negative numbers (tridiagonal.cl). PARTITION_CHUNK comes from the host
 // (src/opencl/transform_slab.hpp).
 #define PARTITION_AHEAD 4  // rows the elimination loads at a time
 
@@ -49,26 +49,31 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
   return inv;
 }
 
-// Rows [b, e) of L lines (n0: the whole line's rows; C, sigma: the packed
-// factor of dimension 1 and each line's shift). Solve: X[(i − b)·L + line]
-// holds g_i and receives pivot i's eliminated right-hand side; ends[line]:
-// the reduced row's right-hand side, ends[L + line]: what the eliminations add
-// to that of row b − 1. Set-up of slab `slab`: reduced[(3·slab + 0, 1, 2)·L +
-// line]: the reduced row's excess (or diagonal), its coupling to row b − 1
-// (the reduced row before), what the eliminations add to that row's excess
-// (or diagonal);
-// with `checkpoints`, the state (s, spike) at every PARTITION_CHUNK-th pivot
-// c, ck[2c·L + line] and ck[(2c + 1)·L + line].
-__kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int L, __global const coef_t* C,
+// Part q = first + get_global_id(1) (of `count`), rows [b, e) = [bounds[q], bounds[q +
+// 1]) of L lines (n0: the whole line's rows; C, sigma: the packed factor of
+// dimension 1 and each line's shift); X holds this rank's slab from row x0,
+// and j = q − own is the part's place among this rank's `parts`. Solve:
+// X[(i − x0)·L + line] holds g_i and receives pivot i's eliminated
+// right-hand side; ends[j·L + line]: the reduced row's right-hand side,
+// ends[(parts + j)·L + line]: what the eliminations add to that of row b − 1.
+// Set-up: reduced[(3q + 0, 1, 2)·L + line]: the reduced row's excess (or
+// diagonal), its coupling to row b − 1 (the reduced row before), what the
+// eliminations add to that row's excess (or diagonal); with `checkpoints`,
+// for this rank's parts, the state (s, spike) at every PARTITION_CHUNK-th
+// pivot c, ck[(2(j·stride + c))·L + line] and ck[(2(j·stride + c) + 1)·L + line].
+__kernel void partition_eliminate(__global scalar* X, int x0, __global const int* bounds, int first, int count,
+                                  int own, int parts, int n0, int L, __global const coef_t* C,
                                   __global const scalar* sigma, __global scalar* ends, __global scalar* reduced,
-                                  __global scalar* ck, int checkpoints, int slab, int solve,
+                                  __global scalar* ck, int stride, int checkpoints, int solve,
                                   __global int* flags) {
-  const int line = get_global_id(0);
-  if (line >= L) return;
+  const int line = get_global_id(0), q = first + get_global_id(1), j = q - own;
+  if (line >= L || get_global_id(1) >= count) return;
+  const int b = bounds[q], e = bounds[q + 1];
+  const bool mine = j >= 0 && j < parts, keep = checkpoints && mine;
   const scalar sg = sigma[line];
-  const row_t first = level0_coef(C, n0, b, sg, 0);
-  scalar s = first.s, spike = first.lo, up = first.up;  // lo is zero for row 0
-  scalar g = solve ? X[line] : ZERO, prev_s = ZERO, prev_g = ZERO;
+  const row_t first_row = level0_coef(C, n0, b, sg, 0);
+  scalar s = first_row.s, spike = first_row.lo, up = first_row.up;  // lo is zero for row 0
+  scalar g = solve ? X[(size_t)(b - x0) * L + line] : ZERO, prev_s = ZERO, prev_g = ZERO;
   int small = 0;
   // the right-hand sides are loaded PARTITION_AHEAD rows at a time, ahead
   // of the chain of eliminations that uses them
@@ -76,59 +81,53 @@ __kernel void partition_eliminate(__global scalar* X, int b, int e, int n0, int 
     scalar g_next[PARTITION_AHEAD];
 #pragma unroll
     for (int k = 0; k < PARTITION_AHEAD; ++k)
-      g_next[k] = solve && i0 + k + 1 < e ? X[(size_t)(i0 + k + 1 - b) * L + line] : ZERO;
+      g_next[k] = solve && i0 + k + 1 < e ? X[(size_t)(i0 + k + 1 - x0) * L + line] : ZERO;
 #pragma unroll
     for (int k = 0; k < PARTITION_AHEAD; ++k) {
       const int i = i0 + k;
       if (i >= e - 1) break;
-      if (checkpoints && (i - b) % PARTITION_CHUNK == 0) {
-        const size_t c = (size_t)((i - b) / PARTITION_CHUNK);
+      if (keep && (i - b) % PARTITION_CHUNK == 0) {
+        const size_t c = (size_t)j * stride + (i - b) / PARTITION_CHUNK;
         ck[2 * c * L + line] = s;
         ck[(2 * c + 1) * L + line] = spike;
       }
-      if (solve) X[(size_t)(i - b) * L + line] = g;
+      if (solve) X[(size_t)(i - x0) * L + line] = g;
       const row_t nx = level0_row(C[i + 1], up, C, n0, i + 1, sg, 0);
       partition_step(&s, &spike, &up, &g, &prev_s, &prev_g, nx, g_next[k], &small);
     }
   }
   if (solve) {
-    ends[line] = g;
-    ends[L + line] = prev_g;
+    ends[(size_t)j * L + line] = g;
+    ends[(size_t)(parts + j) * L + line] = prev_g;
     if (small) flags[1] = line + 1;
   } else {
-    reduced += (size_t)3 * slab * L;
+    reduced += (size_t)3 * q * L;
     reduced[line] = s;
     reduced[L + line] = spike;
     reduced[2 * L + line] = prev_s;
   }
 }
 
-// After the exchange: the reduced rows of every slab (reduced: 3 rows of L
-// per rank, as the set-up wrote them, rank after rank) and their right-hand
-// sides (ends: a row of L per rank, partition_eliminate's first row of that
-// slab plus the next slab's second, summed on the host) form the
-// reduced system on the slabs' last rows, solved per line by Thomas; then
-// this slab's rows from its last row's solution y_rank and y_{rank−1} (x_{b−1}),
-// back through each chunk's pivots, formed again from its checkpoint.
-__kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __global const coef_t* C,
-                             __global const scalar* sigma, __global const scalar* reduced,
-                             __global const scalar* ends, int ranks, int rank, __global const scalar* ck,
-                             __global int* flags) {
+// After the exchange: the reduced system on the Q parts' last rows, per line
+// by Thomas. reduced: 3 rows of L per part, as the set-up wrote them;
+// ends: its right-hand sides, a row of L per part (partition_eliminate's
+// first row of that part plus the next part's second, summed on the host).
+// Row q couples y_q to y_{q−1} by part q's spike and to y_{q+1} by part q +
+// 1's (symmetric); part q + 1's eliminations add to its excess and
+// right-hand side. y: 2·Q rows of L, the solution y_q in row q (the second
+// half holds the elimination's multipliers on the way).
+__kernel void partition_reduced(__global const scalar* reduced, __global const scalar* ends, int Q, int L,
+                                __global scalar* y, __global int* flags) {
   const int line = get_global_id(0);
   if (line >= L) return;
-  const scalar sg = sigma[line];
-  // 1. The reduced system: row p couples y_p to y_{p−1} by slab p's spike and
-  // to y_{p+1} by slab p + 1's (symmetric); slab p + 1's eliminations add to
-  // its excess and right-hand side.
-  scalar cp[PARTITION_MAX_RANKS], gp[PARTITION_MAX_RANKS];
   scalar cprev = ZERO, gprev = ZERO;
 #ifdef EXCESS_FORM
   scalar ratio = ZERO;
 #endif
   int small = 0;
-  for (int p = 0; p < ranks; ++p) {
+  for (int p = 0; p < Q; ++p) {
     const size_t r = (size_t)3 * p * L + line, rn = r + (size_t)3 * L;
-    const bool next = p + 1 < ranks;
+    const bool next = p + 1 < Q;
     const scalar lo = p > 0 ? reduced[r + L] : ZERO, up = next ? reduced[rn + L] : ZERO;
     const scalar sp = reduced[r] + (next ? reduced[rn + 2 * L] : ZERO);
     const scalar gr = ends[(size_t)p * L + line];
@@ -143,44 +142,56 @@ __kernel void partition_back(__global scalar* X, int b, int e, int n0, int L, __
 #endif
     cprev = smul(up, inv);
     gprev = smul(gr - smul(lo, gprev), inv);
-    cp[p] = cprev;
-    gp[p] = gprev;
+    y[(size_t)(Q + p) * L + line] = cprev;
+    y[(size_t)p * L + line] = gprev;
   }
   if (small) flags[1] = line + 1;
-  scalar y = gp[ranks - 1], y_rank = y, xa = ZERO;  // xa: y_{rank−1}, which is x_{b−1}
-  for (int p = ranks - 2; p >= max(rank - 1, 0); --p) {
-    y = gp[p] - smul(cp[p], y);
-    if (p == rank) y_rank = y;
-    if (p == rank - 1) xa = y;
+  scalar x = gprev;
+  for (int p = Q - 2; p >= 0; --p) {
+    x = y[(size_t)p * L + line] - smul(y[(size_t)(Q + p) * L + line], x);
+    y[(size_t)p * L + line] = x;
   }
-  // 2. This slab's rows, chunk by chunk from the last.
-  X[(size_t)(e - 1 - b) * L + line] = y_rank;
-  scalar x = y_rank;
+}
+
+// This rank's part q = own + get_global_id(1) from the reduced solution: its
+// last row y_q, and y_{q−1} (x_{b−1}), back through each chunk's pivots,
+// formed again from its checkpoint (arguments as partition_eliminate's).
+__kernel void partition_back(__global scalar* X, int x0, __global const int* bounds, int own, int parts, int n0,
+                             int L,
+                             __global const coef_t* C, __global const scalar* sigma, __global const scalar* y,
+                             __global const scalar* ck, int stride) {
+  const int line = get_global_id(0), j = get_global_id(1), q = own + j;
+  if (line >= L || j >= parts) return;
+  const int b = bounds[q], e = bounds[q + 1];
+  const scalar sg = sigma[line];
+  scalar x = y[(size_t)q * L + line];
+  const scalar xa = q > 0 ? y[(size_t)(q - 1) * L + line] : ZERO;
+  X[(size_t)(e - 1 - x0) * L + line] = x;
   const int pivots = e - 1 - b;
   for (int c = (pivots + PARTITION_CHUNK - 1) / PARTITION_CHUNK - 1; c >= 0; --c) {
     const int i0 = b + c * PARTITION_CHUNK, i1 = min(i0 + PARTITION_CHUNK, e - 1);
-    scalar s = ck[(size_t)2 * c * L + line], spike = ck[(size_t)(2 * c + 1) * L + line];
+    const size_t at_ck = (size_t)j * stride + c;
+    scalar s = ck[2 * at_ck * L + line], spike = ck[(2 * at_ck + 1) * L + line];
     scalar up = entry_coupling(C[i0], sg), unused_g = ZERO, unused_s = ZERO, unused_gp = ZERO;
     scalar keep_spike[PARTITION_CHUNK], keep_inv[PARTITION_CHUNK], keep_up[PARTITION_CHUNK], g[PARTITION_CHUNK];
     int unused_small = 0;
     // the chunk's eliminated right-hand sides, loaded before its pivots are
     // formed again, so that the loads overlap that chain
 #pragma unroll
-    for (int j = 0; j < PARTITION_CHUNK; ++j) g[j] = i0 + j < i1 ? X[(size_t)(i0 + j - b) * L + line] : ZERO;
+    for (int k = 0; k < PARTITION_CHUNK; ++k) g[k] = i0 + k < i1 ? X[(size_t)(i0 + k - x0) * L + line] : ZERO;
 #pragma unroll
-    for (int j = 0; j < PARTITION_CHUNK; ++j)
-      if (i0 + j < i1) {
-        keep_spike[j] = spike;
-        keep_up[j] = up;
-        const row_t nx = level0_row(C[i0 + j + 1], up, C, n0, i0 + j + 1, sg, 0);
-        keep_inv[j] = partition_step(&s, &spike, &up, &unused_g, &unused_s, &unused_gp, nx, ZERO, &unused_small);
+    for (int k = 0; k < PARTITION_CHUNK; ++k)
+      if (i0 + k < i1) {
+        keep_spike[k] = spike;
+        keep_up[k] = up;
+        const row_t nx = level0_row(C[i0 + k + 1], up, C, n0, i0 + k + 1, sg, 0);
+        keep_inv[k] = partition_step(&s, &spike, &up, &unused_g, &unused_s, &unused_gp, nx, ZERO, &unused_small);
       }
 #pragma unroll
-    for (int j = PARTITION_CHUNK - 1; j >= 0; --j)
-      if (i0 + j < i1) {
-        const size_t at = (size_t)(i0 + j - b) * L + line;
-        x = smul(g[j] - smul(keep_spike[j], xa) - smul(keep_up[j], x), keep_inv[j]);
-        X[at] = x;
+    for (int k = PARTITION_CHUNK - 1; k >= 0; --k)
+      if (i0 + k < i1) {
+        x = smul(g[k] - smul(keep_spike[k], xa) - smul(keep_up[k], x), keep_inv[k]);
+        X[(size_t)(i0 + k - x0) * L + line] = x;
       }
   }
 }

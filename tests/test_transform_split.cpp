@@ -3,14 +3,16 @@
 // dimension 1 whose other dimensions are sine or Fourier transforms. Each
 // result is compared with a banded direct solve in double precision and with
 // the plan on one device, on 1 … 4 PoCL devices (uneven slabs, slabs of two
-// rows), float and double, graded and uniform dimension 1, and the problems
+// rows, slabs cut into parts), float and double, graded and uniform dimension 1, and the problems
 // it leaves to the reduction's split (indefinite lines, too few lines).
 #define BOOST_TEST_MODULE transform_split
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
+#include "distributed/transform_split.hpp"
 #include "pscr/pscr.hpp"
 #include "support.hpp"
 
@@ -71,10 +73,39 @@ BOOST_AUTO_TEST_CASE(two_dimensions) {
   for (int devices : {2, 3}) against_direct(p.cast<float>(), devices, "2D float");
   against_direct(p, 3, "2D double, a batch of 3", true, 3);
   // slabs of two rows each; too few rows for that, or too few lines for
-  // the rows (distributed::kTransformSplitLinesPerRow): the reduction's split
+  // the rows of a part (distributed::kTransformSplitLinesPerRow): the
+  // reduction's split
   against_direct(pscr::poisson2d(uniform(6), uniform(15)), 3, "2D 6 rows");
   against_direct(pscr::poisson2d(uniform(5), uniform(15)), 3, "2D 5 rows", false);
-  against_direct(pscr::poisson2d(uniform(30), uniform(15)), 2, "2D 15 lines of 15 rows a slab", false);
+  against_direct(pscr::poisson2d(uniform(30), uniform(15)), 2, "2D 15 lines, slabs of 15 rows in 7 parts");
+  against_direct(pscr::poisson2d(uniform(30), uniform(7)), 2, "2D 7 lines, parts of 3 rows", false);
+}
+
+// Slabs cut into parts (distributed::transform_split_parts): as many as give
+// a device its work-items, each at least two rows, at most
+// kTransformSplitMaxParts in all; the bounds cover every row once, slab by slab.
+BOOST_AUTO_TEST_CASE(parts_of_slabs) {
+  using pscr::distributed::kTransformSplitMaxParts;
+  using pscr::distributed::partition_bounds;
+  using pscr::distributed::transform_split_parts;
+  BOOST_TEST(transform_split_parts(8191, 8191, 2) == 16);    // 16 · 8191 lines ≥ 2^17 work-items
+  BOOST_TEST(transform_split_parts(511, 261121, 4) == 1);    // lines enough
+  BOOST_TEST(transform_split_parts(30, 63, 2) == 7);         // parts of two rows (15 a slab)
+  BOOST_TEST(transform_split_parts(8191, 100, 4) == int(kTransformSplitMaxParts / 4));
+  BOOST_TEST(transform_split_parts(5, 100, 2) == 1);
+  for (const auto& [n1, ranks, parts] : {std::tuple{30, 2, 7}, {8191, 3, 16}, {9, 4, 1}, {101, 7, 5}}) {
+    const auto b = partition_bounds(std::size_t(n1), ranks, parts);
+    BOOST_TEST_REQUIRE(b.size() == std::size_t(ranks * parts + 1));
+    BOOST_TEST(b.front() == 0u);
+    BOOST_TEST(b.back() == std::size_t(n1));
+    for (int r = 0; r < ranks; ++r)
+      BOOST_TEST(b[std::size_t(r * parts)] == pscr::slab_rows(std::size_t(n1), ranks, r).begin);
+    for (std::size_t q = 0; q + 1 < b.size(); ++q)
+      BOOST_TEST(b[q + 1] - b[q] >= std::size_t(n1 / ranks / parts), "part " << q << " of " << n1);
+  }
+  // the plan says how many parts a rank eliminates
+  const pscr::Plan<double> plan(pscr::poisson2d(uniform(30), uniform(63)), split_options(2));
+  BOOST_TEST(plan.info().line_solver == "partitioned over ranks, 7 parts each");
 }
 
 BOOST_AUTO_TEST_CASE(refinement) {

@@ -123,14 +123,19 @@ template <class T> std::vector<double> slab_mass_weights(const Problem<T>& probl
 // rank's shares (OpenCL ranks; a device that cannot be had fails on its
 // rank alone, so the ranks agree first), the pure-Neumann weights.
 template <class T> void set_up(distributed::SlabExecutor<T>& ex, const Options& ranked, double& waited) {
-  if (ex.transform_data) {  // a transformed split: two rows to every other rank per solve
+  if (ex.transform_data) {
+    // a transformed split: a row to the previous rank, the parts' rows to
+    // every other rank per solve
+    const std::size_t n1 = ex.data.problem.size(0);
     std::vector<RowRange> slabs;
-    for (int r = 0; r < ex.info.ranks; ++r) slabs.push_back(slab_rows(ex.data.problem.size(0), ex.info.ranks, r));
-    ex.info.messages_per_solve = std::size_t(ex.info.ranks - 1);
-    ex.info.bytes_per_solve = ex.info.messages_per_solve * 2 * ex.R * sizeof(T);
+    for (int r = 0; r < ex.info.ranks; ++r) slabs.push_back(slab_rows(n1, ex.info.ranks, r));
+    const int parts = distributed::transform_split_parts(n1, ex.R, ex.info.ranks);
+    const std::size_t others = std::size_t(ex.info.ranks - 1), before = ex.me() > 0 ? 1 : 0;
+    ex.info.messages_per_solve = others + before;
+    ex.info.bytes_per_solve = (others * std::size_t(parts) + before) * ex.R * sizeof(T);
     distributed::on_every_rank(
         *ex.comm, "the OpenCL device", true,
-        [&] { ex.transform = make_transform_slab(*ex.transform_data, ranked, slabs, ex.me()); }, waited);
+        [&] { ex.transform = make_transform_slab(*ex.transform_data, ranked, slabs, parts, ex.me()); }, waited);
     return;
   }
   ex.derive_work();

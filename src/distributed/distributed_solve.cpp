@@ -78,7 +78,7 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
 
 // One right-hand side X of a transformed split (transform_split.hpp): the
 // upload, the device's scan, the transforms and this slab's elimination, the
-// exchange of every rank's two rows of the reduced system, the back
+// exchange of every rank's rows of the reduced system, the back
 // substitution and the transforms back, the download. True when the
 // solution holds a non-finite value.
 template <class T>
@@ -90,30 +90,30 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  T* mine = dev.eliminate();
+  T* before = dev.eliminate();
   const auto exchanged = clock_type::now();
   st.exchange_wait_seconds += seconds_since(t);
-  // what this slab's eliminations add to the previous rank's last row goes
-  // there and is added to its own; then the combined rows go to every rank
+  // what this slab's first part adds to the previous rank's last row goes
+  // there and is added to it; then every rank's rows go to every rank
   const int me = ex.me(), ranks = ex.comm->size();
-  const std::size_t R = ex.R, bytes = R * sizeof(T);
+  const std::size_t R = ex.R, k = std::size_t(dev.parts()), bytes = R * sizeof(T);
   T* all = dev.reduced_area();
-  T* combined = all + std::size_t(me) * R;
+  T* mine = all + std::size_t(me) * k * R;
   {
     std::vector<Transfer> sends, receives;
-    if (me > 0) sends.push_back({me - 1, mine + R, bytes});
-    if (me + 1 < ranks) receives.push_back({me + 1, combined, bytes});
+    if (me > 0) sends.push_back({me - 1, before, bytes});
+    if (me + 1 < ranks) receives.push_back({me + 1, before + R, bytes});
     ex.comm->exchange(sends, receives);
-    if (me + 1 < ranks)
-      for (std::size_t i = 0; i < R; ++i) combined[i] += mine[i];
-    else
-      std::copy(mine, mine + R, combined);
+    if (me + 1 < ranks) {
+      T* last = mine + (k - 1) * R;
+      for (std::size_t i = 0; i < R; ++i) last[i] += before[R + i];
+    }
   }
   std::vector<Transfer> sends, receives;
   for (int q = 0; q < ranks; ++q)
     if (q != me) {
-      sends.push_back({q, combined, bytes});
-      receives.push_back({q, all + std::size_t(q) * R, bytes});
+      sends.push_back({q, mine, k * bytes});
+      receives.push_back({q, all + std::size_t(q) * k * R, k * bytes});
     }
   ex.comm->exchange(sends, receives);
   st.exchange_seconds += seconds_since(exchanged);

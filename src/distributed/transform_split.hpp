@@ -3,14 +3,15 @@
 // and dimension 1 is tridiagonal, a rank transforms its slab in those
 // dimensions without a message (it holds whole rows of them), and each mode
 // is then a line (A1 + σ M1) x = g along dimension 1, split over the slabs.
-// Each rank eliminates its rows of every line as one chunk of a partitioned
-// tridiagonal solve (kernels/partitioned_lines.cl). The right-hand side of
-// the reduced system's row on a slab's last row sums that slab's part and
-// what the next slab's eliminations add to it: a rank sends the latter to
-// the previous rank, which adds it, and the ranks then exchange one
-// combined row each (R values to every other rank, against two rows sent
-// apart), and every rank solves that system, substitutes back and
-// transforms back, against the reduction's levels.
+// Each rank cuts its slab into parts, and each part is one chunk of a
+// partitioned tridiagonal solve (kernels/partitioned_lines.cl), eliminated
+// by a work-item per line. The right-hand side of the reduced system's row
+// on a part's last row sums that part's and what the next part's
+// eliminations add to it: within a slab the rank adds them, across slabs a
+// rank sends the latter to the previous rank, which adds it; the ranks then
+// exchange their combined rows (parts × R values to every other rank), and
+// every rank solves that system, substitutes back and transforms back,
+// against the reduction's levels.
 #pragma once
 #include <algorithm>
 #include <complex>
@@ -38,15 +39,18 @@ template <class T> class TransformSlab {
   virtual bool nonfinite_slab() = 0;
   // Clears what the device reports of a solve (in queue order).
   virtual void clear_flags() = 0;
-  // The transforms to modes and the elimination of this slab's rows:
-  // returns its two rows of the reduced system's right-hand sides (2·R
-  // values, page-locked), once they are on the host (waits): the first is
-  // that of the slab's last row, the second what its eliminations add to the
-  // row before the slab (the previous rank's last row), R values each.
+  // The parts of this rank's slab (transform_split_parts), as on every rank.
+  virtual int parts() const = 0;
+  // The transforms to modes and the elimination of this slab's parts: writes
+  // this rank's `parts()` rows of the reduced system's right-hand sides into
+  // its place in reduced_area() (row j that of part j's last row, plus what
+  // part j + 1's eliminations add to it; the last row lacks the next rank's
+  // addition), once they are on the host (waits). Returns two rows of R
+  // values, page-locked: what the first part's eliminations add to the
+  // previous rank's last row, then room for the next rank's such row.
   virtual T* eliminate() = 0;
-  // Host memory for every rank's reduced right-hand side, one row of R
-  // values per rank, rank after rank (the first row of eliminate(), plus the
-  // next rank's second), valid until the next substitute.
+  // Host memory for every rank's reduced right-hand sides, parts() rows of R
+  // values per rank, rank after rank, valid until the next substitute.
   virtual T* reduced_area() = 0;
   // From them: the reduced system, this slab's back substitution and the
   // transforms back (enqueued).
@@ -59,17 +63,41 @@ template <class T> class TransformSlab {
   virtual void describe(PlanInfo& info) const = 0;
 };
 
-// Slabs of a transformed split: every rank at least two rows (a pivot and
-// its reduced row), and at most this many ranks (the reduced system's rows a
-// work-item holds, ocl::kPartitionMaxRanks).
-inline constexpr int kTransformSplitMaxRanks = 16;
-// A work-item eliminates a line's rows of its slab one after another, so
-// the lines (R, the modes of the other dimensions) must outnumber a slab's
-// rows this many times over, or the device waits on a few long sweeps: 2D
-// 4095² (4095 lines of 2048 rows per slab) ran 0.69× one device's speed on
-// two H200s, 3D 511³ (261121 lines of 256 rows) 1.39×. Fewer lines take the
-// reduction's split.
+// Each rank's slab is cut into parts; a work-item eliminates a line's rows
+// of one part, one row after another, so the parts are as many as give each
+// device about kTransformSplitItems work-items (lines · parts): one part per slab
+// left the device waiting on a few long sweeps (2D 4095² on two H200s,
+// 4095 lines of 2048 rows, 0.69× one device's speed). Every part has at
+// least two rows (a pivot and its reduced row), and the partitions are at
+// most kTransformSplitMaxParts in all (every rank solves the reduced system
+// on their last rows, and receives every rank's rows of its right-hand side).
+inline constexpr std::size_t kTransformSplitItems = std::size_t(1) << 17;
+inline constexpr std::size_t kTransformSplitMaxParts = 64;
+// A part's rows must stay few against the lines: the lines (R, the modes of
+// the other dimensions) outnumber a part's rows this many times over, or the
+// reduction's split is taken.
 inline constexpr std::size_t kTransformSplitLinesPerRow = 4;
+
+// The parts per rank of a transformed split of n1 rows over `ranks` ranks
+// (each at least two rows) with `lines` lines.
+inline int transform_split_parts(std::size_t n1, std::size_t lines, int ranks) {
+  const std::size_t shortest = n1 / std::size_t(ranks);
+  std::size_t k = (kTransformSplitItems + lines / 2) / std::max<std::size_t>(lines, 1);  // rounded
+  k = std::min({k, shortest / 2, kTransformSplitMaxParts / std::size_t(ranks)});
+  return int(std::max<std::size_t>(k, 1));
+}
+
+// Where the partitions of every rank begin, rank after rank, `parts` per
+// rank (slab_rows of slab_rows), and n1 last.
+inline std::vector<std::size_t> partition_bounds(std::size_t n1, int ranks, int parts) {
+  std::vector<std::size_t> bounds;
+  for (int p = 0; p < ranks; ++p) {
+    const RowRange slab = slab_rows(n1, ranks, p);
+    for (int j = 0; j < parts; ++j) bounds.push_back(slab.begin + slab_rows(slab.size(), parts, j).begin);
+  }
+  bounds.push_back(n1);
+  return bounds;
+}
 
 // The problem with dimension 1 moved last: its plan is a transformed plan's,
 // whose last dimension's lines are split (the data stay in the given order).
@@ -112,17 +140,20 @@ template <class T> bool definite_lines(const planner::PlanData<T>& pd) {
 // The plan data of a transformed split over `ranks` ranks of n1 rows, where
 // one applies (real scalars; transforms of length at most sine_limit; no
 // pure-Neumann problem; diagonally dominant or positive definite lines;
-// enough lines); empty elsewhere, the reduction's split then.
+// enough lines for its parts' rows); empty elsewhere, the reduction's split then.
 template <class T>
 std::optional<planner::PlanData<T>> transform_split_data(const Problem<T>& p, int ranks, int radix,
                                                          bool allow_excess, int sine_limit) {
   if constexpr (is_complex_v<T>) {
     return std::nullopt;  // a complex slab's contiguous lines are two columns each (not taken)
   } else {
-    const std::size_t n1 = p.size(0), lines = p.unknowns() / n1, slab = (n1 + std::size_t(ranks) - 1) / std::size_t(ranks);
-    if (p.dims() < 2 || ranks > kTransformSplitMaxRanks || n1 < 2 * std::size_t(ranks) ||
-        lines < kTransformSplitLinesPerRow * slab || planner::is_pure_neumann(p))
+    const std::size_t n1 = p.size(0), lines = p.unknowns() / n1;
+    if (p.dims() < 2 || std::size_t(ranks) > kTransformSplitMaxParts || n1 < 2 * std::size_t(ranks) ||
+        planner::is_pure_neumann(p))
       return std::nullopt;
+    const std::size_t parts = std::size_t(transform_split_parts(n1, lines, ranks)),
+                      part_rows = ((n1 + std::size_t(ranks) - 1) / std::size_t(ranks) + parts - 1) / parts;
+    if (lines < kTransformSplitLinesPerRow * part_rows) return std::nullopt;
     auto pd = planner::make_transformed_plan_data(dimension_one_last(p), radix, allow_excess, sine_limit);
     // Only diagonally dominant or positive definite lines: a slab's rows are
     // eliminated in one sweep without pivoting (stable for those), and an

@@ -30,7 +30,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   opts << " -DSINE_GROUP=" << std::min<std::size_t>(std::size_t(p.sine_group), dev.max_work_group)
        << " -DSINE_ELEMENTS=" << sine_elements(shape.double_precision ? sizeof(double) : sizeof(float), p.sine_halves)
        << " -DSINE_HALVES=" << (p.sine_halves ? 1 : 0);
-  opts << " -DPARTITION_CHUNK=" << kPartitionChunk << " -DPARTITION_MAX_RANKS=" << kPartitionMaxRanks;
+  opts << " -DPARTITION_CHUNK=" << kPartitionChunk;
   if (shape.double_precision) opts << " -DSCALAR_DOUBLE";
   if (shape.complex) opts << " -DSCALAR_COMPLEX";
   if (p.newton_raphson) opts << " -DNEWTON_RAPHSON";

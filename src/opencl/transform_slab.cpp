@@ -25,8 +25,9 @@ using ocl::Mem;
 
 template <class T> class TransformSlabDevice final : public distributed::TransformSlab<T> {
  public:
-  TransformSlabDevice(const planner::PlanData<T>& pd, const Options& o, const std::vector<RowRange>& slabs, int rank)
-      : pd_(pd), slabs_(slabs), rank_(rank) {
+  TransformSlabDevice(const planner::PlanData<T>& pd, const Options& o, const std::vector<RowRange>& slabs,
+                      int parts, int rank)
+      : pd_(pd), slabs_(slabs), parts_(parts), rank_(rank) {
     const ocl::Device dev = ocl::options_device(o);
     if (std::is_same_v<real_t<T>, double> && !dev.fp64)
       throw BackendError("device " + dev.name + " lacks cl_khr_fp64: double precision is not available on it");
@@ -51,14 +52,21 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     for (std::size_t n : n_) R_ *= n;
     n1_ = int(pd.problem.size(D - 1));
     rows_ = slabs_[std::size_t(rank)].size();
-    const std::size_t P = slabs_.size(), pivots = rows_ - 1;
-    chunks_ = (pivots + ocl::kPartitionChunk - 1) / ocl::kPartitionChunk;
+    const std::size_t P = slabs_.size(), k = std::size_t(parts_), Q = P * k;
+    const std::vector<std::size_t> bounds = distributed::partition_bounds(slabs_.back().end, int(P), parts_);
+    own_ = rank * parts_;
+    for (std::size_t j = 0; j < k; ++j) {  // the checkpoints of this rank's longest part
+      const std::size_t pivots = bounds[std::size_t(own_) + j + 1] - bounds[std::size_t(own_) + j] - 1;
+      stride_ = std::max(stride_, (pivots + ocl::kPartitionChunk - 1) / ocl::kPartitionChunk);
+    }
     auto allocate = [&] {
       slab_ = rt_->alloc(rows_ * R_ * sizeof(T), "slab");
-      ends_ = rt_->alloc(2 * R_ * sizeof(T), "reduced right-hand sides");
-      all_ends_ = rt_->alloc(P * R_ * sizeof(T), "reduced right-hand sides");
-      reduced_ = rt_->alloc(3 * P * R_ * sizeof(T), "reduced rows");
-      checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * chunks_, 1) * R_ * sizeof(T), "pivot checkpoints");
+      ends_ = rt_->alloc(2 * k * R_ * sizeof(T), "reduced right-hand sides");
+      all_ends_ = rt_->alloc(Q * R_ * sizeof(T), "reduced right-hand sides");
+      reduced_ = rt_->alloc(3 * Q * R_ * sizeof(T), "reduced rows");
+      solution_ = rt_->alloc(2 * Q * R_ * sizeof(T), "reduced solution");
+      checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * k * stride_, 1) * R_ * sizeof(T), "pivot checkpoints");
+      bounds_ = rt_->alloc((Q + 1) * sizeof(cl_int), "partition bounds");
     };
     ocl::check_allocations(dev, rt_->count_allocations(allocate));
     allocate();
@@ -72,12 +80,16 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     // each line's shift: c plus the eigenvalue of its mode in every other dimension
     sigma_ = rt_->upload(ocl::TransformedSolve<T>::line_shift_values(pd, transforms_), "shift buffer");
     factor_ = rt_->upload(ocl::packed_rows(pd.problem.factor(D - 1), pd.excess_form, pd.excess), "packed factor");
-    // every slab's reduced row, and this slab's pivot checkpoints
-    for (std::size_t q = 0; q < P; ++q)
-      eliminate_launch(slabs_[q], reduced_.get(), q == std::size_t(rank), int(q), false);
+    const std::vector<cl_int> first(bounds.begin(), bounds.end());
+    rt_->write(bounds_.get(), first.data(), first.size() * sizeof(cl_int));
+    // every part's reduced row, and this rank's parts' pivot checkpoints
+    eliminate_launch(0, int(Q), false);
     rt_->finish();
-    pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * R_ * sizeof(T), "reduced right-hand sides");
-    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), P * R_ * sizeof(T), "reduced right-hand sides");
+    // what the parts add to the rows before them; its second row, once added,
+    // receives the next rank's
+    pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), std::max<std::size_t>(k, 2) * R_ * sizeof(T),
+                                   "reduced right-hand sides");
+    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), Q * R_ * sizeof(T), "reduced right-hand sides");
   }
 
   void write_slab(const T* src) override { copy(const_cast<T*>(src), true); }
@@ -85,24 +97,39 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   bool nonfinite_slab() override { return flags_.nonfinite(slab_.get(), 0, rows_ * R_); }
   void clear_flags() override { flags_.clear(); }
 
+  int parts() const override { return parts_; }
   T* eliminate() override {
     to_modes(true);
-    eliminate_launch(slabs_[std::size_t(rank_)], nullptr, false, rank_, true);
-    rt_->read(ends_.get(), pinned_ends_.data(), 2 * R_ * sizeof(T));
-    return static_cast<T*>(pinned_ends_.data());
+    eliminate_launch(own_, parts_, true);
+    // the parts' last rows into this rank's place among all, what they add
+    // to the rows before them apart; then part j + 1's addition to part j's
+    const std::size_t k = std::size_t(parts_), row = R_ * sizeof(T);
+    T* mine = static_cast<T*>(pinned_all_.data()) + std::size_t(own_) * R_;
+    T* before = static_cast<T*>(pinned_ends_.data());
+    ocl::check(clEnqueueReadBuffer(rt_->queue(), ends_.get(), CL_FALSE, 0, k * row, mine, 0, nullptr, nullptr),
+               "clEnqueueReadBuffer (reduced right-hand sides)");
+    rt_->read_at(ends_.get(), k * row, before, k * row);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      T* to = mine + j * R_;
+      const T* add = before + (j + 1) * R_;
+      for (std::size_t i = 0; i < R_; ++i) to[i] += add[i];
+    }
+    return before;
   }
   T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
 
   void substitute() override {
-    const std::size_t P = slabs_.size();
-    // every rank's combined row (this rank's combined on the host too)
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, P * R_ * sizeof(T),
+    const std::size_t Q = slabs_.size() * std::size_t(parts_);
+    // every part's combined row
+    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, Q * R_ * sizeof(T),
                                     pinned_all_.data(), 0, nullptr, nullptr),
                "clEnqueueWriteBuffer (reduced right-hand sides)");
-    const RowRange& s = slabs_[std::size_t(rank_)];
+    rt_->count(8.0 * double(Q * R_), 7.0 * double(Q * R_));
+    rt_->run("partition_reduced", 256, {R_}, reduced_.get(), all_ends_.get(), int(Q), int(R_), solution_.get(),
+             flags_.buffer());
     rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
-    rt_->run("partition_back", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
-             sigma_.get(), reduced_.get(), all_ends_.get(), int(P), rank_, checkpoints_.get(), flags_.buffer());
+    rt_->run("partition_back", 256, {R_, std::size_t(parts_)}, slab_.get(), x0(), bounds_.get(), own_, parts_, n1_,
+             int(R_), factor_.get(), sigma_.get(), solution_.get(), checkpoints_.get(), int(stride_));
     to_modes(false);
   }
   void finish() override { rt_->finish(); }
@@ -115,7 +142,8 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     info.device_bytes = rt_->bytes();
     info.parameters = p_;
     info.parameters_source = source_;
-    info.line_solver = "partitioned over ranks";
+    info.line_solver = "partitioned over ranks, " + std::to_string(parts_) + (parts_ == 1 ? " part" : " parts") +
+                       " each";
     info.build_seconds = rt_->build_seconds();
     info.program_cache = rt_->program_cache();
   }
@@ -150,25 +178,27 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
       transforms_[last]->apply_lines(slab_.get(), rows_ * R_ / n_[last], n_[last], false, flags_.buffer());
     }
   }
-  // partition_eliminate on slab s's rows: the set-up of its reduced row
-  // (and this slab's checkpoints), or the elimination of this slab's data.
-  void eliminate_launch(const RowRange& s, cl_mem reduced, bool checkpoints, int slab, bool solve) {
+  int x0() const { return int(slabs_[std::size_t(rank_)].begin); }
+  // partition_eliminate on parts [first, first + count): the set-up of their
+  // reduced rows (and this rank's parts' checkpoints), or the elimination of
+  // this slab's data.
+  void eliminate_launch(int first, int count, bool solve) {
     if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
-    rt_->run("partition_eliminate", 256, {R_}, slab_.get(), int(s.begin), int(s.end), n1_, int(R_), factor_.get(),
-             sigma_.get(), ends_.get(), reduced ? reduced : reduced_.get(), checkpoints_.get(), checkpoints ? 1 : 0,
-             slab, solve ? 1 : 0, flags_.buffer());
+    rt_->run("partition_eliminate", 256, {R_, std::size_t(count)}, slab_.get(), x0(), bounds_.get(), first, count, own_,
+             parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(), reduced_.get(), checkpoints_.get(),
+             int(stride_), solve ? 0 : 1, solve ? 1 : 0, flags_.buffer());
   }
 
   planner::PlanData<T> pd_;
   std::vector<RowRange> slabs_;
-  int rank_;
+  int parts_, rank_, own_ = 0;  // own_: this rank's first part
   KernelParameters p_;
   std::string source_;
   std::unique_ptr<ocl::Runtime> rt_;
   std::vector<std::size_t> n_;  // the other dimensions' sizes, in order
-  std::size_t R_ = 1, rows_ = 0, chunks_ = 0;
+  std::size_t R_ = 1, rows_ = 0, stride_ = 0;  // stride_: checkpoints per part
   int n1_ = 0;
-  Mem slab_, ends_, all_ends_, reduced_, checkpoints_, sigma_, factor_;
+  Mem slab_, ends_, all_ends_, reduced_, solution_, checkpoints_, bounds_, sigma_, factor_;
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
   ocl::PinnedHost pinned_ends_, pinned_all_;
@@ -180,18 +210,20 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
 template <class T>
 std::unique_ptr<distributed::TransformSlab<T>> make_transform_slab(const planner::PlanData<T>& pd,
                                                                    const Options& options,
-                                                                   const std::vector<RowRange>& slabs, int rank) {
+                                                                   const std::vector<RowRange>& slabs, int parts,
+                                                                   int rank) {
   if constexpr (is_complex_v<T>) {
     throw std::logic_error("transformed split: complex scalars");
   } else {
-    return std::make_unique<TransformSlabDevice<T>>(pd, options, slabs, rank);
+    return std::make_unique<TransformSlabDevice<T>>(pd, options, slabs, parts, rank);
   }
 }
 
 #define PSCR_TRANSFORM_SLAB(T)                                                                               \
   template std::unique_ptr<distributed::TransformSlab<T>> make_transform_slab(const planner::PlanData<T>&, \
                                                                               const Options&,              \
-                                                                              const std::vector<RowRange>&, int);
+                                                                              const std::vector<RowRange>&, int, \
+                                                                              int);
 PSCR_TRANSFORM_SLAB(float)
 PSCR_TRANSFORM_SLAB(double)
 PSCR_TRANSFORM_SLAB(std::complex<float>)

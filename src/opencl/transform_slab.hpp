@@ -16,15 +16,15 @@ namespace ocl {
 // Pivots between the back substitution's checkpoints (-DPARTITION_CHUNK):
 // the pivots of a chunk are formed again in registers.
 inline constexpr int kPartitionChunk = 16;
-// The reduced system's rows one work-item holds (-DPARTITION_MAX_RANKS).
-inline constexpr int kPartitionMaxRanks = distributed::kTransformSplitMaxRanks;
 }  // namespace ocl
 
 // pd: transform_split_data's plan (dimension 1 last); slabs: every rank's
-// rows; the device is options.device.
+// rows, each cut into `parts` (transform_split_parts); the device is
+// options.device.
 template <class T>
 std::unique_ptr<distributed::TransformSlab<T>> make_transform_slab(const planner::PlanData<T>& pd,
                                                                    const Options& options,
-                                                                   const std::vector<RowRange>& slabs, int rank);
+                                                                   const std::vector<RowRange>& slabs, int parts,
+                                                                   int rank);
 
 }  // namespace pscr
