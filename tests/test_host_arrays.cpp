@@ -280,6 +280,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(callers_page_locked_buffers, T, Types) {
       const pscr::SolveStats st = plan->solve_batch(fp, up, count);
       BOOST_TEST(std::vector<T>(up, up + count * N) == want);
       BOOST_TEST(st.staging.find("caller's page-locked") != std::string::npos, st.staging);
+      // one device's five right-hand sides in three vectors, copies in and
+      // out on queues of their own (the two devices' three and two: the
+      // first also)
+      BOOST_TEST(st.staging.find("three buffers, two copy queues") != std::string::npos, st.staging);
       BOOST_TEST(st.staging_bytes == 0u);
       for (std::size_t c = 0; c < count; ++c) plan->solve(fp + c * N, up + c * N);
       BOOST_TEST(std::vector<T>(up, up + count * N) == want);

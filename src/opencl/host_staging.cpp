@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "cl_check.hpp"
 #include "pscr/errors.hpp"
@@ -176,6 +178,75 @@ std::size_t HostStaging::chunk_for(std::size_t bytes) const {
   return std::min(chunk_, std::max(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
 }
 
+cl_command_queue HostStaging::copy_out_queue(const Runtime& rt) {
+  if (!copy_out_queue_) {
+    cl_int st;
+    Queue q(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
+    if (st != CL_SUCCESS) return rt.queue();
+    copy_out_queue_ = std::move(q);
+  }
+  return copy_out_queue_.get();
+}
+
+HostSolveReport HostStaging::pipeline(const Runtime& rt, const cl_mem* buffers, const void* f, void* u,
+                                      std::size_t bytes, std::size_t count,
+                                      const std::function<void(cl_mem)>& solve) {
+  HostSolveReport r;
+  cl_command_queue Q = rt.queue(), C = copy_queue(rt), D = copy_out_queue(rt);
+  r.input_unscanned = true;
+  r.staging = "the caller's page-locked buffers, copied directly; copies in and out and solves at once "
+              "(three buffers, two copy queues)";
+  const FinishOnExit finish_solves{Q}, finish_in{C}, finish_out{D};
+  std::vector<Event> in(count), solved(count), out(count);
+  const char* fb = static_cast<const char*>(f);
+  char* ub = static_cast<char*>(u);
+  const clk::time_point start = clk::now();
+  for (std::size_t c = 0; c < count; ++c) {
+    cl_mem buf = buffers[c % 3];
+    cl_event ev = nullptr, after = c >= 3 ? out[c - 3].get() : nullptr;
+    // c's copy in after c − 3's copy out of the same buffer
+    check(clEnqueueWriteBuffer(C, buf, CL_FALSE, 0, bytes, fb + c * bytes, after ? 1 : 0, after ? &after : nullptr,
+                               &ev),
+          "clEnqueueWriteBuffer (right-hand side)");
+    in[c].reset(ev);
+    check(clFlush(C), "clFlush (copy queue)");
+    ev = in[c].get();
+    check(clEnqueueBarrierWithWaitList(Q, 1, &ev, nullptr), "clEnqueueBarrierWithWaitList");
+    solve(buf);
+    check(clEnqueueMarkerWithWaitList(Q, 0, nullptr, &ev), "clEnqueueMarkerWithWaitList");
+    solved[c].reset(ev);
+    check(clFlush(Q), "clFlush");
+    after = solved[c].get();
+    check(clEnqueueReadBuffer(D, buf, CL_FALSE, 0, bytes, ub + c * bytes, 1, &after, &ev),
+          "clEnqueueReadBuffer (solution)");
+    out[c].reset(ev);
+    check(clFlush(D), "clFlush (copy queue)");
+  }
+  // When each copy and solve ended, seen by polling in queue order (every
+  // command is enqueued; the host has nothing else to do): the report's
+  // phases, each from when it could start.
+  std::vector<clk::time_point> in_end(count), solved_end(count), out_end(count);
+  std::size_t i = 0, s = 0, o = 0;
+  while (o < count) {
+    const clk::time_point now = clk::now();
+    bool moved = false;
+    for (; i < count && complete(in[i]); ++i, moved = true) in_end[i] = now;
+    for (; s < i && complete(solved[s]); ++s, moved = true) solved_end[s] = now;
+    for (; o < s && complete(out[o]); ++o, moved = true) out_end[o] = now;
+    if (!moved) std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  auto span = [](clk::time_point from, clk::time_point to) {
+    return std::max(0.0, std::chrono::duration<double>(to - from).count());
+  };
+  for (std::size_t c = 0; c < count; ++c) {
+    wait(out[c], "clWaitForEvents (solution)");  // reports a failed copy or solve
+    r.copy_in_seconds += span(c >= 3 ? std::max(start, out_end[c - 3]) : start, in_end[c]);
+    r.solve_seconds += span(c > 0 ? std::max(in_end[c], solved_end[c - 1]) : in_end[c], solved_end[c]);
+    r.copy_out_seconds += span(c > 0 ? std::max(solved_end[c], out_end[c - 1]) : solved_end[c], out_end[c]);
+  }
+  return r;
+}
+
 bool HostStaging::ensure_slots(const Runtime& rt, std::size_t need) {
   if (!available()) return false;
   if (slot_bytes_ >= need) return true;
@@ -248,6 +319,10 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
   // f and u in the caller's page-locked buffers (opencl::PinnedBuffer): the
   // devices copy them directly, no staging copy on the host
   const bool direct = caller_pinned(f, count * bytes) && caller_pinned(u, count * bytes);
+  if (direct && f != u && nbuffers >= 3 && count > 2) {
+    cl_command_queue C = copy_queue(rt), D = copy_out_queue(rt);
+    if (C != rt.queue() && D != rt.queue() && C != D) return pipeline(rt, buffers, f, u, bytes, count, solve);
+  }
   const bool pinned = !direct && ensure_slots(rt, chunk_for(bytes));
   const std::size_t chunk = slot_bytes_;
   cl_command_queue Q = rt.queue(), C = copy_queue(rt);

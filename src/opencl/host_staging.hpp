@@ -120,10 +120,14 @@ class PSCR_API HostStaging {
   bool chunked_copy(const Runtime& rt, cl_mem buf, std::size_t offset, std::size_t bytes, void* host, bool to_device);
 
   // `count` right-hand sides of `bytes` each from f to u (u == f, or
-  // disjoint): right-hand side c is copied into buffers[c % nbuffers],
+  // disjoint): right-hand side c is copied into buffers[c % 2] (of nbuffers),
   // solved there by solve(buffer) (which enqueues on rt's queue without
   // waiting) and copied out. With two buffers the copies of c + 1 in and
-  // c − 1 out run while c is solved. f is scanned for non-finite values as
+  // c − 1 out run while c is solved. With three buffers, f and u (u != f)
+  // in the caller's page-locked buffers (opencl::PinnedBuffer) and a batch,
+  // every copy and solve is enqueued at once (pipeline): the copies in and
+  // out on queues of their own, both directions of the bus at once, beside
+  // the solves. f is scanned for non-finite values as
   // it is copied (scalar_bytes, scan); at the first, the solves stop and
   // bad_input names it. Returns when every copy and solve is done (error or not).
   HostSolveReport solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
@@ -135,12 +139,19 @@ class PSCR_API HostStaging {
   // needed more); false where they cannot be had.
   bool ensure_slots(const Runtime& rt, std::size_t need);
   cl_command_queue copy_queue(const Runtime& rt);
+  cl_command_queue copy_out_queue(const Runtime& rt);  // the pipeline's copies out
+  // The caller's page-locked f and u: right-hand side c is copied in on the
+  // copy queue (after c − 3's copy out of the same buffer), solved, and
+  // copied out on the copy-out queue, events ordering the three queues;
+  // f unscanned (input_unscanned).
+  HostSolveReport pipeline(const Runtime& rt, const cl_mem* buffers, const void* f, void* u, std::size_t bytes,
+                           std::size_t count, const std::function<void(cl_mem)>& solve);
 
   StagingMode mode_;
   std::size_t chunk_;           // the largest chunk (the bound's share)
   std::size_t slot_bytes_ = 0;  // the chunks' size as allocated
   std::string why_pageable_;
-  Queue copy_queue_;  // before the slots: they unmap on it
+  Queue copy_queue_, copy_out_queue_;  // before the slots: they unmap on the first
   PinnedHost slots_[kStagingSlots];
 };
 

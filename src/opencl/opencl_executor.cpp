@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "host_staging.hpp"
+#include "pinned_buffer.hpp"
 #include "plan_buffers.hpp"
 #include "program_options.hpp"
 #include "reduction_solve.hpp"
@@ -121,10 +122,15 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t N = pd_.problem.unknowns();
-    const cl_mem buffers[2] = {buffers_.x.get(), count > 1 ? batch_buffer() : nullptr};
+    // a batch takes a second vector, or a third where the caller's
+    // page-locked buffers let every copy and solve run at once
+    cl_mem buffers[3] = {buffers_.x.get(), count > 1 ? batch_buffer(0) : nullptr, nullptr};
+    if (buffers[1] && count > 2 && f != u && ocl::caller_pinned(f, count * N * sizeof(T)) &&
+        ocl::caller_pinned(u, count * N * sizeof(T)))
+      buffers[2] = batch_buffer(1);
     buffers_.flags.clear();
     const ocl::HostSolveReport r = staging_.solve(
-        *rt_, buffers, buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
+        *rt_, buffers, buffers[2] ? 3 : buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
         [&](cl_mem x) {
           solve_dim(0, x, 1, buffers_.sigma0.get(), buffers_.pinned0.get());
           // a transformed plan's last transform flags non-finite values as it writes them
@@ -394,19 +400,21 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   mutable ocl::HostStaging staging_;  // page-locked memory of the host copies
   std::unique_ptr<ocl::RowExchange<T>> exchange_;  // a rank's exchanges (SlabDevice::gather, scatter)
   // A second solution vector for batches of host arrays (the copies of one
-  // right-hand side in one vector, the solve of the next in the other),
-  // allocated by the first batch; null when the device has no room for it.
-  mutable Mem batch_x_;
-  mutable bool batch_x_refused_ = false;
-  cl_mem batch_buffer() const {
-    if (!batch_x_ && !batch_x_refused_) {
+  // right-hand side in one vector, the solve of the next in the other), and
+  // a third for the pipeline of the caller's page-locked buffers (a copy in,
+  // a solve and a copy out at once), allocated by the first batch that uses
+  // them; null when the device has no room for them.
+  mutable Mem batch_x_[2];
+  mutable bool batch_x_refused_[2] = {false, false};
+  cl_mem batch_buffer(int i) const {
+    if (!batch_x_[i] && !batch_x_refused_[i]) {
       try {
-        batch_x_ = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
-      } catch (const Error&) {  // one vector: copies and solves in turn
-        batch_x_refused_ = true;
+        batch_x_[i] = rt_->alloc(pd_.problem.unknowns() * sizeof(T), "batch solution vector");
+      } catch (const Error&) {  // fewer vectors: copies and solves overlap less
+        batch_x_refused_[i] = true;
       }
     }
-    return batch_x_.get();
+    return batch_x_[i].get();
   }
 };
 
