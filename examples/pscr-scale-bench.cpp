@@ -9,7 +9,9 @@
 //   - a batch of --batch right-hand sides of --batch-n² (default: --n²) split
 //     over the devices (Options::devices, batches), per right-hand side, from
 //     host arrays and already on the devices (a share each,
-//     opencl::solve_async per device).
+//     opencl::solve_async per device);
+//   - with --weak, instead of both: weak scaling, P·(n + 1) − 1 rows of
+//     dimension 1 split over P devices (n² or n³ unknowns per device).
 // Every split solution is compared with the one-device plan's.
 #include <algorithm>
 #include <chrono>
@@ -29,9 +31,10 @@ namespace {
 
 constexpr const char* kTool = "pscr-scale-bench";
 constexpr const char* kUsage =
-    "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N]\n"
+    "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N] [--weak]\n"
     "  Poisson, double, on 1 ... P of the devices listed (default --n 8191 in 2D and 511 in 3D, --dim 2, --reps 5,\n"
-    "  --batch 8; the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n";
+    "  --batch 8; the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n"
+    "  --weak: weak scaling instead, P·(N + 1) − 1 rows of dimension 1 over P devices\n";
 
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
@@ -40,10 +43,15 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-pscr::Problem<double> problem(int n, int dim = 2) {
-  std::vector<double> x(std::size_t(n) + 2);
-  for (int i = 0; i <= n + 1; ++i) x[std::size_t(i)] = double(i) / (n + 1);
-  return dim == 3 ? pscr::poisson3d(x, x, x) : pscr::poisson2d(x, x);
+// n1 rows of dimension 1 (0: n), n in the others
+pscr::Problem<double> problem(int n, int dim = 2, int n1 = 0) {
+  auto mesh = [](int m) {
+    std::vector<double> x(std::size_t(m) + 2);
+    for (int i = 0; i <= m + 1; ++i) x[std::size_t(i)] = double(i) / (m + 1);
+    return x;
+  };
+  const auto x = mesh(n), x1 = mesh(n1 > 0 ? n1 : n);
+  return dim == 3 ? pscr::poisson3d(x1, x, x) : pscr::poisson2d(x1, x);
 }
 
 std::vector<double> rhs(std::size_t N, std::size_t count) {
@@ -112,6 +120,88 @@ double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>&
   return median(t);
 }
 
+// Medians of --reps solves of p split by rows over the first P devices (a
+// distributed plan over P threads, rank r on device r), from f into u.
+struct SplitTimes {
+  double wall, copies, levels, waits, exchanges, plan_seconds;
+  std::size_t sent;  // bytes between devices per solve
+};
+SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one, const std::vector<std::string>& devices,
+                        std::size_t P, int reps, const std::vector<double>& f, std::vector<double>& u) {
+  const std::size_t N = p.unknowns(), row = N / p.size(0);
+  auto comms = pscr::local_communicators(int(P));
+  pscr::Options o = one;
+  o.devices.assign(devices.begin(), devices.begin() + long(P));
+  std::vector<std::unique_ptr<pscr::DistributedPlan<double>>> plans(P);
+  std::vector<double> wall, copies, levels, waits, exchanges;
+  const auto t0 = clk::now();
+  auto on_ranks = [&](auto&& body) {
+    std::vector<std::thread> th;
+    for (std::size_t r = 0; r < P; ++r) th.emplace_back(body, r);
+    for (auto& t : th) t.join();
+  };
+  // devices selected one after another first (the ICD loader's first enumeration)
+  for (std::size_t r = 0; r < P; ++r) pscr::opencl::prepare_device(devices[r]);
+  on_ranks([&](std::size_t r) { plans[r] = std::make_unique<pscr::DistributedPlan<double>>(comms[r], p, o); });
+  const double plan_s = since(t0);
+  for (int rep = 0; rep < reps + 1; ++rep) {
+    std::copy(f.begin(), f.end(), u.begin());
+    std::vector<double> c(P), d(P), wt(P), ex(P);
+    const auto t1 = clk::now();
+    on_ranks([&](std::size_t r) {
+      double* slab = u.data() + plans[r]->rows().begin * row;
+      const pscr::SolveStats st = plans[r]->solve(slab, slab);
+      c[r] = st.transfer_seconds;
+      d[r] = st.device_seconds;
+      wt[r] = st.exchange_wait_seconds;
+      ex[r] = st.exchange_seconds;
+    });
+    if (rep == 0) continue;  // the first solve allocates the host side
+    wall.push_back(since(t1));
+    copies.push_back(*std::max_element(c.begin(), c.end()));
+    levels.push_back(*std::max_element(d.begin(), d.end()));
+    waits.push_back(*std::max_element(wt.begin(), wt.end()));
+    exchanges.push_back(*std::max_element(ex.begin(), ex.end()));
+  }
+  std::size_t sent = 0;
+  for (auto& pl : plans) sent += pl->info().bytes_per_solve;
+  return {median(wall), median(copies), median(levels), median(waits), median(exchanges), plan_s, sent};
+}
+
+// Weak scaling: P·(n + 1) − 1 rows of dimension 1 split over P devices, n
+// in the others (a slab of about n rows each), the levels' time against one
+// device's; each answer against the one-device plan's.
+void weak_scaling(const std::vector<std::string>& devices, int n, int dim, int reps) {
+  pscr::Options one;
+  one.backend = pscr::Backend::opencl;
+  one.device = devices[0];
+  double base = 0, base_plan = 0;
+  for (std::size_t P = 1; P <= devices.size(); ++P) {
+    const int n1 = int(P) * (n + 1) - 1;
+    const auto p = problem(n, dim, n1);
+    const std::size_t N = p.unknowns();
+    const auto f = rhs(N, 1);
+    std::vector<double> ref(N), u(N);
+    double resident = 0;
+    {
+      const pscr::Plan<double> plan(p, one);
+      plan.solve(f.data(), ref.data());
+      resident = median(pscr::opencl::time_solves(plan, f.data(), reps));
+    }
+    const SplitTimes st = split_solves(p, one, devices, P, reps, f, u);
+    if (P == 1) {
+      base = st.levels;
+      base_plan = resident;
+    }
+    std::printf("weak scaling, %d x %d%s double over %zu device(s): levels on the devices %.2f ms, %.2fx the split's "
+                "on one device and %.2fx the one-device plan's of %d%s (device-resident); the one-device plan of "
+                "this problem %.2f ms; %.2f MB between devices per solve; against the one-device plan %.1e\n",
+                n1, n, dim == 3 ? (" x " + std::to_string(n)).c_str() : "", P, 1e3 * st.levels, st.levels / base,
+                st.levels / base_plan, n, dim == 3 ? "^3" : "^2", 1e3 * resident, 1e-6 * double(st.sent),
+                max_rel_diff(u, ref));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +209,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> devices;
   int n = 0, dim = 2, reps = 5, batch = 8;  // n 0: 8191 in 2D, 511 in 3D
   int batch_n = 0;  // 0: --n, whichever order the options come in
+  bool weak = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -131,12 +222,17 @@ int main(int argc, char** argv) {
     else if (a == "--reps") reps = int(pscr::cli::integer(kTool, a, val(), 1, 1000));
     else if (a == "--batch") batch = int(pscr::cli::integer(kTool, a, val(), 0, 4096));
     else if (a == "--batch-n") batch_n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 16));
+    else if (a == "--weak") weak = true;
     else pscr::cli::usage(kTool, "unknown option '" + a + "'");
   }
   if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
   if (n == 0) n = dim == 3 ? 511 : 8191;
   if (batch_n == 0) batch_n = std::min(n, 1 << 16);  // the batch at the split problem's size
   try {
+    if (weak) {
+      weak_scaling(devices, n, dim, reps);
+      return 0;
+    }
     const auto p = problem(n, dim);
     const std::size_t N = p.unknowns();
     const auto f = rhs(N, 1);
@@ -159,45 +255,10 @@ int main(int argc, char** argv) {
     }
     double base = 0;
     for (std::size_t P = 1; P <= devices.size(); ++P) {
-      // a distributed plan over P threads, rank p on device p
-      auto comms = pscr::local_communicators(int(P));
-      pscr::Options o = one;
-      o.devices.assign(devices.begin(), devices.begin() + long(P));
-      std::vector<std::unique_ptr<pscr::DistributedPlan<double>>> plans(P);
-      std::vector<double> wall, copies, levels, waits, exchanges;
-      const auto t0 = clk::now();
-      auto on_ranks = [&](auto&& body) {
-        std::vector<std::thread> th;
-        for (std::size_t r = 0; r < P; ++r) th.emplace_back(body, r);
-        for (auto& t : th) t.join();
-      };
-      // devices selected one after another first (the ICD loader's first enumeration)
-      for (std::size_t r = 0; r < P; ++r) pscr::opencl::prepare_device(devices[r]);
-      on_ranks([&](std::size_t r) { plans[r] = std::make_unique<pscr::DistributedPlan<double>>(comms[r], p, o); });
-      const double plan_s = since(t0);
-      for (int rep = 0; rep < reps + 1; ++rep) {
-        std::copy(f.begin(), f.end(), u.begin());
-        std::vector<double> c(P), d(P), wt(P), ex(P);
-        const auto t1 = clk::now();
-        on_ranks([&](std::size_t r) {
-          double* slab = u.data() + plans[r]->rows().begin * (N / std::size_t(n));
-          const pscr::SolveStats st = plans[r]->solve(slab, slab);
-          c[r] = st.transfer_seconds;
-          d[r] = st.device_seconds;
-          wt[r] = st.exchange_wait_seconds;
-          ex[r] = st.exchange_seconds;
-        });
-        if (rep == 0) continue;  // the first solve allocates the host side
-        wall.push_back(since(t1));
-        copies.push_back(*std::max_element(c.begin(), c.end()));
-        levels.push_back(*std::max_element(d.begin(), d.end()));
-        waits.push_back(*std::max_element(wt.begin(), wt.end()));
-        exchanges.push_back(*std::max_element(ex.begin(), ex.end()));
-      }
-      const double w = median(wall), cp = median(copies), lv = median(levels);
+      const SplitTimes st = split_solves(p, one, devices, P, reps, f, u);
+      const double w = st.wall, cp = st.copies, lv = st.levels, plan_s = st.plan_seconds;
+      const std::size_t sent = st.sent;
       if (P == 1) base = lv;
-      std::size_t sent = 0;
-      for (auto& pl : plans) sent += pl->info().bytes_per_solve;
       std::printf("  rows split over %zu device(s): %.2f ms per solve from host arrays (slab copies in and out "
                   "%.2f ms; levels on the devices %.2f ms, %.2fx the split's on one device, %.2fx the one-device plan's "
                   "device-resident solve; the rest %.2f ms); %.2f MB between devices per solve (a slab decomposition's "
@@ -208,7 +269,7 @@ int main(int argc, char** argv) {
       if (P > 1)
         std::printf("    of the levels, the slowest rank's host at the exchanges: waiting for its device (kernels, "
                     "rows to the host) %.2f ms, exchanging (messages, sums, rows enqueued back) %.2f ms\n",
-                    1e3 * median(waits), 1e3 * median(exchanges));
+                    1e3 * st.waits, 1e3 * st.exchanges);
     }
     if (batch > 0) {
       const auto pb = problem(batch_n);
