@@ -1,9 +1,11 @@
 #include "program_options.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "cl_check.hpp"
+#include "pscr/errors.hpp"
 #include "level_tables.hpp"
 #include "line_coefficients.hpp"
 #include "sine_transform.hpp"
@@ -41,7 +43,21 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   if (p.line_rows > 0) opts << " -DLINE_ROWS=" << p.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
   if (p.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
   if (p.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p.register_cap;
+  opts << kernel_defines_from_env();
   return opts.str();
+}
+
+std::string kernel_defines_from_env() {
+  const char* env = std::getenv("PSCR_KERNEL_DEFINES");
+  if (!env || !*env) return "";
+  std::istringstream words(env);
+  std::string out, w;
+  while (words >> w) {
+    if (w.size() < 3 || w.compare(0, 2, "-D") != 0)
+      throw InvalidArgument("PSCR_KERNEL_DEFINES: '" + w + "' is not a definition -DNAME or -DNAME=VALUE");
+    out += " " + w;
+  }
+  return out;
 }
 
 Device options_device(const Options& o) {

@@ -50,8 +50,13 @@ inline bool dense_tensor_cores(const Device& dev, const KernelParameters& p, con
          dev.fp64_tensor_cores;
 }
 
-// The build options of the plan's program on `dev`.
+// The build options of the plan's program on `dev`, $PSCR_KERNEL_DEFINES last.
 std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape);
+
+// $PSCR_KERNEL_DEFINES: definitions added to every program's build options,
+// for trying kernel variants (-DMMA_BUFFERS=2, docs/code-layout.md) without
+// a rebuild; each word must be -DNAME or -DNAME=VALUE (InvalidArgument).
+std::string kernel_defines_from_env();
 
 // The device of options.opencl_queue, else the one options.device selects.
 Device options_device(const Options& o);
