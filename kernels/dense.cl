@@ -126,19 +126,7 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
 // fragments); the operands pass through local memory MMA_DEPTH terms at a
 // time, the next chunk's loads in flight while this one is multiplied; a
 // chunk's terms are summed apart and then added, as above.
-#ifndef MMA_DEPTH
 #define MMA_DEPTH 16
-#endif
-// MMA_BUFFERS 2: the staged operands in two buffers, the next chunk stored
-// into one while the other is multiplied (one barrier per chunk, not two).
-#ifndef MMA_BUFFERS
-#define MMA_BUFFERS 1
-#endif
-// MMA_DIRECT 1: every chunk added straight into the outputs' fragments (no
-// partial sums apart: fewer registers, the sums' rounding as one long sum).
-#ifndef MMA_DIRECT
-#define MMA_DIRECT 0
-#endif
 // rows of the staged operands: a half-warp's fragment loads (k = t,
 // index g: t·MMA_ROW + g) hit 16 distinct 64-bit banks
 #define MMA_ROW (MMA_TILE + 4)
@@ -224,18 +212,6 @@ inline void mma_fetch(__global const double* in, __global const double* W, int k
   }
 }
 
-// The fetched entries into the staged operands.
-inline void mma_store(__local double* Ws, __local double* Ins, int f, int w_by_column, int in_modes,
-                      const double* wnext, const double* xnext) {
-#pragma unroll
-  for (int s = 0; s < MMA_LOADS; ++s) {
-    const int e = f + s * MMA_GROUP;
-    const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
-    Ws[w.x * MMA_ROW + w.y] = wnext[s];
-    Ins[x.x * MMA_ROW + x.y] = xnext[s];
-  }
-}
-
 // A warp's fragments of outputs (or of a chunk's partial sums) set to zero.
 inline void mma_clear(double x[MMA_FI][4][MMA_NC]) {
 #pragma unroll
@@ -258,27 +234,19 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
   mma_fetch(in, W, 0, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
   double acc[MMA_FI][4][MMA_NC];
   mma_clear(acc);
-  int buffer = 0;
-#if MMA_BUFFERS == 2
-  mma_store(Ws, Ins, f, w_by_column, in_modes, wnext, xnext);
-  barrier(CLK_LOCAL_MEM_FENCE);
-#endif
   for (int k0 = 0; k0 < nk; k0 += MMA_DEPTH) {
-#if MMA_BUFFERS == 1
-    mma_store(Ws, Ins, f, w_by_column, in_modes, wnext, xnext);
+#pragma unroll
+    for (int s = 0; s < MMA_LOADS; ++s) {
+      const int e = f + s * MMA_GROUP;
+      const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
+      Ws[w.x * MMA_ROW + w.y] = wnext[s];
+      Ins[x.x * MMA_ROW + x.y] = xnext[s];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-#endif
     if (k0 + MMA_DEPTH < nk)
       mma_fetch(in, W, k0 + MMA_DEPTH, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
-    __local const double* Wb = Ws + buffer * MMA_DEPTH * MMA_ROW;
-    __local const double* Ib = Ins + buffer * MMA_DEPTH * MMA_ROW;
-#if MMA_DIRECT
-#define MMA_SUMS acc
-#else
     double part[MMA_FI][4][MMA_NC];
     mma_clear(part);
-#define MMA_SUMS part
-#endif
 #pragma unroll
     for (int kk = 0; kk < MMA_DEPTH; kk += MMA_K) {
       double wa[MMA_FI][MMA_NA], xb[4][MMA_NB];
@@ -286,33 +254,22 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
       for (int a = 0; a < MMA_FI; ++a)
 #pragma unroll
         for (int j = 0; j < MMA_NA; ++j)
-          wa[a][j] = Wb[(kk + t + 4 * (j >> 1)) * MMA_ROW + wi0 + MMA_M * a + g + 8 * (j & 1)];
+          wa[a][j] = Ws[(kk + t + 4 * (j >> 1)) * MMA_ROW + wi0 + MMA_M * a + g + 8 * (j & 1)];
 #pragma unroll
       for (int e = 0; e < 4; ++e)
 #pragma unroll
-        for (int j = 0; j < MMA_NB; ++j) xb[e][j] = Ib[(kk + t + 4 * j) * MMA_ROW + wc0 + 8 * e + g];
+        for (int j = 0; j < MMA_NB; ++j) xb[e][j] = Ins[(kk + t + 4 * j) * MMA_ROW + wc0 + 8 * e + g];
 #pragma unroll
       for (int a = 0; a < MMA_FI; ++a)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) MMA_OP(wa[a], xb[e], MMA_SUMS[a][e])
+        for (int e = 0; e < 4; ++e) MMA_OP(wa[a], xb[e], part[a][e])
     }
-#undef MMA_SUMS
-#if !MMA_DIRECT
 #pragma unroll
     for (int a = 0; a < MMA_FI; ++a)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
 #pragma unroll
         for (int j = 0; j < MMA_NC; ++j) acc[a][e][j] += part[a][e][j];
-#endif
-#if MMA_BUFFERS == 2
-    // the next chunk into the other buffer, which every work-item finished
-    // reading before the last barrier
-    buffer ^= 1;
-    if (k0 + MMA_DEPTH < nk)
-      mma_store(Ws + buffer * MMA_DEPTH * MMA_ROW, Ins + buffer * MMA_DEPTH * MMA_ROW, f, w_by_column, in_modes,
-                wnext, xnext);
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 #pragma unroll
@@ -326,7 +283,7 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
       }
 }
 #define DENSE_KERNEL __kernel __attribute__((reqd_work_group_size(MMA_GROUP, 1, 1))) void
-#define DENSE_STAGES __local scalar Ws[MMA_BUFFERS * MMA_DEPTH * MMA_ROW], Ins[MMA_BUFFERS * MMA_DEPTH * MMA_ROW]
+#define DENSE_STAGES __local scalar Ws[MMA_DEPTH * MMA_ROW], Ins[MMA_DEPTH * MMA_ROW]
 #define DENSE_PRODUCT dense_product_mma
 #else
 #define DENSE_KERNEL __kernel void
