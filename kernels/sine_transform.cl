@@ -651,20 +651,39 @@ __kernel void sine_butterfly(__global real* x, int M, int columns, int stride_j,
 }
 
 // The odd modes' half, in place on c (positions M − 1 … N − 2 of the columns,
-// `offset` reals on): to modes, g_{2k+1} = scale_k (−1)^k y_k with y the
-// DCT-III of c, y_k = Σ_i c_i cos(π i (2k + 1) / (2M)); by U = FFT_M of
-// c_i e^{−iπi/(2M)}, y_{2n} = Re U_n and y_{2n+1} = Re U_{M−1−n}. From modes,
-// the transpose: O_i = Σ_k cos(π i (2k + 1) / (2M)) h'_k, h'_k = (−1)^k
-// scale_k g_{2k+1}, a DCT-II: V = FFT_M of v (v_n = h'_{2n}, v_{M−1−n} =
-// h'_{2n+1}), O_i = Re(e^{−iπi/(2M)} V_i). N here is M, the FFT's length;
-// table: (cos πt/M, sin πt/M) for t < 2M, then (cos πi/(2M), sin πi/(2M))
-// for i < M. Launch shape, layout and local memory as sine_transform's.
+// `offset` reals on), M = 2L, by complex FFTs of length L (the kernel's N):
+// to modes, g_{2k+1} = scale_k (−1)^k y_k with y the DCT-III of c,
+// y_k = Σ_i c_i cos(π i (2k + 1) / (2M)): y_{2n} = v_n and y_{2n+1} =
+// v_{M−1−n}, v the real DFT of length M of the Hermitian G_k = conj(q_k)
+// (c_k + i c_{M−k}) / 2 (G_0 = c_0, q_k = e^{iπk/(2M)}), packed as
+// z_m = v_{2m} + i v_{2m+1} = FFT_L(A)_m, A_k = (G_k + G_{k+L}) + i ω^k (G_k −
+// G_{k+L}), ω = e^{−2πi/M}. From modes, the transpose: O_i = Σ_k cos(π i (2k +
+// 1) / (2M)) h'_k, h'_k = (−1)^k scale_k g_{2k+1}, a DCT-II: V = FFT_M of the
+// real v (v_n = h'_{2n}, v_{M−1−n} = h'_{2n+1}) from the packed FFT_L, V_k =
+// E_k + ω^k O_k and V_{k+L} = E_k − ω^k O_k for the pair (k, L − k), then
+// O_i = Re(conj(q_i) V_i). Every output is an FFT's sum (error O(ε log N)),
+// and the FFT is half as long as the real data's complex FFT of length M.
+// table: (cos πt/L, sin πt/L) for t < 2L, then q_i for i < M. Launch shape,
+// layout and local memory as sine_transform's with N = L.
+inline real odd_modes_input(__global const real* xc, int j, int L, int stride_j, __global const real* scale) {
+  const int k = j < L ? 2 * j : 2 * (2 * L - 1 - j) + 1;  // h'_k
+  const real a = xc[(size_t)k * stride_j] * scale[k];
+  return (k & 1) ? -a : a;
+}
+inline void odd_modes_output(__global real* xc, int j, real v, int L, int stride_j, __global const real* scale) {
+  const int k = j < L ? 2 * j : 2 * (2 * L - 1 - j) + 1;  // y_k = v_j
+  xc[(size_t)k * stride_j] = (j < L ? v : -v) * scale[k];
+}
+// Re(conj(q) v)
+inline real odd_modes_real(real2 q, real2 v) { return q.x * v.x + q.y * v.y; }
+
 __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_odd_modes(
     __global real* x, ulong offset, int N, int columns, int C, int stride_j, ulong stride_c, ulong stride_b,
     __global const real2* table, __global const real* scale, int from_modes, __local real2* z) {
   x += offset;
   TRANSFORM_COLUMN;
-  __global const real2* quarter = table + 2 * N;
+  const int L = N, M = 2 * N;
+  __global const real2* quarter = table + 2 * L;
   real2 v[SINE_ELEMENTS];
   int idx[SINE_ENTRIES];
   real2 zs[SINE_ENTRIES];
@@ -672,37 +691,75 @@ __kernel __attribute__((reqd_work_group_size(SINE_GROUP, 1, 1))) void sine_odd_m
   for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
 #pragma unroll
   for (int e = 0; e < SINE_ELEMENTS; ++e) {
-    const int i = s + e * S;
-    if (i < N) {
-      real a = live ? xc[(size_t)i * stride_j] : (real)0;
-      if (!from_modes) {
-        const real2 q = quarter[i];
-        idx[e] = i;
-        zs[e] = (real2)(a * q.x, -a * q.y);
-      } else {
-        a *= (i & 1) ? -scale[i] : scale[i];
-        idx[e] = (i & 1) ? N - 1 - (i >> 1) : i >> 1;
-        zs[e] = (real2)(a, 0);
-      }
+    const int k = s + e * S;
+    if (k >= L) continue;
+    idx[e] = k;
+    if (!live) {
+      zs[e] = (real2)(0, 0);
+    } else if (from_modes) {
+      zs[e] = (real2)(odd_modes_input(xc, 2 * k, L, stride_j, scale), odd_modes_input(xc, 2 * k + 1, L, stride_j, scale));
+    } else {
+      const real ck = xc[(size_t)k * stride_j], cm = k > 0 ? xc[(size_t)(M - k) * stride_j] : (real)0;
+      const real cp = xc[(size_t)(L + k) * stride_j], cq = xc[(size_t)(L - k) * stride_j];
+      const real2 q = quarter[k], ql = quarter[k + L], w = table[k];
+      const real2 gk = k > 0 ? cmul((real2)(q.x, -q.y), (real2)(ck, cm)) * (real)0.5 : (real2)(ck, 0);
+      const real2 gl = cmul((real2)(ql.x, -ql.y), (real2)(cp, cq)) * (real)0.5;
+      const real2 d = cmul((real2)(w.x, -w.y), gk - gl);  // ω^k (G_k − G_{k+L})
+      zs[e] = gk + gl + (real2)(-d.y, d.x);
     }
   }
-  fft_scatter(N, C, c, s, S, z, v, idx, zs);
-  packed_fft(N, C, c, s, S, z, v, table);
+  fft_scatter(L, C, c, s, S, z, v, idx, zs);
+  packed_fft(L, C, c, s, S, z, v, table);
 #pragma unroll
-  for (int e = 0; e < SINE_ELEMENTS; ++e) idx[e] = s + e * S < N ? s + e * S : -1;
-  fft_gather(N, C, c, s, S, z, v, idx, zs);
+  for (int i = 0; i < SINE_ENTRIES; ++i) idx[i] = -1;
+  if (!from_modes) {
+#pragma unroll
+    for (int e = 0; e < SINE_ELEMENTS; ++e)
+      if (s + e * S < L) idx[e] = s + e * S;
+  } else {
+#pragma unroll
+    for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+      const int k = unfold_pair(e, s, S, L);
+      if (k < 0) continue;
+      idx[2 * e] = k;
+      if (k > 0 && L - k != k) idx[2 * e + 1] = L - k;
+    }
+  }
+  fft_gather(L, C, c, s, S, z, v, idx, zs);
   if (!live) return;
+  if (!from_modes) {
 #pragma unroll
-  for (int e = 0; e < SINE_ELEMENTS; ++e) {
-    const int m = idx[e];
-    if (m < 0) continue;
-    if (!from_modes) {
-      const int k = m < N / 2 ? 2 * m : 2 * N - 1 - 2 * m;
-      const real y = m < N / 2 ? zs[e].x : -zs[e].x;
-      xc[(size_t)k * stride_j] = y * scale[k];
-    } else {
-      const real2 q = quarter[m];
-      xc[(size_t)m * stride_j] = q.x * zs[e].x + q.y * zs[e].y;
+    for (int e = 0; e < SINE_ELEMENTS; ++e) {
+      const int m = idx[e];
+      if (m < 0) continue;
+      odd_modes_output(xc, 2 * m, zs[e].x, L, stride_j, scale);
+      odd_modes_output(xc, 2 * m + 1, zs[e].y, L, stride_j, scale);
+    }
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e <= SINE_ELEMENTS / 2; ++e) {
+    const int k = idx[2 * e];
+    if (k < 0) continue;
+    if (k == 0) {  // E_0 = Re Z_0, O_0 = Im Z_0
+      const real2 z0 = zs[2 * e];
+      xc[0] = z0.x + z0.y;
+      xc[(size_t)L * stride_j] = quarter[L].x * (z0.x - z0.y);
+      continue;
+    }
+    const int m = L - k;
+    const real2 zk = zs[2 * e], zm = m != k ? zs[2 * e + 1] : zk;
+    const real2 ev = (real2)(zk.x + zm.x, zk.y - zm.y) * (real)0.5;   // (Z_k + conj Z_m) / 2
+    const real2 dz = (real2)(zk.x - zm.x, zk.y + zm.y) * (real)0.5;   // (Z_k − conj Z_m) / 2
+    const real2 od = (real2)(dz.y, -dz.x);                             // that / i
+    const real2 w = table[k];
+    const real2 wo = cmul((real2)(w.x, -w.y), od);
+    const real2 vk = ev + wo, vl = ev - wo;  // V_k, V_{k+L}
+    xc[(size_t)k * stride_j] = odd_modes_real(quarter[k], vk);
+    xc[(size_t)(k + L) * stride_j] = odd_modes_real(quarter[k + L], vl);
+    if (m != k) {
+      xc[(size_t)m * stride_j] = odd_modes_real(quarter[m], (real2)(vl.x, -vl.y));          // V_{L−k} = conj V_{k+L}
+      xc[(size_t)(M - k) * stride_j] = odd_modes_real(quarter[M - k], (real2)(vk.x, -vk.y));  // V_{M−k} = conj V_k
     }
   }
 }

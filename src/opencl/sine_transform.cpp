@@ -11,17 +11,18 @@ namespace pscr::ocl {
 namespace {
 
 // (cos πj/N, sin πj/N), j < 2N, in long double rounded once to R; with
-// quarter, then (cos πj/(2N), sin πj/(2N)), j < N (sine_odd_modes).
+// quarter, then (cos πj/(4N), sin πj/(4N)), j < 2N (sine_odd_modes, whose
+// FFT of length N serves a cosine transform of 2N).
 template <class R> std::vector<R> table_of(int N, bool quarter = false) {
   std::vector<R> t;
-  t.reserve(2 * std::size_t(quarter ? 3 * N : 2 * N));
+  t.reserve(2 * std::size_t(quarter ? 4 * N : 2 * N));
   for (int j = 0; j < 2 * N; ++j) {
     t.push_back(R(cos_pi<long double>(j, N)));
     t.push_back(R(sin_pi<long double>(j, N)));
   }
-  for (int j = 0; quarter && j < N; ++j) {
-    t.push_back(R(cos_pi<long double>(j, 2 * N)));
-    t.push_back(R(sin_pi<long double>(j, 2 * N)));
+  for (int j = 0; quarter && j < 2 * N; ++j) {
+    t.push_back(R(cos_pi<long double>(j, 4 * N)));
+    t.push_back(R(sin_pi<long double>(j, 4 * N)));
   }
   return t;
 }
@@ -67,16 +68,18 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
   const std::size_t E = sine_elements(real_bytes, halves_);
-  const int L = int(group_length(std::size_t(N), fourier, group, shape.split_all, real_bytes));
-  const bool split = L < N;  // the FFT's length a work-group takes, L
-  if (std::size_t(L) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
+  const int half = int(group_length(std::size_t(N), fourier, group, shape.split_all, real_bytes));
+  const bool split = half < N;  // the even half's FFT length a work-group takes
+  if (std::size_t(half) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
+  // this launch's FFT: N, or the odd half's N / 4 where split
+  const int L = split ? N / 4 : N;
   group_columns_ = std::min(group, group * E / std::size_t(L));
-  // each real column: a complex FFT of N points (5 flops per point and
+  // each real column: a complex FFT of L points (5 flops per point and
   // stage) and about 12 flops per entry unfolding it (split: the odd
-  // half's; the even half counts its own)
+  // half's, 2L entries; the even half counts its own)
   int log2_n = 0;
   while ((1 << log2_n) < L) ++log2_n;
-  column_flops_ = 5.0 * L * log2_n + 12.0 * L;
+  column_flops_ = 5.0 * L * log2_n + 12.0 * (split ? 2 * L : L);
   std::vector<double> half_scale = scale;
   if (split) {
     // the even modes 2k (scale index 2k − 1) to a transform of half the
@@ -85,9 +88,9 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     half_scale.clear();
     for (int i = 0; i < n; ++i) (i % 2 ? even : half_scale).push_back(scale[std::size_t(i)]);
     // one step only: the half fits a work-group (split_all asks no more)
-    SineShape half = shape;
-    half.split_all = false;
-    even_ = std::make_unique<SineTransform>(rt, L - 1, even, half, real_bytes, complex, false);
+    SineShape half_shape = shape;
+    half_shape.split_all = false;
+    even_ = std::make_unique<SineTransform>(rt, N / 2 - 1, even, half_shape, real_bytes, complex, false);
   }
   if (real_bytes == sizeof(double)) {
     table_ = rt.upload(table_of<double>(L, split), "sine-transform table");
@@ -146,9 +149,9 @@ void SineTransform::launch(cl_mem x, std::size_t cols, std::size_t stride_j, std
     rt_.count(column_flops_ * double(cols * batches) / (parts_ == 2 ? 4.0 : 1.0),
               2.0 * double(M) * double(cols / parts_) * double(batches));
     rt_.launch("sine_odd_modes", 2, {(cols + C - 1) / C * group_, batches, 1}, {group_, 1, 1}, x,
-               cl_ulong((M - 1) * stride_j), int(M), int(cols), int(C), int(stride_j), cl_ulong(stride_c),
+               cl_ulong((M - 1) * stride_j), int(M / 2), int(cols), int(C), int(stride_j), cl_ulong(stride_c),
                cl_ulong(stride_b), table_.get(), scale_.get(), to_modes ? 0 : 1,
-               LocalBytes{(halves_ ? 1 : 2) * M * C * real_bytes_});
+               LocalBytes{(halves_ ? 1 : 2) * (M / 2) * C * real_bytes_});
     if (!to_modes) launch_butterfly(x, cols, stride_j, stride_c, batches, stride_b, false, nonfinite);
     return;
   }

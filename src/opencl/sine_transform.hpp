@@ -89,14 +89,15 @@ class SineTransform {
   std::size_t group_, real_bytes_;
   bool halves_;
   int parts_;  // reals per scalar: 2 for complex types
-  std::size_t group_columns_;  // columns per work-group: group · sine_elements / N, at most group
+  std::size_t group_columns_;  // columns per work-group: group · sine_elements / (this launch's FFT length), at most group
   double column_flops_;        // of one real column's transform (cost model)
   void launch(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t stride_c, std::size_t batches,
               std::size_t stride_b, bool to_modes, cl_mem nonfinite) const;
   void launch_butterfly(cl_mem x, std::size_t columns, std::size_t stride_j, std::size_t stride_c,
                         std::size_t batches, std::size_t stride_b, bool to_modes, cl_mem nonfinite) const;
   // split: the even modes' transform (n = N / 2 − 1); table_ and scale_ then
-  // serve the odd modes' half (sine_odd_modes, FFT length N / 2)
+  // serve the odd modes' half (sine_odd_modes, a cosine transform of N / 2
+  // by an FFT of length N / 4)
   std::unique_ptr<SineTransform> even_;
   Mem table_, scale_;
 };
