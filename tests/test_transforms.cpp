@@ -113,6 +113,23 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
           "sine_split: 3D FD and consistent mass, random last");
     o.parameters = keep;
   }
+  // Columns four times as long as a work-group of 64 work-items holds (one
+  // more program, real types only): split twice, the even half split again
+  // and both odd halves by FFTs of a quarter of their length.
+  if constexpr (!pscr::is_complex_v<T>) {
+    pscr::KernelParameters small =
+        pscr::Plan<T>(pscr::Problem<T>::make2d(dirichlet<T>(3, 0.25), dirichlet<T>(3, 0.25), c0), o).info().parameters;
+    small.sine_group = 64;
+    const auto keep = o.parameters;
+    o.parameters = small;
+    const int n = 4 * 64 * int(sizeof(float) == sizeof(T) ? 32 : 16) - 1;  // 64 · sine_elements in halves, four times
+    check(pscr::Problem<T>::make2d(dirichlet<T>(n, 1.0), test::random_factor<T>(3, seed), T(1)),
+          "two split steps: 2D FD, random last");
+    check(pscr::Problem<T>::make3d(dirichlet<T>(n, 1.0), dirichlet<T>(3, 1.0), test::random_factor<T>(2, seed + 1),
+                                   T(1)),
+          "two split steps: 3D FD first, random last");
+    o.parameters = keep;
+  }
   // The passes' exchange in halves (real parts, then imaginary parts), each
   // work-item holding twice the entries, on the device's own parameters
   // otherwise: columns twice as long in the same local memory. One more

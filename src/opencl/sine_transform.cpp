@@ -31,7 +31,9 @@ template <class R> std::vector<R> table_of(int N, bool quarter = false) {
 
 std::size_t group_length(std::size_t N, bool fourier, std::size_t group, bool split_all, std::size_t real_bytes) {
   const bool split = !fourier && (N > group * sine_elements(real_bytes, true) || (split_all && N >= kSplitFrom));
-  return split ? N / 2 : N;
+  // split: the odd half's FFT of N / 4, and the even half's transform of N / 2,
+  // itself split where it is still too long
+  return split ? std::max(N / 4, group_length(N / 2, false, group, false, real_bytes)) : N;
 }
 
 SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves, bool split_all, std::size_t reach,
@@ -68,9 +70,10 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     throw std::logic_error("sine transform: its length (n + 1, or n / 2 for Fourier) is not a power of two >= 4, "
                            "or the scales do not match n");
   const std::size_t E = sine_elements(real_bytes, halves_);
-  const int half = int(group_length(std::size_t(N), fourier, group, shape.split_all, real_bytes));
-  const bool split = half < N;  // the even half's FFT length a work-group takes
-  if (std::size_t(half) > group * E) throw std::logic_error("sine transform: longer than twice a work-group holds");
+  const int longest = int(group_length(std::size_t(N), fourier, group, shape.split_all, real_bytes));
+  const bool split = longest < N;  // the longest FFT a work-group takes at any step
+  if (std::size_t(longest) > group * E)
+    throw std::logic_error("sine transform: longer than four times a work-group holds");
   // this launch's FFT: N, or the odd half's N / 4 where split
   const int L = split ? N / 4 : N;
   group_columns_ = std::min(group, group * E / std::size_t(L));
@@ -87,7 +90,7 @@ SineTransform::SineTransform(Runtime& rt, int n, const std::vector<double>& scal
     std::vector<double> even;
     half_scale.clear();
     for (int i = 0; i < n; ++i) (i % 2 ? even : half_scale).push_back(scale[std::size_t(i)]);
-    // one step only: the half fits a work-group (split_all asks no more)
+    // split_all asks one step; a half still too long splits again
     SineShape half_shape = shape;
     half_shape.split_all = false;
     even_ = std::make_unique<SineTransform>(rt, N / 2 - 1, even, half_shape, real_bytes, complex, false);

@@ -33,9 +33,10 @@ struct SineShape {
   bool split_all = false;
 };
 inline constexpr std::size_t kSplitFrom = 64;
-// The FFT length a work-group of `group` work-items takes for a transform of
-// FFT length N: N, or N / 2 where a sine transform splits (longer than
-// halves reach, or split_all and N >= kSplitFrom).
+// The longest FFT a work-group of `group` work-items takes for a transform
+// of FFT length N: N, or where a sine transform splits (longer than halves
+// reach, or split_all and N >= kSplitFrom) the longer of the odd half's N / 4
+// and what the even half (N / 2, split again while too long) takes.
 std::size_t group_length(std::size_t N, bool fourier, std::size_t group, bool split_all, std::size_t real_bytes);
 // For transforms whose work-groups take at most `reach` complex entries
 // (group_length), sine_group work-items (at most the device's): halves where
@@ -45,7 +46,7 @@ SineShape sine_shape(const Device& dev, std::size_t sine_group, bool sine_halves
 // The longest transform (N = n + 1, a power of two) whose column fits one
 // work-group of sine_group work-items on `dev` in reals of `real_bytes`
 // (in halves where complex entries would not reach), 0 where none fits.
-// Sine transforms (not Fourier ones) run up to twice as long, split
+// Sine transforms (not Fourier ones) run up to four times as long, split
 // (planner::sine_reach).
 std::size_t max_sine_length(const Device& dev, std::size_t sine_group, std::size_t real_bytes);
 
@@ -55,9 +56,10 @@ std::string sine_group_shortfall(Runtime& rt, std::size_t group);
 
 class SineTransform {
  public:
-  // n: the dimension's size (n + 1 a power of two, at most twice
-  // max_sine_length: longer than one work-group holds, split into a butterfly
-  // and two transforms of half the length, kernels/sine_transform.cl);
+  // n: the dimension's size (n + 1 a power of two, at most four times
+  // max_sine_length: longer than one work-group holds, split into a butterfly,
+  // the even modes' transform of half the length (split again while too
+  // long) and the odd modes' cosine transform, kernels/sine_transform.cl);
   // scale: its basis' scales (planner::DimensionPlan::transform_scale).
   // fourier: a periodic dimension's real Fourier basis instead (kernel
   // fourier_transform: n / 2 a power of two, at most max_sine_length).

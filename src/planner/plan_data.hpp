@@ -138,10 +138,12 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
                            int dense_top = 0, int sine_limit = 0);
 
 // The longest sine transform (n + 1) a backend whose work-group holds
-// `sine_limit` complex entries takes: twice that, by one step of decimation
-// in frequency into two transforms of half the length (ocl::SineTransform).
+// `sine_limit` complex entries takes: four times that, by steps of
+// decimation in frequency, each into the even modes' transform of half the
+// length and the odd modes' cosine transform by an FFT of a quarter
+// (ocl::SineTransform), as long as that quarter fits a work-group.
 // Fourier transforms reach sine_limit.
-constexpr int sine_reach(int sine_limit) { return sine_limit > 0 ? 2 * sine_limit : 0; }
+constexpr int sine_reach(int sine_limit) { return sine_limit > 0 ? 4 * sine_limit : 0; }
 
 // make_plan_data's transformed plan alone: every leading dimension taken by
 // sine or Fourier transforms of length at most sine_limit, the last a
