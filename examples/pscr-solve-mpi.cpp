@@ -109,7 +109,8 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   if (rank_ != 0) return 0;
   pscr::npy::save(args.at("out"), shape, whole.data());
   const pscr::PlanInfo& info = plan.info().plan;
-  report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch));
+  report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch),
+         o->radix);
   std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
   if (!again[0].empty())
     std::printf("repeated solves: %zu, median of the slowest rank: %.6f s, levels on the devices %.6f s (waiting "

@@ -46,7 +46,7 @@ int run(const std::map<std::string, std::string>& args, const pscr::npy::Array& 
   t = clk::now();
   const double residual = solved_residual(problem, plan.info().pure_neumann, f, u.get(), batch);
   const double checking = since(t);
-  report(problem, batch, plan.info(), st, residual);
+  report(problem, batch, plan.info(), st, residual, o.radix);
   if (!again.empty()) std::printf("repeated solves: %zu, median %.6f s\n", again.size(), median_of(again));
   const bool copies = st.copy_in_seconds > 0 || st.copy_out_seconds > 0;
   std::printf("time spent: reading %.6f s, planning %.6f s, copies in %.6f s, solve %.6f s, copies out %.6f s, "

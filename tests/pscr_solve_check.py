@@ -165,6 +165,35 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{name}: incompatible part {printed_incompatible:.3e} reported apart (numpy: {incompatible:.3e})",
               abs(printed_incompatible - incompatible) <= 1e-3 * incompatible, r.stdout)
 
+    # A uniform Dirichlet problem (n + 1 a power of two) whose OpenCL plan
+    # takes sine transforms has no reduction levels: --radix is then said to
+    # be unused (it was printed as "radix 0" without a word), and the answer
+    # is scipy's.
+    n = 15
+    lap = np.zeros((2, n))
+    lap[0], lap[1, : n - 1] = 2.0 * (n + 1) ** 2, -1.0 * (n + 1) ** 2
+    mass = np.zeros((2, n))
+    mass[0] = 1.0
+    uf = [(lap, mass), (lap, mass)]
+    args = save_factors(P, uf, "U")
+    f = rng.uniform(-1, 1, [n, n])
+    np.save(P("uf.npy"), f)
+    for backend in ("reference", "opencl"):
+        r = run(args + ["--rhs", P("uf.npy"), "--out", P("uu.npy"), "--radix", "8", "--backend", backend])
+        name = f"uniform 15x15 --radix 8 {backend}"
+        if r.returncode != 0:
+            check(name, False, r.stderr)
+            continue
+        ref = spla.spsolve(assemble(uf, 0.0), f.reshape(-1))
+        err = np.linalg.norm(np.load(P("uu.npy")).reshape(-1) - ref) / np.linalg.norm(ref)
+        check(f"{name}: error {err:.1e}", err <= 1e-13, r.stdout)
+        transformed = "sine transform" in r.stdout
+        check(f"{name}: the radix's use said ({'sine transforms' if transformed else 'reduction'})",
+              ("no reduction levels" in r.stdout and "--radix 8 is not used" in r.stdout) if transformed
+              else ("radix 8" in r.stdout or "--radix 8 ran as radix" in r.stdout), r.stdout)
+        if backend == "opencl":
+            check(f"{name}: the OpenCL plan takes sine transforms", transformed, r.stdout)
+
     # An empty batch is valid and solves nothing: an empty output file of the
     # input's shape and dtype (it was refused with "solve: null array").
     a, m = factor(rng, 6, np.float64, False)

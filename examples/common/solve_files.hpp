@@ -226,17 +226,25 @@ double solved_residual(const pscr::Problem<T>& problem, bool pure_neumann, const
   return worst;
 }
 
-// The report both programs print; residual: solved_residual.
+// The report both programs print; residual: solved_residual; asked_radix:
+// --radix as given (0: automatic), so that a radix the plan did not run as
+// given is said (a plan without reduction levels has none).
 template <class T>
 void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::PlanInfo& info,
-            const pscr::SolveStats& st, double residual) {
+            const pscr::SolveStats& st, double residual, int asked_radix) {
   const int dims = problem.dims();
   std::printf("problem: %dD %s, n = ", dims, pscr::scalar_name<T>());
   for (int d = 0; d < dims; ++d) std::printf(d ? " x %zu" : "%zu", problem.size(d));
-  std::printf(", batch %zu, radix %d, backend %s\n", batch, info.radix, info.backend.c_str());
+  if (info.radix > 0) std::printf(", batch %zu, radix %d, backend %s\n", batch, info.radix, info.backend.c_str());
+  else std::printf(", batch %zu, no reduction levels, backend %s\n", batch, info.backend.c_str());
   std::string methods;  // how each dimension was taken
   for (auto& m : info.dimension_methods) methods += (methods.empty() ? "" : ", ") + m;
   std::printf("methods: %s\n", methods.c_str());
+  if (asked_radix > 0 && info.radix <= 0)
+    std::printf("note: --radix %d is not used: no dimension takes the reduction's levels\n", asked_radix);
+  else if (asked_radix > 0 && info.radix != asked_radix)
+    std::printf("note: --radix %d ran as radix %d (the same levels: docs/method.md, choosing the radix)\n",
+                asked_radix, info.radix);
   std::printf("init time: %.6f s\nsolve time: %.6f s\ntransfer time: %.6f s\n", info.init_seconds, st.seconds,
               st.transfer_seconds);
   if (batch == 0) std::printf("relative residual: none (empty batch: nothing solved)\n");
