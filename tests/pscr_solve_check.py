@@ -193,6 +193,9 @@ with tempfile.TemporaryDirectory() as tmp:
               else ("radix 8" in r.stdout or "--radix 8 ran as radix" in r.stdout), r.stdout)
         if backend == "opencl":
             check(f"{name}: the OpenCL plan takes sine transforms", transformed, r.stdout)
+        # a good solve writes nothing on stderr (PoCL's compiler printed its
+        # warnings there)
+        check(f"{name}: nothing on stderr", r.stderr == "", r.stderr)
 
     # An empty batch is valid and solves nothing: an empty output file of the
     # input's shape and dtype (it was refused with "solve: null array").

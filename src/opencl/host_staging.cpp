@@ -118,25 +118,19 @@ std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, st
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first) if (threads > 1)
   for (long k = 0; k < pieces; ++k) {
     const std::size_t at = std::size_t(k) * kPiece, len = std::min(kPiece, bytes - at);
-    char* d = static_cast<char*>(dst) + at;
-    std::memcpy(d, static_cast<const char*>(src) + at, len);
-    const std::size_t i = scan(d, len);
+    const char* piece = static_cast<const char*>(src) + at;
+    if (dst) {  // scanned where it was copied, while it is in the cache
+      std::memcpy(static_cast<char*>(dst) + at, piece, len);
+      piece = static_cast<const char*>(dst) + at;
+    }
+    const std::size_t i = scan(piece, len);
     if (i != npos) first = std::min(first, at / scalar_bytes + i);
   }
   return first;
 }
 
 std::size_t parallel_scan(const void* src, std::size_t bytes, std::size_t scalar_bytes, FiniteScan scan) {
-  const long pieces = long((bytes + kPiece - 1) / kPiece);
-  const int threads = copy_threads(std::size_t(pieces));
-  std::size_t first = npos;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first) if (threads > 1)
-  for (long k = 0; k < pieces; ++k) {
-    const std::size_t at = std::size_t(k) * kPiece;
-    const std::size_t i = scan(static_cast<const char*>(src) + at, std::min(kPiece, bytes - at));
-    if (i != npos) first = std::min(first, at / scalar_bytes + i);
-  }
-  return first;
+  return parallel_copy_scan(nullptr, src, bytes, scalar_bytes, scan);
 }
 
 StagingMode staging_mode_from_env() {

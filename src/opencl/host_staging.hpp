@@ -46,7 +46,7 @@ template <class T> std::size_t first_nonfinite_bytes(const void* data, std::size
 
 // parallel_copy that also scans what it copied (each piece while it is in
 // the cache): the index of the first non-finite scalar, or npos. Pieces of
-// 512 KiB on up to 16 threads.
+// 512 KiB on up to 16 threads. dst null: the scan alone.
 PSCR_API std::size_t parallel_copy_scan(void* dst, const void* src, std::size_t bytes, std::size_t scalar_bytes,
                                         FiniteScan scan);
 

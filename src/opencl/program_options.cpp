@@ -16,7 +16,9 @@ namespace pscr::ocl {
 std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape) {
   const int q = shape.radix;
   std::ostringstream opts;
-  opts << "-cl-std=CL1.2 -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << group_record_ints(q)
+  // -w: the compilers' warnings (PoCL's clang prints "N warnings generated."
+  // on the caller's stderr) are the library's business, not the user's
+  opts << "-cl-std=CL1.2 -w -DKEPT=" << q + 1 << " -DNSRC=" << q - 1 << " -DGROUP_RECORD_INTS=" << group_record_ints(q)
        << " -DCOEF_SCALARS=" << kCoefScalars << " -DRHS_ROWS=" << kRhsRows << " -DRHS_MODES=" << p.rhs_modes
        << " -DRHS_TILE_ROWS=" << kRhsTileRows;
   if (shape.dense_products)
