@@ -126,7 +126,9 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
 // fragments); the operands pass through local memory MMA_DEPTH terms at a
 // time, the next chunk's loads in flight while this one is multiplied; a
 // chunk's terms are summed apart and then added, as above.
+#ifndef MMA_DEPTH  // a trial may set it (PSCR_KERNEL_DEFINES)
 #define MMA_DEPTH 16
+#endif
 // rows of the staged operands: a half-warp's fragment loads (k = t,
 // index g: t·MMA_ROW + g) hit 16 distinct 64-bit banks
 #define MMA_ROW (MMA_TILE + 4)

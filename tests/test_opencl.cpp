@@ -106,6 +106,30 @@ BOOST_AUTO_TEST_CASE(device_selection_errors) {
   BOOST_TEST(pscr::opencl::context(a) == pscr::opencl::context(b));
 }
 
+// $PSCR_KERNEL_DEFINES (trials of kernel variants): only definitions, each
+// named when it is not one; a definition joins every program's build.
+BOOST_AUTO_TEST_CASE(kernel_defines_from_the_environment) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(9, 1.0, 1.0), pscr::graded_mesh(7, 1.0, 1.0));
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  const char* old = std::getenv("PSCR_KERNEL_DEFINES");
+  const std::string kept = old ? old : "";
+  for (const char* bad : {"-O3", "-DX=1 --foo", "-D"}) {
+    setenv("PSCR_KERNEL_DEFINES", bad, 1);
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, o), pscr::InvalidArgument, [](const auto& e) {
+      return std::string(e.what()).find("PSCR_KERNEL_DEFINES") != std::string::npos;
+    });
+  }
+  setenv("PSCR_KERNEL_DEFINES", "-DPSCR_TRIAL_UNUSED=1", 1);
+  const pscr::Plan<double> plan(p, o);
+  const auto f = test::random_vector<double>(p.unknowns(), 3);
+  std::vector<double> u(f.size());
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-13);
+  if (old) setenv("PSCR_KERNEL_DEFINES", kept.c_str(), 1);
+  else unsetenv("PSCR_KERNEL_DEFINES");
+}
+
 // Every stage combination: global CR down to 4 rows, one or two levels per
 // CR kernel, PCR depths 0..3, one and
 // many lines per local group, tree sums of single terms, Newton–Raphson; whole

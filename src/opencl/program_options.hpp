@@ -54,8 +54,9 @@ inline bool dense_tensor_cores(const Device& dev, const KernelParameters& p, con
 std::string program_options(const Device& dev, const KernelParameters& p, const ProgramShape& shape);
 
 // $PSCR_KERNEL_DEFINES: definitions added to every program's build options,
-// for trying kernel variants (-DMMA_BUFFERS=2, docs/code-layout.md) without
-// a rebuild; each word must be -DNAME or -DNAME=VALUE (InvalidArgument).
+// for trying variants of the kernels' compile-time constants without a
+// rebuild (docs/guide/tuning.md); each word must be -DNAME or -DNAME=VALUE
+// (InvalidArgument).
 std::string kernel_defines_from_env();
 
 // The device of options.opencl_queue, else the one options.device selects.
