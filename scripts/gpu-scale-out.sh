@@ -16,6 +16,8 @@ echo "== 2D 16383^2"
 .gpu/run pscr-scale-bench --devices $D --n 16383 --reps 5 --batch 0 2>&1
 echo "== 3D 511^3"
 .gpu/run pscr-scale-bench --devices $D --n 511 --dim 3 --reps 5 --batch 0 2>&1
+echo "== weak scaling: P*8192-1 rows by 8191 over P devices"
+.gpu/run pscr-scale-bench --devices $D --n 8191 --reps 5 --weak 2>&1
 echo "== 2D 32767^2"
 .gpu/run pscr-scale-bench --devices $D --n 32767 --reps 2 --batch 0 2>&1
 echo "== MPI: random separable 8191^2 (tests/pscr_solve_check_lib.py), pscr-solve then pscr-solve-mpi on 1, 2, 4 ranks, a GPU each"
