@@ -58,18 +58,17 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
 // ends[(parts + j)·L + line]: what the eliminations add to that of row b − 1.
 // Set-up: reduced[(3q + 0, 1, 2)·L + line]: the reduced row's excess (or
 // diagonal), its coupling to row b − 1 (the reduced row before), what the
-// eliminations add to that row's excess (or diagonal); with `checkpoints`,
-// for this rank's parts, the state (s, spike) at every PARTITION_CHUNK-th
+// eliminations add to that row's excess (or diagonal); and for this rank's
+// parts the state (s, spike) at every PARTITION_CHUNK-th
 // pivot c, ck[(2(j·stride + c))·L + line] and ck[(2(j·stride + c) + 1)·L + line].
 __kernel void partition_eliminate(__global scalar* X, int x0, __global const int* bounds, int first, int count,
                                   int own, int parts, int n0, int L, __global const coef_t* C,
                                   __global const scalar* sigma, __global scalar* ends, __global scalar* reduced,
-                                  __global scalar* ck, int stride, int checkpoints, int solve,
-                                  __global int* flags) {
+                                  __global scalar* ck, int stride, int solve, __global int* flags) {
   const int line = get_global_id(0), q = first + get_global_id(1), j = q - own;
   if (line >= L || get_global_id(1) >= count) return;
   const int b = bounds[q], e = bounds[q + 1];
-  const bool mine = j >= 0 && j < parts, keep = checkpoints && mine;
+  const bool keep = !solve && j >= 0 && j < parts;  // the set-up keeps this rank's parts' checkpoints
   const scalar sg = sigma[line];
   const row_t first_row = level0_coef(C, n0, b, sg, 0);
   scalar s = first_row.s, spike = first_row.lo, up = first_row.up;  // lo is zero for row 0

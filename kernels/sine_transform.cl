@@ -665,14 +665,16 @@ __kernel void sine_butterfly(__global real* x, int M, int columns, int stride_j,
 // and the FFT is half as long as the real data's complex FFT of length M.
 // table: (cos πt/L, sin πt/L) for t < 2L, then q_i for i < M. Launch shape,
 // layout and local memory as sine_transform's with N = L.
+// Makhoul's order: v_j is h'_k (from modes) or y_k (to modes) for this k.
+inline int odd_modes_index(int j, int L) { return j < L ? 2 * j : 2 * (2 * L - 1 - j) + 1; }
 inline real odd_modes_input(__global const real* xc, int j, int L, int stride_j, __global const real* scale) {
-  const int k = j < L ? 2 * j : 2 * (2 * L - 1 - j) + 1;  // h'_k
+  const int k = odd_modes_index(j, L);
   const real a = xc[(size_t)k * stride_j] * scale[k];
   return (k & 1) ? -a : a;
 }
 inline void odd_modes_output(__global real* xc, int j, real v, int L, int stride_j, __global const real* scale) {
-  const int k = j < L ? 2 * j : 2 * (2 * L - 1 - j) + 1;  // y_k = v_j
-  xc[(size_t)k * stride_j] = (j < L ? v : -v) * scale[k];
+  const int k = odd_modes_index(j, L);
+  xc[(size_t)k * stride_j] = ((k & 1) ? -v : v) * scale[k];
 }
 // Re(conj(q) v)
 inline real odd_modes_real(real2 q, real2 v) { return q.x * v.x + q.y * v.y; }

@@ -158,28 +158,30 @@ HostStaging::HostStaging(std::size_t bound, StagingMode mode)
   if (mode == StagingMode::pageable) why_pageable_ = "PSCR_HOST_STAGING=pageable";
 }
 
-cl_command_queue HostStaging::copy_queue(const Runtime& rt) {
-  if (!copy_queue_) {
+namespace {
+// A queue of the plan's device made into q when first asked for; where the
+// driver refuses one, the plan's queue (copies in turn with the solves: no
+// overlap, still correct).
+cl_command_queue own_queue(Queue& q, const Runtime& rt) {
+  if (!q) {
     cl_int st;
-    Queue q(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
-    if (st != CL_SUCCESS) return rt.queue();  // copies in the plan's queue: no overlap, still correct
-    copy_queue_ = std::move(q);
+    Queue made(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
+    if (st != CL_SUCCESS) return rt.queue();
+    q = std::move(made);
   }
-  return copy_queue_.get();
+  return q.get();
+}
+}  // namespace
+
+cl_command_queue HostStaging::copy_queue(const Runtime& rt) { return own_queue(copy_queue_, rt); }
+cl_command_queue HostStaging::copy_out_queue(const Runtime& rt) { return own_queue(copy_out_queue_, rt); }
+
+bool HostStaging::pipelines(const void* f, const void* u, std::size_t bytes, std::size_t count) {
+  return f != u && count > 2 && caller_pinned(f, count * bytes) && caller_pinned(u, count * bytes);
 }
 
 std::size_t HostStaging::chunk_for(std::size_t bytes) const {
   return std::min(chunk_, std::max(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
-}
-
-cl_command_queue HostStaging::copy_out_queue(const Runtime& rt) {
-  if (!copy_out_queue_) {
-    cl_int st;
-    Queue q(clCreateCommandQueue(rt.context(), rt.device().device, 0, &st));
-    if (st != CL_SUCCESS) return rt.queue();
-    copy_out_queue_ = std::move(q);
-  }
-  return copy_out_queue_.get();
 }
 
 HostSolveReport HostStaging::pipeline(const Runtime& rt, const cl_mem* buffers, const void* f, void* u,
@@ -313,7 +315,7 @@ HostSolveReport HostStaging::solve(const Runtime& rt, const cl_mem* buffers, int
   // f and u in the caller's page-locked buffers (opencl::PinnedBuffer): the
   // devices copy them directly, no staging copy on the host
   const bool direct = caller_pinned(f, count * bytes) && caller_pinned(u, count * bytes);
-  if (direct && f != u && nbuffers >= 3 && count > 2) {
+  if (nbuffers >= 3 && pipelines(f, u, bytes, count)) {
     cl_command_queue C = copy_queue(rt), D = copy_out_queue(rt);
     if (C != rt.queue() && D != rt.queue() && C != D) return pipeline(rt, buffers, f, u, bytes, count, solve);
   }

@@ -130,6 +130,10 @@ class PSCR_API HostStaging {
   // the solves. f is scanned for non-finite values as
   // it is copied (scalar_bytes, scan); at the first, the solves stop and
   // bad_input names it. Returns when every copy and solve is done (error or not).
+  // Whether solve runs `count` right-hand sides of `bytes` from f into u as
+  // the pipeline (given three buffers): u != f, both in the caller's
+  // page-locked buffers, three or more of them.
+  static bool pipelines(const void* f, const void* u, std::size_t bytes, std::size_t count);
   HostSolveReport solve(const Runtime& rt, const cl_mem* buffers, int nbuffers, const void* f, void* u,
                         std::size_t bytes, std::size_t count, std::size_t scalar_bytes, FiniteScan scan,
                         const std::function<void(cl_mem)>& solve);

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "host_staging.hpp"
-#include "pinned_buffer.hpp"
 #include "plan_buffers.hpp"
 #include "program_options.hpp"
 #include "reduction_solve.hpp"
@@ -125,9 +124,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     // a batch takes a second vector, or a third where the caller's
     // page-locked buffers let every copy and solve run at once
     cl_mem buffers[3] = {buffers_.x.get(), count > 1 ? batch_buffer(0) : nullptr, nullptr};
-    if (buffers[1] && count > 2 && f != u && ocl::caller_pinned(f, count * N * sizeof(T)) &&
-        ocl::caller_pinned(u, count * N * sizeof(T)))
-      buffers[2] = batch_buffer(1);
+    if (buffers[1] && ocl::HostStaging::pipelines(f, u, N * sizeof(T), count)) buffers[2] = batch_buffer(1);
     buffers_.flags.clear();
     const ocl::HostSolveReport r = staging_.solve(
         *rt_, buffers, buffers[2] ? 3 : buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,

@@ -186,7 +186,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
     rt_->run("partition_eliminate", 256, {R_, std::size_t(count)}, slab_.get(), x0(), bounds_.get(), first, count, own_,
              parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(), reduced_.get(), checkpoints_.get(),
-             int(stride_), solve ? 0 : 1, solve ? 1 : 0, flags_.buffer());
+             int(stride_), solve ? 1 : 0, flags_.buffer());
   }
 
   planner::PlanData<T> pd_;
