@@ -450,10 +450,16 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
     if (s.top && singular) {
       std::ostringstream os;
       os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
-         << "plus c cancels the eigenvalue " << at << " of the last pencil (A" << dims.size() + 1 << ", M"
-         << dims.size() + 1 << ") ";
-      if (nearest <= tol) os << "to the accuracy of the eigenvalues";
-      else
+         << "plus c and the eigenvalue nu = " << at << " of the last pencil (A" << dims.size() + 1 << ", M"
+         << dims.size() + 1 << ") leave the operator eigenvalue |lambda + nu| = " << nearest << " ";
+      if (nearest <= tol) {
+        os << "within the accuracy of the eigenvalues (" << tol << ": 4096 eps of the spectra's scale " << scale << ")";
+        // both far from cancelling: the spectra are too wide to resolve it,
+        // not the operator singular (a mesh graded by 1e12 and more)
+        if (nearest > 1e-3 * (std::abs(s.value) + std::abs(at)))
+          os << ", which spans more orders of magnitude than double eigenvalues resolve (a mesh graded too "
+                "strongly?)";
+      } else
         os << "to the working precision (|sum| = " << nearest << " <= " << kCancellationUlps << " eps (|lambda| + |nu|), "
            << "eps = " << eps << ": singular in this precision; a wider type may resolve it)";
       os << "; only the pure-Neumann case (c = 0, constant null space) is supported: row sums of every A_d "
