@@ -234,6 +234,9 @@ with tempfile.TemporaryDirectory() as tmp:
     np.save(P("nan.npy"), np.full((6, 6), np.nan))
     np.save(P("int.npy"), np.ones((6, 6), dtype=np.int32))
     np.save(P("bad_factor.npy"), np.ones((3, 6)))
+    corner = np.load(P("A.npy"))
+    corner[1, -1] = -0.5
+    np.save(P("A_corner.npy"), corner)
     bad = [
         ("malformed file", base + ["--rhs", P("garbage.npy")], "bad magic"),
         ("truncated file", base + ["--rhs", P("trunc.npy")], "truncated"),
@@ -246,6 +249,11 @@ with tempfile.TemporaryDirectory() as tmp:
         ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
         ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
         ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
+        ("radix not a number", base + ["--rhs", P("good.npy"), "--radix", "x"], "0 (automatic) or a radix q from 2"),
+        ("negative radix", base + ["--rhs", P("good.npy"), "--radix", "-5"], "0 (automatic) or a radix q from 2"),
+        # a corner entry without --periodic would be dropped
+        ("corner without --periodic", ["--A1", P("A_corner.npy")] + base[2:] + ["--rhs", P("good.npy")],
+         "not periodic (--periodic 1"),
         # the OpenCL kernels' bound (PoCL aborted the process loading those of q = 999)
         ("radix past the OpenCL bound", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--radix", "999"],
          "q <= 64"),

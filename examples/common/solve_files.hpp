@@ -148,6 +148,11 @@ pscr::Factor<T> load_factor(const std::map<std::string, std::string>& args, int 
     // row 1: the off-diagonal, and a periodic factor's corner last
     pscr::Tridiagonal<T> t(std::vector<T>(v.begin(), v.begin() + n),
                            std::vector<T>(v.begin() + n, v.begin() + 2 * n - (periodic ? 0 : 1)));
+    // a corner given for a dimension that is not --periodic would be dropped
+    if (!periodic && v[2 * n - 1] != T(0))
+      throw pscr::FileFormatError(path + ": row 1 ends in a non-zero corner entry, but dimension " +
+                                  std::to_string(d) + " is not periodic (--periodic " + std::to_string(d) +
+                                  " makes it so; a 0 there leaves it as it is)");
     (which == 0 ? f.A : f.M) = std::move(t);
   }
   return f;
@@ -190,7 +195,15 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
 
 inline pscr::Options load_options(const std::map<std::string, std::string>& args) {
   pscr::Options o;
-  o.radix = int_option(args, "radix", -1000, 1 << 20, o.radix);
+  if (args.count("radix")) {
+    const std::string& text = args.at("radix");
+    char* end = nullptr;
+    const long q = std::strtol(text.c_str(), &end, 10);
+    // q = 1 passes to the plan, which says why it needs q >= 2
+    if (text.empty() || *end != '\0' || q < 0 || q > (1 << 20))
+      throw Usage("--radix needs 0 (automatic) or a radix q from 2 to 1048576, got '" + text + "'");
+    o.radix = int(q);
+  }
   o.threads = int_option(args, "threads", 0, pscr::kMaxThreads, o.threads);
   if (args.count("device")) o.device = args.at("device");
   o.refine = int_option(args, "refine", 0, 10, o.refine);
