@@ -387,7 +387,7 @@ BOOST_AUTO_TEST_CASE(fourier_transform_dimensions) {
   check_fourier<float>();
   check_fourier<std::complex<double>>();
   check_fourier<std::complex<float>>();
-  check_fourier<double>(true);  // one more program: PoCL compiles it for a minute or more
+  check_fourier<double>(true);  // one more program: PoCL compiles its kernels for tens of seconds
 }
 
 // The pure-Neumann channel by Fourier transforms: the line of the constant

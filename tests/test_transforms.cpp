@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
   // The passes' exchange in halves (real parts, then imaginary parts), each
   // work-item holding twice the entries, on the device's own parameters
   // otherwise: columns twice as long in the same local memory. One more
-  // program each, which PoCL compiles for a minute or more: double and
+  // program each, whose kernels PoCL compiles for tens of seconds: double and
   // complex float (both real types; a complex array is transformed as real
   // columns).
   if ((sizeof(pscr::real_t<T>) == sizeof(double)) == pscr::is_complex_v<T>) return;

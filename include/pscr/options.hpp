@@ -91,7 +91,8 @@ struct Options {
   /// compilation: "" = $PSCR_PROGRAM_CACHE if set ("off" or a directory), else
   /// $XDG_CACHE_HOME/pscr, else ~/.cache/pscr; "off" = compile every time; or
   /// a directory. Entries are checked (key and checksum) and rebuilt when
-  /// stale or corrupt; PlanInfo::program_cache tells what happened.
+  /// stale or corrupt; PlanInfo::program_cache tells what happened. On PoCL,
+  /// which caches the programs it builds itself, "" leaves it to PoCL.
   std::string program_cache;
   /// OpenCL: a cl_command_queue of the caller's (in-order), cast to void* so
   /// that this header needs no OpenCL; see opencl::on_queue in pscr/opencl.hpp.

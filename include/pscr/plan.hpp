@@ -18,7 +18,7 @@ struct PlanInfo {
   double init_seconds = 0;      ///< plan construction: layout, eigenpairs, backend set-up (program build, uploads)
   double eigen_seconds = 0;     ///< of which the layout and eigenpairs
   double build_seconds = 0;     ///< of which the OpenCL program (compiled, or loaded from the program cache)
-  std::string program_cache;    ///< OpenCL: "hit", "miss", "miss (not stored: ...)" or "off"
+  std::string program_cache;    ///< OpenCL: "hit", "miss", "miss (not stored: ...)", "off" or "off (the driver caches its programs)"
   int radix = 0;                ///< the radix q of the plan's reduction (Options::radix, or the automatic choice; 0: none)
   std::size_t eigen_problems = 0;  ///< distinct sub-pencils solved (identical ones shared)
   std::size_t host_bytes = 0;   ///< memory held by the plan on the host

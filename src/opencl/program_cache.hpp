@@ -3,7 +3,7 @@
 // and device versions, the build options and a hash of the source; its key
 // and a checksum of the binary are stored with it and checked on load. A
 // missing, stale, corrupt or unloadable entry is rebuilt from source and
-// replaced, never trusted.
+// replaced, never trusted. By default not on PoCL, which caches its own.
 #pragma once
 #include <string>
 
@@ -18,7 +18,9 @@ std::string program_cache_dir(const std::string& setting);
 
 struct CachedBuild {
   Program program;
-  std::string outcome;  // "hit", "miss" (built and stored), "miss (not stored: ...)" or "off"
+  // "hit", "miss" (built and stored), "miss (not stored: ...)", "off", or
+  // "off (the driver caches its programs)" (PoCL, by default)
+  std::string outcome;
   double seconds = 0;   // load or build time
 };
 
