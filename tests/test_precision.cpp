@@ -178,19 +178,40 @@ BOOST_AUTO_TEST_CASE(singular_to_working_precision_is_refused) {
   BOOST_CHECK_THROW(pscr::Plan<double>{p}, pscr::SingularPencil);
 }
 
-// A mesh graded by 1e12: the operator's smallest eigenvalue (about 20) lies
-// below the resolution of spectra that reach 1e26. Refused, and the reason
-// says so: it said that the two eigenvalues cancel, both being positive.
-BOOST_AUTO_TEST_CASE(unresolved_spectrum_is_not_called_a_cancellation) {
-  const auto p = pscr::Problem<double>::make2d(pscr::poisson_factor(pscr::graded_mesh(15, 1.0, 1.0)),
-                                               pscr::poisson_factor(pscr::graded_mesh(200, 1.0, 1.15)), 0.0);
-  try {
-    pscr::Plan<double> plan(p);
-    BOOST_ERROR("an operator below the resolution of its eigenvalues was planned");
-  } catch (const pscr::SingularPencil& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.find("more orders of magnitude than double eigenvalues resolve") != std::string::npos, what);
-    BOOST_TEST(what.find("cancels") == std::string::npos, what);
+// Meshes graded by 1.3e5 and 1e12 (smallest cells 3e-7 and 2e-13): the
+// operator's smallest eigenvalue (about 20) lies far below the absolute
+// resolution of spectra that reach 1e13 and 1e26, but the eigenvalues of
+// these diagonally dominant pencils are accurate relative to themselves, and
+// the planner judges the operator by that: planned and solved (both were
+// refused as singular), against a banded LU in double. The same meshes
+// rounded to float are not dominant to double precision, their eigenvalues
+// only absolutely accurate: refused, and the reason does not say that the
+// two positive eigenvalues cancel (it did).
+BOOST_AUTO_TEST_CASE(strongly_graded_meshes_are_judged_by_relative_eigenvalues) {
+  for (const auto& [points, ratio] : {std::pair{302, 1.04}, std::pair{200, 1.15}}) {
+    const auto p = pscr::Problem<double>::make2d(pscr::poisson_factor(pscr::graded_mesh(15, 1.0, 1.0)),
+                                                 pscr::poisson_factor(pscr::graded_mesh(points, 1.0, ratio)), 0.0);
+    const auto f = test::random_vector<double>(p.unknowns(), 5);
+    const auto exact = test::band_solve(p, f);
+    for (Backend b : {Backend::reference, Backend::opencl}) {
+      pscr::Options o;
+      o.backend = b;
+      pscr::Plan<double> plan(p, o);
+      BOOST_TEST(plan.info().warning.empty(), plan.info().warning);
+      std::vector<double> u(f.size());
+      plan.solve(f.data(), u.data());
+      // the banded LU's own error is 1e-14-9e-14 here
+      BOOST_TEST(test::rel_error(u, exact) <= 1e-12, "ratio " << ratio << ": error " << test::rel_error(u, exact));
+    }
+    if (ratio < 1.1) continue;
+    try {
+      pscr::Plan<float> plan(p.cast<float>());
+      BOOST_ERROR("a float operator below the resolution of its eigenvalues was planned");
+    } catch (const pscr::SingularPencil& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("more orders of magnitude than double eigenvalues resolve") != std::string::npos, what);
+      BOOST_TEST(what.find("cancels") == std::string::npos, what);
+    }
   }
 }
 
@@ -206,6 +227,36 @@ pscr::Problem<double> random_indefinite(int seed, int dims) {
 }
 
 }  // namespace
+
+// A periodic dimension on a graded mesh (cells 1 : 2750): its eigenpairs
+// come from a dense solver, accurate to ε_double of the largest eigenvalue
+// (7e10) only, and the operator's smallest (c = 0.5) loses ε_double times its
+// condition: 2e-7 in double, with 9e-14 predicted and no warning. Now the
+// estimate covers the error and the plan warns; two steps of refinement
+// bring it to 1.6e-10.
+BOOST_AUTO_TEST_CASE(graded_periodic_eigenvalue_resolution_is_warned_of) {
+  const auto p = pscr::Problem<double>::make2d(pscr::poisson_factor(pscr::graded_mesh(5, 1.0, 1.0)),
+                                               pscr::poisson_periodic_factor(pscr::graded_mesh(401, 1.0, 1.02)), 0.5);
+  const std::vector<double> f(p.unknowns(), 1.0);
+  const auto exact = test::band_solve(p, f);
+  for (Backend b : {Backend::reference, Backend::opencl}) {
+    for (int refine : {0, 2}) {
+      pscr::Options o;
+      o.backend = b;
+      o.refine = refine;
+      pscr::Plan<double> plan(p, o);
+      std::vector<double> u(f.size());
+      const auto st = plan.solve(f.data(), u.data());
+      const double err = test::rel_error(u, exact);
+      BOOST_TEST_MESSAGE("graded periodic, refine " << refine << ": error " << err << ", predicted "
+                                                     << plan.info().predicted_error);
+      BOOST_TEST(!plan.info().warning.empty());
+      if (refine == 0) BOOST_TEST(err <= plan.info().predicted_error);
+      else BOOST_TEST(err <= std::sqrt(std::numeric_limits<double>::epsilon()));  // measured 1.6e-10
+      BOOST_TEST(st.warning.empty() == (refine > 0), st.warning);
+    }
+  }
+}
 
 // No silent loss of digits: every float plan whose solve keeps fewer than
 // half the digits (error above sqrt(eps) against a double banded LU of the
@@ -313,12 +364,16 @@ BOOST_AUTO_TEST_CASE(float_graded_lines_keep_their_digits) {
   check_graded_lines<double>(31, 300, 1.02, 0.5);
 }
 
-// Definite problems keep their digits: no warning, predicted error eps.
+// Definite problems keep their digits: no warning, predicted error eps
+// (in double, the graded factors' eigenvalues to high relative accuracy; in
+// float, whose rounded factors are dominant only to float precision, plus
+// the double eigenvalues' resolution, ε_double times the condition: 1.6e-10).
 BOOST_AUTO_TEST_CASE(definite_problems_are_not_warned) {
   const auto p = pscr::poisson2d(pscr::graded_mesh(300, 1.0, 1.01), pscr::graded_mesh(200, 1.0, 0.99));
   pscr::Plan<float> plan(p.cast<float>());
   BOOST_TEST(plan.info().warning.empty());
-  BOOST_TEST(plan.info().predicted_error == double(kEpsFloat));
+  BOOST_TEST(plan.info().predicted_error < 1.01 * kEpsFloat);
+  BOOST_TEST(pscr::Plan<double>(p).info().predicted_error == std::numeric_limits<double>::epsilon());
   pscr::Plan<std::complex<double>> h(pscr::helmholtz2d(pscr::graded_mesh(40, 1.0, 1.0),
                                                        pscr::graded_mesh(40, 1.0, 1.0), 12.0));
   BOOST_TEST(h.info().warning.empty(), h.info().warning);

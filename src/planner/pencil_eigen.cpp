@@ -316,23 +316,29 @@ PencilEigen<C> pencil_eigen(const Tridiagonal<C>& A, const Tridiagonal<C>& M, co
   }
 }
 
-template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M) {
-  if (A.periodic() || M.periodic()) return pencil_eigen(A, M, {}).lambda;
+template <class C>
+std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M, const char** method) {
+  const auto done = [&](PencilEigen<C>&& r) {
+    if (method) *method = r.method;
+    return std::move(r.lambda);
+  };
+  if (A.periodic() || M.periodic()) return done(pencil_eigen(A, M, {}));
   if constexpr (is_complex_v<C>) {
     if (all_real(A) && all_real(M)) {
-      auto r = pencil_eigenvalues(real_part(A), real_part(M));
+      auto r = pencil_eigenvalues(real_part(A), real_part(M), method);
       return std::vector<C>(r.begin(), r.end());
     }
-    if (auto r = eigen_toeplitz_ends(A, M, {}, false)) return std::move(r->lambda);
-    if (auto r = aberth_from_real_part(A, M, {}, false)) return std::move(r->lambda);
+    if (auto r = eigen_toeplitz_ends(A, M, {}, false)) return done(std::move(*r));
+    if (auto r = aberth_from_real_part(A, M, {}, false)) return done(std::move(*r));
   } else {
-    if (auto r = eigen_toeplitz(A, M, {}, false)) return std::move(r->lambda);
+    if (auto r = eigen_toeplitz(A, M, {}, false)) return done(std::move(*r));
     if (diagonal_mass(M)) {
-      if (auto r = eigen_twisted(A, M, {})) return std::move(r->lambda);
+      if (auto r = eigen_twisted(A, M, {})) return done(std::move(*r));
     } else if (auto r = eigen_newton(A, M, {}, false)) {
-      return std::move(r->lambda);
+      return done(std::move(*r));
     }
   }
+  if (method) *method = "crawford";
   return tridiagonal_eigenvalues(crawford_reduce(A, M));
 }
 
@@ -340,7 +346,7 @@ template PencilEigen<double> pencil_eigen(const Tridiagonal<double>&, const Trid
                                           const std::vector<int>&, EigenMethod);
 template PencilEigen<Z> pencil_eigen(const Tridiagonal<Z>&, const Tridiagonal<Z>&, const std::vector<int>&,
                                      EigenMethod);
-template std::vector<double> pencil_eigenvalues(const Tridiagonal<double>&, const Tridiagonal<double>&);
-template std::vector<Z> pencil_eigenvalues(const Tridiagonal<Z>&, const Tridiagonal<Z>&);
+template std::vector<double> pencil_eigenvalues(const Tridiagonal<double>&, const Tridiagonal<double>&, const char**);
+template std::vector<Z> pencil_eigenvalues(const Tridiagonal<Z>&, const Tridiagonal<Z>&, const char**);
 
 }  // namespace pscr::planner

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <string>
 #include <vector>
 
 #include "pscr/scalar.hpp"
@@ -73,6 +74,15 @@ template <class C> double eigenvector_condition(const C* x, const C* y, int m) {
 }
 
 // Eigenvalues only (O(m²)), used to check that the operator is regular.
-template <class C> std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M);
+// `method` (optional): set to the PencilEigen::method that computed them.
+template <class C>
+std::vector<C> pencil_eigenvalues(const Tridiagonal<C>& A, const Tridiagonal<C>& M, const char** method = nullptr);
+
+// Whether a PencilEigen::method gives eigenvalues to high relative accuracy
+// (closed forms; the twisted method from a diagonally dominant A); the
+// others are accurate to about ε_double of the spectrum's largest.
+inline bool relative_eigenvalues(const char* method) {
+  return std::string(method) == "toeplitz" || std::string(method) == "relative";
+}
 
 }  // namespace pscr::planner

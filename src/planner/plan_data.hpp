@@ -94,6 +94,12 @@ template <class T> struct PlanData {
   // The largest eigenvalue condition of any pencil the plan diagonalises
   // (PencilEigen::condition: 1 unless a complex pencil is far from normal).
   double eigen_condition = 1;
+  // Some pencil's eigenvalues (a leading dimension's whole pencil, the last
+  // one's, a periodic one's eigenbasis) come from a method that gets them to
+  // about ε_double of its spectrum's largest only (relative_eigenvalues):
+  // the operator's smallest eigenvalues then lose up to ε_double times its
+  // condition, which predict_error adds.
+  bool absolute_eigenvalues = false;
   // The tridiagonal systems of the last dimension: eliminated in the excess
   // representation (excess_form: every shift keeps them diagonally dominant)
   // or by the ordinary formulas (indefinite or complex systems).

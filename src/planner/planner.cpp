@@ -316,6 +316,7 @@ template <class T> void set_line_eigen(PlanData<T>& pd, const WideFactor<W<T>>& 
   }
   ++pd.eigen_problems;
   pd.eigen_condition = std::max(pd.eigen_condition, pe.condition);
+  if (!relative_eigenvalues(pe.method)) pd.absolute_eigenvalues = true;
   const std::size_t exempt = neumann ? null_mode(pe.lambda) : pe.lambda.size();
   GroupEigen<T> ge;
   ge.m = n;
@@ -344,6 +345,7 @@ template <class C> double re(const C& a) {
 template <class C> struct ShiftValue {
   C value;
   bool zero, top;
+  double magnitude = 0;  // of a sum: the sum of its terms' magnitudes (what its rounding is relative to)
 };
 
 // The distinct eigenvalues of a planned dimension's groups.
@@ -401,7 +403,7 @@ struct ShiftReport {
 // they come to singular than the operator. `nu`: the eigenvalues of the last pencil.
 template <class C>
 ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, std::vector<C> nu, C c,
-                                bool pure_neumann, double eps) {
+                                bool pure_neumann, double eps, bool relative_spectra) {
   using Sum = ShiftValue<C>;
   std::sort(nu.begin(), nu.end(), less_re<C>);
   // Each dimension's distinct eigenvalues, with the flags "top-level zero
@@ -446,19 +448,30 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
     }
     if (nearest == inf) return;
     const double cancellation = kCancellationUlps * eps * (std::abs(s.value) + std::abs(at));
-    const bool singular = nearest <= tol || nearest <= cancellation;
+    // eigenvalues to high relative accuracy (relative_spectra): a sum's
+    // resolution is relative to its own terms, not to the spectra's scale
+    // (a Dirichlet mesh graded by 1.3e5 was refused as singular, |σ + ν| = 20
+    // against a resolution of 32 from eigenvalues reaching 1e13)
+    const double resolution = relative_spectra ? 4096 * std::numeric_limits<double>::epsilon() *
+                                                     (s.magnitude + std::abs(at))
+                                               : tol;
+    const bool singular = nearest <= resolution || nearest <= cancellation;
     if (s.top && singular) {
       std::ostringstream os;
       os << "singular operator: an eigenvalue sum lambda = " << -target << " of the leading factor pencil(s) "
          << "plus c and the eigenvalue nu = " << at << " of the last pencil (A" << dims.size() + 1 << ", M"
          << dims.size() + 1 << ") leave the operator eigenvalue |lambda + nu| = " << nearest << " ";
-      if (nearest <= tol) {
-        os << "within the accuracy of the eigenvalues (" << tol << ": 4096 eps of the spectra's scale " << scale << ")";
-        // both far from cancelling: the spectra are too wide to resolve it,
-        // not the operator singular (a mesh graded by 1e12 and more)
+      if (nearest <= resolution) {
+        if (relative_spectra)
+          os << "within the accuracy of the eigenvalues (" << resolution << ": 4096 eps of the terms' magnitudes)";
+        else
+          os << "within the accuracy of the eigenvalues (" << tol << ": 4096 eps of the spectra's scale " << scale << ")";
+        // the two far from cancelling: the operator's smallest eigenvalue is
+        // too small beside its largest for double eigenvalues to resolve
+        // (a nearly singular operator, or a mesh graded by 1e12 and more)
         if (nearest > 1e-3 * (std::abs(s.value) + std::abs(at)))
-          os << ", which spans more orders of magnitude than double eigenvalues resolve (a mesh graded too "
-                "strongly?)";
+          os << ", which spans more orders of magnitude than double eigenvalues resolve (a nearly singular "
+                "operator, or a mesh graded too strongly?)";
       } else
         os << "to the working precision (|sum| = " << nearest << " <= " << kCancellationUlps << " eps (|lambda| + |nu|), "
            << "eps = " << eps << ": singular in this precision; a wider type may resolve it)";
@@ -473,9 +486,12 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
   // c plus one value of each dimension, dimension d onwards
   auto sums = [&](auto&& self, std::size_t d, const Sum& partial) -> void {
     if (d == dims.size()) return visit(partial);
-    for (auto& v : dims[d]) self(self, d + 1, {partial.value + v.value, partial.zero && v.zero, partial.top && v.top});
+    for (auto& v : dims[d])
+      self(self, d + 1,
+           {partial.value + v.value, partial.zero && v.zero, partial.top && v.top,
+            partial.magnitude + std::abs(v.value)});
   };
-  sums(sums, 0, {c, true, true});
+  sums(sums, 0, {c, true, true, std::abs(c)});
   ShiftReport r;
   if (operator_gap < inf && operator_gap > 0) r.condition = std::max(1.0, scale / operator_gap);
   if (shifted_singular) r.amplification = inf;
@@ -489,6 +505,7 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
 template <class C> struct Spectra {
   std::vector<std::vector<C>> whole;
   std::vector<C> nu;
+  bool relative = true;  // every eigenvalue to high relative accuracy (PlanData::absolute_eigenvalues)
 };
 
 // The leading dimensions taken in one level (DimensionMethod::dense): dimension
@@ -545,6 +562,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     pd.dims.push_back(plan_dimension<T>(f, d, dimension_radix(problem, d, radix, dense), pd.pure_neumann,
                                         pd.eigen_problems, whole));
     pd.eigen_condition = std::max(pd.eigen_condition, pd.dims.back().eigen_condition);
+    if (!relative_eigenvalues(pd.dims.back().eigen_method.c_str())) pd.absolute_eigenvalues = true;
     if (nu.empty() && f.same_as(wide_last)) nu = whole;
   }
   if (wide_last.f.periodic()) {
@@ -553,7 +571,9 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     nu.assign(pd.line_eigen.lambda.begin(), pd.line_eigen.lambda.end());
   } else if (nu.empty()) {
     try {
-      nu = pencil_eigenvalues(wide_last.f.A, wide_last.f.M);
+      const char* method = "";
+      nu = pencil_eigenvalues(wide_last.f.A, wide_last.f.M, &method);
+      if (!relative_eigenvalues(method)) pd.absolute_eigenvalues = true;
     } catch (const SingularPencil& e) {
       throw SingularPencil(factor_name(D - 1) + ": " + e.what());
     } catch (const NumericalBreakdown& e) {
@@ -571,10 +591,12 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     nu[null_mode(nu)] = W<T>(0);
   }
   spectra.nu = nu;
+  spectra.relative = !pd.absolute_eigenvalues;
   std::vector<std::vector<ShiftValue<W<T>>>> values;
   for (auto& dp : pd.dims) values.push_back(shift_values(dp));
   const ShiftReport report =
-      shift_amplification(std::move(values), std::move(nu), W<T>(problem.c()), pd.pure_neumann, working_eps<T>());
+      shift_amplification(std::move(values), std::move(nu), W<T>(problem.c()), pd.pure_neumann, working_eps<T>(),
+                          !pd.absolute_eigenvalues);
   pd.shift_amplification = report.amplification;
   pd.condition = report.condition;
   // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
@@ -647,6 +669,13 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
                                    : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
   const double kappa = pd.eigen_condition;
   pd.predicted_error += far_from_normal_loss(pd, eps);
+  // eigenvalues to ε_double of the spectrum only: the smallest operator
+  // eigenvalue σ + ν carries ε_double·scale, relative ε_double·condition (a
+  // periodic dimension on a graded mesh, cells 1 : 2750, double: 2e-7 with
+  // 9e-14 predicted and no warning)
+  const double resolution_loss =
+      pd.absolute_eigenvalues ? std::numeric_limits<double>::epsilon() * pd.condition : 0.0;
+  pd.predicted_error += resolution_loss;
   pd.warning.clear();
   if (pd.predicted_error <= half_digits_error<T>()) return;
   std::ostringstream os;
@@ -654,6 +683,9 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
   os << "accuracy: estimated relative error " << pd.predicted_error << " (eps " << eps << " x condition "
      << pd.condition << " x shift amplification^2 " << pd.shift_amplification * pd.shift_amplification;
   if (kappa > 1) os << ", plus a far-from-normal pencil's loss: eigenvalue condition " << kappa << " times n";
+  if (resolution_loss > 0)
+    os << ", plus the eigenvalues' resolution: eps_double x condition " << pd.condition
+       << " (eigenvalues of a pencil the planner gets to eps_double of its largest only)";
   os << ") leaves fewer than half the digits of the working precision; iterative refinement in double "
      << "(Options::refine = 2; Python refine=2; pscr-solve --refine 2) or a wider type recovers them";
   pd.warning = os.str();
@@ -749,7 +781,9 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
       std::vector<std::vector<ShiftValue<W<T>>>> values;
       for (std::size_t d = 0; d < wide.size(); ++d) values.push_back(layout_shift_values(wide[d], dimension_radix(problem, int(d), q, dense), spectra.whole[d]));
       const double a =
-          shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false, working_eps<T>()).amplification;
+          shift_amplification(std::move(values), spectra.nu, W<T>(problem.c()), false, working_eps<T>(),
+                              spectra.relative)
+              .amplification;
       if (a < best_amplification) {
         best = q;
         best_amplification = a;
