@@ -234,6 +234,19 @@ with tempfile.TemporaryDirectory() as tmp:
     np.save(P("nan.npy"), np.full((6, 6), np.nan))
     np.save(P("int.npy"), np.ones((6, 6), dtype=np.int32))
     np.save(P("bad_factor.npy"), np.ones((3, 6)))
+    # header dicts: written with another header text, the data unchanged
+    hlen = int.from_bytes(raw[8:10], "little")
+
+    def with_header(name, text):
+        text = text + " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
+        with open(P(name), "wb") as fh:
+            fh.write(raw[:8] + len(text).to_bytes(2, "little") + text.encode("latin1") + raw[10 + hlen:])
+
+    with_header("dup.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 6), 'shape': (3, 12), }")
+    with_header("trail.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 6), } junk")
+    with_header("unterm.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 6)")
+    with_header("extra.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 6), 'x': 1}")
+    with_header("dquote.npy", '{"descr": "<f8", "fortran_order": False, "shape": (6, 6)}')
     corner = np.load(P("A.npy"))
     corner[1, -1] = -0.5
     np.save(P("A_corner.npy"), corner)
@@ -248,6 +261,10 @@ with tempfile.TemporaryDirectory() as tmp:
         ("complex c for real data", base + ["--rhs", P("good.npy"), "--c", "1+2j"], "complex"),
         ("bad factor shape", ["--A1", P("bad_factor.npy")] + base[2:] + ["--rhs", P("good.npy")], "(2, n)"),
         ("missing option", base[2:] + ["--rhs", P("good.npy")], "missing --A1"),
+        ("a header key twice", base + ["--rhs", P("dup.npy")], "'shape' twice"),
+        ("text after the header dict", base + ["--rhs", P("trail.npy")], "text after the dict"),
+        ("a header dict not closed", base + ["--rhs", P("unterm.npy")], "not closed"),
+        ("an unknown header entry", base + ["--rhs", P("extra.npy")], "unknown entry 'x'"),
         ("bad radix", base + ["--rhs", P("good.npy"), "--radix", "1"], "radix"),
         ("radix not a number", base + ["--rhs", P("good.npy"), "--radix", "x"], "0 (automatic) or a radix q from 2"),
         ("negative radix", base + ["--rhs", P("good.npy"), "--radix", "-5"], "0 (automatic) or a radix q from 2"),
@@ -265,6 +282,10 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, args, needle in bad:
         r = run(args)
         check(f"bad input: {name}", r.returncode == 2 and needle in r.stderr, f"rc={r.returncode} stderr={r.stderr!r}")
+    # a header in double quotes (a Python dict literal as valid as numpy's own)
+    r = run(base + ["--rhs", P("dquote.npy")])
+    check("header in double quotes read", r.returncode == 0 and np.array_equal(np.load(P("u.npy")).shape, (6, 6)),
+          r.stderr)
 
     # A float operator 1e-3 from singular (Laplacians, c just above minus their smallest eigenvalues):
     # the report warns that fewer than half the digits are kept and names --refine, which recovers them.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "pscr/errors.hpp"
@@ -16,24 +17,74 @@ namespace {
   throw FileFormatError(path + ": " + what);
 }
 
-// Value of `key` in the header dict, as raw text up to the next top-level ',' or '}'.
-std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
-  const auto k = header.find("'" + key + "'");
-  if (k == std::string::npos) fail(path, "header has no '" + key + "' entry");
-  auto p = header.find(':', k);
-  if (p == std::string::npos) fail(path, "malformed header near '" + key + "'");
+// The header: a Python dict literal of quoted keys (' or ") and values
+// (quoted strings, True/False, tuples), then padding and a newline. Each of
+// descr, fortran_order and shape once, nothing else, nothing after the
+// dict. Values are raw text; a quoted one comes back in single quotes.
+std::map<std::string, std::string> header_dict(const std::string& h, const std::string& path) {
+  std::size_t p = 0;
+  const auto skip = [&] {
+    while (p < h.size() && (h[p] == ' ' || h[p] == '\t')) ++p;
+  };
+  const auto quoted = [&](const char* what) {
+    skip();
+    if (p >= h.size() || (h[p] != '\'' && h[p] != '"'))
+      fail(path, std::string("malformed header: ") + what + " is not a quoted string");
+    const char q = h[p++];
+    const auto end = h.find(q, p);
+    if (end == std::string::npos) fail(path, "malformed header: a string is not terminated");
+    std::string text = h.substr(p, end - p);
+    p = end + 1;
+    return text;
+  };
+  skip();
+  if (p >= h.size() || h[p] != '{') fail(path, "malformed header: no dict");
   ++p;
-  int depth = 0;
-  std::string out;
-  for (; p < header.size(); ++p) {
-    const char c = header[p];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (depth == 0 && (c == ',' || c == '}')) break;
-    out += c;
+  std::map<std::string, std::string> out;
+  for (;;) {
+    skip();
+    if (p < h.size() && h[p] == '}') break;
+    const std::string key = quoted("a key");
+    skip();
+    if (p >= h.size() || h[p] != ':') fail(path, "malformed header near '" + key + "'");
+    ++p;
+    skip();
+    std::string value;
+    if (p < h.size() && (h[p] == '\'' || h[p] == '"')) {
+      value = "'" + quoted("a value") + "'";
+    } else {
+      const std::size_t start = p;
+      for (int depth = 0; p < h.size(); ++p) {
+        const char c = h[p];
+        if (c == '(' || c == '[') ++depth;
+        if ((c == ')' || c == ']') && --depth < 0) fail(path, "malformed header near '" + key + "'");
+        if (depth == 0 && (c == ',' || c == '}')) break;
+      }
+      value = h.substr(start, p - start);
+      value.erase(value.find_last_not_of(" \t") + 1);
+    }
+    if (!out.emplace(key, value).second) fail(path, "header has '" + key + "' twice");
+    skip();
+    if (p < h.size() && h[p] == ',') {
+      ++p;
+      continue;
+    }
+    if (p < h.size() && h[p] == '}') break;
+    fail(path, "malformed header: the dict is not closed after '" + key + "'");
   }
-  const auto b = out.find_first_not_of(" "), e = out.find_last_not_of(" ");
-  return b == std::string::npos ? "" : out.substr(b, e - b + 1);
+  for (++p; p < h.size() && std::strchr(" \t\r\n", h[p]) && h[p] != '\0'; ++p) {
+  }
+  if (p != h.size()) fail(path, "malformed header: text after the dict");
+  for (const auto& [key, value] : out)
+    if (key != "descr" && key != "fortran_order" && key != "shape") fail(path, "header has an unknown entry '" + key + "'");
+  return out;
+}
+
+std::string dict_value(const std::map<std::string, std::string>& dict, const std::string& key,
+                       const std::string& path) {
+  const auto it = dict.find(key);
+  if (it == dict.end()) fail(path, "header has no '" + key + "' entry");
+  return it->second;
 }
 
 }  // namespace
@@ -83,7 +134,8 @@ Array load(const std::string& path) {
   if (!in.read(header.data(), hlen)) fail(path, "truncated header");
 
   Array a;
-  std::string descr = dict_value(header, "descr", path);
+  const auto dict = header_dict(header, path);
+  std::string descr = dict_value(dict, "descr", path);
   if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"')) fail(path, "malformed descr " + descr);
   descr = descr.substr(1, descr.size() - 2);
   if (descr == "<f4") a.dtype = DType::float32;
@@ -91,8 +143,8 @@ Array load(const std::string& path) {
   else if (descr == "<c8") a.dtype = DType::complex64;
   else if (descr == "<c16") a.dtype = DType::complex128;
   else fail(path, "unsupported dtype '" + descr + "' (need little-endian float32/float64/complex64/complex128)");
-  if (dict_value(header, "fortran_order", path) != "False") fail(path, "Fortran-ordered arrays are not supported");
-  std::string shape = dict_value(header, "shape", path);
+  if (dict_value(dict, "fortran_order", path) != "False") fail(path, "Fortran-ordered arrays are not supported");
+  std::string shape = dict_value(dict, "shape", path);
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "malformed shape " + shape);
   std::stringstream ss(shape.substr(1, shape.size() - 2));
   std::string item;
