@@ -38,14 +38,25 @@ struct Representation {
 // e_i + |o_i−1| + |o_i| (row excess e ≥ 0) by additions of non-negative
 // numbers: pivot p_i = ê_i + |o_i|, pivot excess ê_i = e_i + |o_i−1| ê_i−1 / p_i−1.
 // False when a pivot before the last one vanishes (a split, singular block).
-bool factor_dominant(const std::vector<double>& e, const std::vector<double>& o, Representation& r) {
+// guarded: an excess may fall short of zero (the rounding of data in a
+// narrower type) where what the elimination adds covers it: each such row
+// multiplies the relative error of ê by added / ê, and their product must
+// stay below 2 (a bit lost in all), else false.
+bool factor_dominant(const std::vector<double>& e, const std::vector<double>& o, Representation& r,
+                     bool guarded = false) {
   const int m = int(e.size());
   r.d.assign(m, 0);
   r.l.assign(m, 0);
-  double e_hat = 0, prev_o = 0, prev_p = 1;
+  double e_hat = 0, prev_o = 0, prev_p = 1, growth = 1;
   for (int i = 0; i < m; ++i) {
-    e_hat = e[i] + (i > 0 ? std::abs(prev_o) * (e_hat / prev_p) : 0.0);
+    const double added = i > 0 ? std::abs(prev_o) * (e_hat / prev_p) : 0.0;
     const double oi = i + 1 < m ? o[i] : 0.0;
+    e_hat = e[i] + added;
+    // (a deficit within 8 ε_double of the diagonal was always accepted)
+    if (guarded && e[i] < -8 * kEps * (std::abs(prev_o) + std::abs(oi))) {
+      growth *= added / e_hat;
+      if (!(e_hat > 0) || !(growth <= 2)) return false;
+    }
     double p = e_hat + std::abs(oi);
     if (i + 1 < m && !(p > 0)) return false;
     if (i + 1 == m) p = std::max(p, 0.0);  // singular up to the rounding of the data (pure Neumann)
@@ -356,10 +367,15 @@ std::optional<Representations> representations(const Tridiagonal<double>& A, con
     long double x = A.diag[i];
     if (i > 0) x -= std::abs((long double)A.off[i - 1]);
     if (i + 1 < m) x -= std::abs((long double)A.off[i]);
-    dominant = A.diag[i] > 0 && x >= -8 * kEps * A.diag[i];
-    e[i] = double(x);  // a negative excess of the size of the data's rounding is the data's
+    // a deficit of the data's rounding is the data's: up to 8 ε of float
+    // (a graded factor rounded to float has deficits of an ulp or two of
+    // float; refused at 8 ε_double, its eigenvalues were only absolutely
+    // accurate, and a float mesh graded by 1.3e5 was refused as singular),
+    // provided the factorisation below keeps its relative accuracy
+    dominant = A.diag[i] > 0 && x >= -8 * double(std::numeric_limits<float>::epsilon()) * A.diag[i];
+    e[i] = double(x);
   }
-  if (dominant && factor_dominant(e, A.off, bottom)) {
+  if (dominant && factor_dominant(e, A.off, bottom, true)) {
     for (int i = 0; i < m; ++i) {
       bottom.d[i] /= M.diag[i];
       if (i + 1 < m) bottom.l[i] *= T.sq[i] / T.sq[i + 1];
