@@ -49,7 +49,8 @@ with tempfile.TemporaryDirectory() as tmp:
         name = f"{backend} {name}"
         cplx = np.issubdtype(dtype, np.complexfloating)
         fs, f, args = write_system(P, rng, ns, dtype, batch)
-        cstr = f"({np.real(c)},{np.imag(c)})" if cplx else str(c)
+        # complex c as a pair, or (reference backend) in Python's str(complex) form "(-0.2+0.1j)"
+        cstr = (str(complex(c)) if backend == "reference" else f"({np.real(c)},{np.imag(c)})") if cplx else str(c)
         radix = name.split(" q")[1] if " q" in name else "4"
         r = run(args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--c", cstr, "--radix", radix, "--backend", backend])
         if r.returncode != 0:
@@ -277,6 +278,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ("no such device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "99"], "device"),
         ("bad backend", base + ["--rhs", P("good.npy"), "--backend", "cuda"], "backend"),
         ("an option twice", base + ["--rhs", P("good.npy"), "--c", "1", "--c=2"], "--c given twice"),
+        ("c out of range", base + ["--rhs", P("good.npy"), "--c", "1e-400"], "out of the range of double"),
         ("an option without its value", base + ["--rhs", P("good.npy"), "--c"], "--c needs a value"),
     ]
     for name, args, needle in bad:

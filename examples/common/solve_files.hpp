@@ -85,6 +85,9 @@ inline std::complex<double> parse_c(const std::string& s) {
   for (char ch : s) if (ch != ' ') t += ch;
   double re = 0, im = 0;
   char tail = 0;
+  // Python's str(complex): "(-50+1j)", the parentheses around the j form
+  if (t.size() > 2 && t.front() == '(' && t.back() == ')' && t.find(',') == std::string::npos)
+    t = t.substr(1, t.size() - 2);
   if (!t.empty() && t.front() == '(') {
     if (std::sscanf(t.c_str(), "(%lf,%lf)%c", &re, &im, &tail) == 2) return {re, im};
   } else if (!t.empty() && (t.back() == 'j' || t.back() == 'i')) {
@@ -100,6 +103,8 @@ inline std::complex<double> parse_c(const std::string& s) {
       std::string ims = t.substr(split, pos - split);
       im = (ims == "+" || ims == "-") ? (ims == "+" ? 1 : -1) : std::stod(ims, &u2);
       if (u1 == split) return {re, im};
+    } catch (const std::out_of_range&) {
+      throw Usage("--c: '" + s + "' is out of the range of double");
     } catch (...) {
     }
   } else {
@@ -107,6 +112,8 @@ inline std::complex<double> parse_c(const std::string& s) {
       std::size_t used;
       re = std::stod(t, &used);
       if (used == t.size()) return {re, 0};
+    } catch (const std::out_of_range&) {
+      throw Usage("--c: '" + s + "' is out of the range of double");
     } catch (...) {
     }
   }
