@@ -28,7 +28,7 @@ inline const char* kOptions =
     "                  row 1 holds the corner, row n-1 with row 0, in its last entry; n >= 3)\n"
     "                  [--repeat K]  (K more solves of the same right-hand side after the first,\n"
     "                  0 ... 1000: their median time is reported)\n"
-    "  VALUE is a real number or a complex one written as 1.5+2j or (1.5,2)\n";
+    "  VALUE is a real number or a complex one written as 1.5+2j, (1.5+2j) or (1.5,2)\n";
 
 // --key value or --key=value pairs (the latter for values that begin with
 // a minus: --c=-1.5 as well as --c -1.5), each key once; --help returns an
