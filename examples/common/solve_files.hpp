@@ -63,13 +63,16 @@ inline int dims_of(const std::map<std::string, std::string>& args) { return args
 
 // An integer option in [lo, hi]; Usage (not an exit: over MPI every rank
 // reads the same arguments, and only the first failing rank reports).
-inline int int_option(const std::map<std::string, std::string>& args, const char* key, long lo, long hi, int otherwise) {
+// accepts: what the message says is accepted (default "an integer from lo to hi")
+inline int int_option(const std::map<std::string, std::string>& args, const char* key, long lo, long hi, int otherwise,
+                      const std::string& accepts = "") {
   if (!args.count(key)) return otherwise;
   const std::string& text = args.at(key);
   char* end = nullptr;
   const long v = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || v < lo || v > hi)
-    throw Usage(std::string("--") + key + " needs an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+    throw Usage(std::string("--") + key + " needs " +
+                (accepts.empty() ? "an integer from " + std::to_string(lo) + " to " + std::to_string(hi) : accepts) +
                 ", got '" + text + "'");
   return int(v);
 }
@@ -85,6 +88,14 @@ inline std::complex<double> parse_c(const std::string& s) {
   for (char ch : s) if (ch != ' ') t += ch;
   double re = 0, im = 0;
   char tail = 0;
+  // std::stod, a value beyond double's range named as such
+  const auto number = [&](const std::string& text, std::size_t* used) {
+    try {
+      return std::stod(text, used);
+    } catch (const std::out_of_range&) {
+      throw Usage("--c: '" + s + "' is out of the range of double");
+    }
+  };
   // Python's str(complex): "(-50+1j)", the parentheses around the j form
   if (t.size() > 2 && t.front() == '(' && t.back() == ')' && t.find(',') == std::string::npos)
     t = t.substr(1, t.size() - 2);
@@ -97,24 +108,20 @@ inline std::complex<double> parse_c(const std::string& s) {
     for (std::size_t i = pos; i-- > 1;)
       if ((t[i] == '+' || t[i] == '-') && t[i - 1] != 'e' && t[i - 1] != 'E') { split = i; break; }
     try {
-      if (split == std::string::npos) return {0, std::stod(t.substr(0, pos))};
+      if (split == std::string::npos) return {0, number(t.substr(0, pos), nullptr)};
       std::size_t u1, u2;
-      re = std::stod(t.substr(0, split), &u1);
+      re = number(t.substr(0, split), &u1);
       std::string ims = t.substr(split, pos - split);
-      im = (ims == "+" || ims == "-") ? (ims == "+" ? 1 : -1) : std::stod(ims, &u2);
+      im = (ims == "+" || ims == "-") ? (ims == "+" ? 1 : -1) : number(ims, &u2);
       if (u1 == split) return {re, im};
-    } catch (const std::out_of_range&) {
-      throw Usage("--c: '" + s + "' is out of the range of double");
-    } catch (...) {
+    } catch (const std::invalid_argument&) {
     }
   } else {
     try {
       std::size_t used;
-      re = std::stod(t, &used);
+      re = number(t, &used);
       if (used == t.size()) return {re, 0};
-    } catch (const std::out_of_range&) {
-      throw Usage("--c: '" + s + "' is out of the range of double");
-    } catch (...) {
+    } catch (const std::invalid_argument&) {
     }
   }
   throw Usage("--c: cannot parse '" + s + "' as a number");
@@ -202,15 +209,8 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
 
 inline pscr::Options load_options(const std::map<std::string, std::string>& args) {
   pscr::Options o;
-  if (args.count("radix")) {
-    const std::string& text = args.at("radix");
-    char* end = nullptr;
-    const long q = std::strtol(text.c_str(), &end, 10);
-    // q = 1 passes to the plan, which says why it needs q >= 2
-    if (text.empty() || *end != '\0' || q < 0 || q > (1 << 20))
-      throw Usage("--radix needs 0 (automatic) or a radix q from 2 to 1048576, got '" + text + "'");
-    o.radix = int(q);
-  }
+  // q = 1 passes to the plan, which says why it needs q >= 2
+  o.radix = int_option(args, "radix", 0, 1 << 20, o.radix, "0 (automatic) or a radix q from 2 to 1048576");
   o.threads = int_option(args, "threads", 0, pscr::kMaxThreads, o.threads);
   if (args.count("device")) o.device = args.at("device");
   o.refine = int_option(args, "refine", 0, 10, o.refine);
