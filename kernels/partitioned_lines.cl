@@ -109,14 +109,27 @@ __kernel void partition_eliminate(__global scalar* X, int x0, __global const int
 
 // After the exchange: the reduced system on the Q parts' last rows, per line
 // by Thomas. reduced: 3 rows of L per part, as the set-up wrote them;
-// ends: its right-hand sides, a row of L per part (partition_eliminate's
-// first row of that part plus the next part's second, summed on the host).
-// Row q couples y_q to y_{q−1} by part q's spike and to y_{q+1} by part q +
-// 1's (symmetric); part q + 1's eliminations add to its excess and
-// right-hand side. y: 2·Q rows of L, the solution y_q in row q (the second
+// ends: its right-hand sides, `per_rank` rows of L per rank of `parts`
+// parts each. With per_rank = 2·parts they are partition_eliminate's rows
+// as every rank wrote them (row j: part j's reduced row, row parts + j: what
+// part j's eliminations add to the row before it), and row q of the reduced
+// system sums part q's first and part q + 1's second; with per_rank = parts
+// the host has summed them. Row q couples y_q to y_{q−1} by part q's spike
+// and to y_{q+1} by part q + 1's (symmetric); part q + 1's eliminations add
+// to its excess. y: 2·Q rows of L, the solution y_q in row q (the second
 // half holds the elimination's multipliers on the way).
+inline scalar reduced_rhs(__global const scalar* ends, int q, int Q, int parts, int per_rank, int L, int line) {
+  const int r = q / parts, j = q - r * parts;
+  scalar g = ends[(size_t)(r * per_rank + j) * L + line];
+  if (per_rank == 2 * parts && q + 1 < Q) {
+    const int rn = (q + 1) / parts, jn = q + 1 - rn * parts;
+    g += ends[(size_t)(rn * per_rank + parts + jn) * L + line];
+  }
+  return g;
+}
+
 __kernel void partition_reduced(__global const scalar* reduced, __global const scalar* ends, int Q, int L,
-                                __global scalar* y, __global int* flags) {
+                                int parts, int per_rank, __global scalar* y, __global int* flags) {
   const int line = get_global_id(0);
   if (line >= L) return;
   scalar cprev = ZERO, gprev = ZERO;
@@ -129,7 +142,7 @@ __kernel void partition_reduced(__global const scalar* reduced, __global const s
     const bool next = p + 1 < Q;
     const scalar lo = p > 0 ? reduced[r + L] : ZERO, up = next ? reduced[rn + L] : ZERO;
     const scalar sp = reduced[r] + (next ? reduced[rn + 2 * L] : ZERO);
-    const scalar gr = ends[(size_t)p * L + line];
+    const scalar gr = reduced_rhs(ends, p, Q, parts, per_rank, L, line);
 #ifdef EXCESS_FORM
     const scalar e_hat = sp + fabs(lo) * ratio;
     const scalar inv = srecip(e_hat + fabs(up));

@@ -29,6 +29,7 @@
 #include "pscr/scalar.hpp"
 #include "agreement.hpp"
 #include "distributed_impl.hpp"
+#include "local_communicator.hpp"
 #include "slabs.hpp"
 
 namespace pscr {
@@ -124,15 +125,18 @@ template <class T> std::vector<double> slab_mass_weights(const Problem<T>& probl
 // rank alone, so the ranks agree first), the pure-Neumann weights.
 template <class T> void set_up(distributed::SlabExecutor<T>& ex, const Options& ranked, double& waited) {
   if (ex.transform_data) {
-    // a transformed split: a row to the previous rank, the parts' rows to
-    // every other rank per solve
+    // a transformed split: per solve, ranks of one process have their 2
+    // rows per part read by every other rank's device; other ranks send a
+    // row to the previous rank and their parts' summed rows to every other
     const std::size_t n1 = ex.data.problem.size(0);
     std::vector<RowRange> slabs;
     for (int r = 0; r < ex.info.ranks; ++r) slabs.push_back(slab_rows(n1, ex.info.ranks, r));
     const int parts = distributed::transform_split_parts(n1, ex.R, ex.info.ranks);
     const std::size_t others = std::size_t(ex.info.ranks - 1), before = ex.me() > 0 ? 1 : 0;
-    ex.info.messages_per_solve = others + before;
-    ex.info.bytes_per_solve = (others * std::size_t(parts) + before) * ex.R * sizeof(T);
+    const bool in_place = shares_address_space(*ex.comm);
+    ex.info.messages_per_solve = others + (in_place ? 0 : before);
+    ex.info.bytes_per_solve =
+        (in_place ? others * 2 * std::size_t(parts) : others * std::size_t(parts) + before) * ex.R * sizeof(T);
     distributed::on_every_rank(
         *ex.comm, "the OpenCL device", true,
         [&] { ex.transform = make_transform_slab(*ex.transform_data, ranked, slabs, parts, ex.me()); }, waited);

@@ -13,6 +13,7 @@
 #include "../stopwatch.hpp"
 #include "agreement.hpp"
 #include "distributed_impl.hpp"
+#include "local_communicator.hpp"
 #include "pscr/errors.hpp"
 
 namespace pscr {
@@ -76,6 +77,42 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
   agree_on_nonfinite(ex, i < N ? first + i : std::size_t(-1), count);
 }
 
+// The reduced system's right-hand sides of a transformed split over ranks
+// that do not share memory (MPI), from this rank's `rows` (2k rows of R, as
+// TransformSlab::eliminate returns them): its k rows summed with what the
+// next part adds, the first part's addition sent to the previous rank and
+// the next rank's added to the last row, and every rank's k rows to every
+// rank. Returns where each rank's rows lie in the plan's gathered area.
+template <class T>
+std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, const T* rows, std::size_t k) {
+  TransformSlab<T>& dev = *ex.transform;
+  const int me = ex.me(), ranks = ex.comm->size();
+  const std::size_t R = ex.R, bytes = R * sizeof(T);
+  T* all = dev.gathered_area();
+  T* mine = all + std::size_t(me) * k * R;
+  T* next = all + std::size_t(ranks) * k * R;  // the next rank's first part's addition
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t i = 0; i < R; ++i) mine[j * R + i] = rows[j * R + i] + (j + 1 < k ? rows[(k + j + 1) * R + i] : T(0));
+  {
+    std::vector<Transfer> sends, receives;
+    if (me > 0) sends.push_back({me - 1, const_cast<T*>(rows + k * R), bytes});
+    if (me + 1 < ranks) receives.push_back({me + 1, next, bytes});
+    ex.comm->exchange(sends, receives);
+    if (me + 1 < ranks)
+      for (std::size_t i = 0; i < R; ++i) mine[(k - 1) * R + i] += next[i];
+  }
+  std::vector<Transfer> sends, receives;
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) {
+      sends.push_back({q, mine, k * bytes});
+      receives.push_back({q, all + std::size_t(q) * k * R, k * bytes});
+    }
+  ex.comm->exchange(sends, receives);
+  std::vector<const T*> at;
+  for (int q = 0; q < ranks; ++q) at.push_back(all + std::size_t(q) * k * R);
+  return at;
+}
+
 // One right-hand side X of a transformed split (transform_split.hpp): the
 // upload, the device's scan, the transforms and this slab's elimination, the
 // exchange of every rank's rows of the reduced system, the back
@@ -90,34 +127,17 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  T* before = dev.eliminate();
+  const T* rows = dev.eliminate();
   const auto exchanged = clock_type::now();
   st.exchange_wait_seconds += seconds_since(t);
-  // what this slab's first part adds to the previous rank's last row goes
-  // there and is added to it; then every rank's rows go to every rank
-  const int me = ex.me(), ranks = ex.comm->size();
-  const std::size_t R = ex.R, k = std::size_t(dev.parts()), bytes = R * sizeof(T);
-  T* all = dev.reduced_area();
-  T* mine = all + std::size_t(me) * k * R;
-  {
-    std::vector<Transfer> sends, receives;
-    if (me > 0) sends.push_back({me - 1, before, bytes});
-    if (me + 1 < ranks) receives.push_back({me + 1, before + R, bytes});
-    ex.comm->exchange(sends, receives);
-    if (me + 1 < ranks) {
-      T* last = mine + (k - 1) * R;
-      for (std::size_t i = 0; i < R; ++i) last[i] += before[R + i];
-    }
-  }
-  std::vector<Transfer> sends, receives;
-  for (int q = 0; q < ranks; ++q)
-    if (q != me) {
-      sends.push_back({q, mine, k * bytes});
-      receives.push_back({q, all + std::size_t(q) * k * R, k * bytes});
-    }
-  ex.comm->exchange(sends, receives);
+  // ranks of one process: every device reads every rank's rows in place
+  const std::size_t k = std::size_t(dev.parts());
+  const std::vector<const void*> shared = share_in_place(*ex.comm, rows);
+  std::vector<const T*> all;
+  for (const void* p : shared) all.push_back(static_cast<const T*>(p));
+  if (shared.empty()) all = gather_reduced_rows(ex, rows, k);
   st.exchange_seconds += seconds_since(exchanged);
-  dev.substitute();
+  dev.substitute(all, int(shared.empty() ? k : 2 * k));
   const bool nonfinite = dev.solution_nonfinite();  // waits for the solve
   st.device_seconds += seconds_since(t);
   t = clock_type::now();

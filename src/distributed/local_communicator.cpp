@@ -18,7 +18,7 @@ namespace pscr {
 namespace {
 
 struct Shared {
-  explicit Shared(int ranks) : size(ranks), posted(std::size_t(ranks)), values(std::size_t(ranks)) {}
+  explicit Shared(int ranks) : size(ranks), posted(std::size_t(ranks)), values(std::size_t(ranks)), shared(std::size_t(ranks)) {}
   const int size;
   std::mutex mutex;
   std::condition_variable changed;
@@ -27,6 +27,7 @@ struct Shared {
   std::atomic<bool> aborted{false};  // a rank has failed: the others leave their barriers
   std::vector<std::vector<Transfer>> posted;  // [rank]: its sends of the current exchange
   std::vector<const double*> values;           // [rank]: its operand of the current sum or max
+  std::vector<const void*> shared;             // [rank]: its pointer of the current share
 
   // The ranks are threads that mostly arrive within microseconds of each
   // other, and a solve passes several barriers per level: a waiting rank
@@ -104,6 +105,13 @@ class LocalCommunicator final : public Communicator {
     }
     s_->barrier();
   }
+  std::vector<const void*> share(const void* mine) {
+    s_->shared[std::size_t(rank_)] = mine;
+    s_->barrier();
+    std::vector<const void*> all = s_->shared;
+    s_->barrier();  // no rank posts its next pointer before every rank has read this one
+    return all;
+  }
   void sum(double* values, std::size_t count) override {
     reduce(values, count, [](double a, double b) { return a + b; });
   }
@@ -135,6 +143,12 @@ void abort_local_ranks(Communicator& c) {
 void reset_local_ranks(Communicator& c) {
   if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) local->reset();
 }
+
+std::vector<const void*> share_in_place(Communicator& c, const void* mine) {
+  if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) return local->share(mine);
+  return {};
+}
+bool shares_address_space(const Communicator& c) { return dynamic_cast<const LocalCommunicator*>(&c) != nullptr; }
 
 std::vector<std::shared_ptr<Communicator>> local_communicators(int ranks) {
   if (ranks < 1) throw InvalidArgument("local_communicators: " + std::to_string(ranks) + " ranks (needs >= 1)");

@@ -41,20 +41,25 @@ template <class T> class TransformSlab {
   virtual void clear_flags() = 0;
   // The parts of this rank's slab (transform_split_parts), as on every rank.
   virtual int parts() const = 0;
-  // The transforms to modes and the elimination of this slab's parts: writes
-  // this rank's `parts()` rows of the reduced system's right-hand sides into
-  // its place in reduced_area() (row j that of part j's last row, plus what
-  // part j + 1's eliminations add to it; the last row lacks the next rank's
-  // addition), once they are on the host (waits). Returns two rows of R
-  // values, page-locked: what the first part's eliminations add to the
-  // previous rank's last row, then room for the next rank's such row.
-  virtual T* eliminate() = 0;
-  // Host memory for every rank's reduced right-hand sides, parts() rows of R
-  // values per rank, rank after rank, valid until the next substitute.
-  virtual T* reduced_area() = 0;
-  // From them: the reduced system, this slab's back substitution and the
-  // transforms back (enqueued).
-  virtual void substitute() = 0;
+  // The transforms to modes and the elimination of this slab's parts.
+  // Returns, once they are on the host (waits), what the eliminations leave
+  // for the reduced system: 2·parts() rows of R values, page-locked; row j
+  // the right-hand side of part j's last row, row parts() + j what part j's
+  // eliminations add to that of the row before the part (part j − 1's last,
+  // or the previous rank's last part's). Two such areas alternate from call
+  // to call: the rows stay as returned until the next call but one, so that
+  // ranks sharing the address space read each other's in place.
+  virtual const T* eliminate() = 0;
+  // Page-locked host memory for the reduced right-hand sides gathered by
+  // messages: parts() rows of R values per rank, rank after rank, and one
+  // more row (the next rank's addition to this rank's last row as received).
+  virtual T* gathered_area() = 0;
+  // From every rank's reduced right-hand sides (rows[r] rank r's, per_rank
+  // rows of R values each: 2·parts() rows as eliminate() returned them, or
+  // parts() rows summed), the reduced system, this slab's back substitution
+  // and the transforms back (enqueued; rows are read before the next
+  // eliminate() returns).
+  virtual void substitute(const std::vector<const T*>& rows, int per_rank) = 0;
   virtual void finish() = 0;  // waits for the device's queue
   // What the solve found (waits): a non-finite solution value, and the text
   // of a near-singular elimination (empty: none).

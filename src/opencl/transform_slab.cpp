@@ -62,7 +62,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     auto allocate = [&] {
       slab_ = rt_->alloc(rows_ * R_ * sizeof(T), "slab");
       ends_ = rt_->alloc(2 * k * R_ * sizeof(T), "reduced right-hand sides");
-      all_ends_ = rt_->alloc(Q * R_ * sizeof(T), "reduced right-hand sides");
+      all_ends_ = rt_->alloc(2 * Q * R_ * sizeof(T), "reduced right-hand sides");
       reduced_ = rt_->alloc(3 * Q * R_ * sizeof(T), "reduced rows");
       solution_ = rt_->alloc(2 * Q * R_ * sizeof(T), "reduced solution");
       checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * k * stride_, 1) * R_ * sizeof(T), "pivot checkpoints");
@@ -85,11 +85,12 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     // every part's reduced row, and this rank's parts' pivot checkpoints
     eliminate_launch(0, int(Q), false);
     rt_->finish();
-    // what the parts add to the rows before them; its second row, once added,
-    // receives the next rank's
-    pinned_ends_ = ocl::PinnedHost(rt_->context(), rt_->queue(), std::max<std::size_t>(k, 2) * R_ * sizeof(T),
-                                   "reduced right-hand sides");
-    pinned_all_ = ocl::PinnedHost(rt_->context(), rt_->queue(), Q * R_ * sizeof(T), "reduced right-hand sides");
+    // the eliminations' rows on the host, two areas in turn (eliminate()),
+    // and the rows gathered by messages
+    for (auto& area : pinned_rows_)
+      area = ocl::PinnedHost(rt_->context(), rt_->queue(), 2 * k * R_ * sizeof(T), "reduced right-hand sides");
+    pinned_gathered_ =
+        ocl::PinnedHost(rt_->context(), rt_->queue(), (Q + 1) * R_ * sizeof(T), "reduced right-hand sides");
   }
 
   void write_slab(const T* src) override { copy(const_cast<T*>(src), true); }
@@ -98,35 +99,25 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void clear_flags() override { flags_.clear(); }
 
   int parts() const override { return parts_; }
-  T* eliminate() override {
+  const T* eliminate() override {
     to_modes(true);
     eliminate_launch(own_, parts_, true);
-    // the parts' last rows into this rank's place among all, what they add
-    // to the rows before them apart; then part j + 1's addition to part j's
-    const std::size_t k = std::size_t(parts_), row = R_ * sizeof(T);
-    T* mine = static_cast<T*>(pinned_all_.data()) + std::size_t(own_) * R_;
-    T* before = static_cast<T*>(pinned_ends_.data());
-    ocl::check(clEnqueueReadBuffer(rt_->queue(), ends_.get(), CL_FALSE, 0, k * row, mine, 0, nullptr, nullptr),
-               "clEnqueueReadBuffer (reduced right-hand sides)");
-    rt_->read_at(ends_.get(), k * row, before, k * row);
-    for (std::size_t j = 0; j + 1 < k; ++j) {
-      T* to = mine + j * R_;
-      const T* add = before + (j + 1) * R_;
-      for (std::size_t i = 0; i < R_; ++i) to[i] += add[i];
-    }
-    return before;
+    T* rows = static_cast<T*>(pinned_rows_[turn_].data());
+    turn_ ^= 1;
+    rt_->read(ends_.get(), rows, 2 * std::size_t(parts_) * R_ * sizeof(T));
+    return rows;
   }
-  T* reduced_area() override { return static_cast<T*>(pinned_all_.data()); }
+  T* gathered_area() override { return static_cast<T*>(pinned_gathered_.data()); }
 
-  void substitute() override {
-    const std::size_t Q = slabs_.size() * std::size_t(parts_);
-    // every part's combined row
-    ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, 0, Q * R_ * sizeof(T),
-                                    pinned_all_.data(), 0, nullptr, nullptr),
-               "clEnqueueWriteBuffer (reduced right-hand sides)");
+  void substitute(const std::vector<const T*>& rows, int per_rank) override {
+    const std::size_t Q = slabs_.size() * std::size_t(parts_), bytes = std::size_t(per_rank) * R_ * sizeof(T);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, r * bytes, bytes, rows[r], 0, nullptr,
+                                      nullptr),
+                 "clEnqueueWriteBuffer (reduced right-hand sides)");
     rt_->count(8.0 * double(Q * R_), 7.0 * double(Q * R_));
-    rt_->run("partition_reduced", 256, {R_}, reduced_.get(), all_ends_.get(), int(Q), int(R_), solution_.get(),
-             flags_.buffer());
+    rt_->run("partition_reduced", 256, {R_}, reduced_.get(), all_ends_.get(), int(Q), int(R_), parts_, per_rank,
+             solution_.get(), flags_.buffer());
     rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
     rt_->run("partition_back", 256, {R_, std::size_t(parts_)}, slab_.get(), x0(), bounds_.get(), own_, parts_, n1_,
              int(R_), factor_.get(), sigma_.get(), solution_.get(), checkpoints_.get(), int(stride_));
@@ -192,6 +183,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   planner::PlanData<T> pd_;
   std::vector<RowRange> slabs_;
   int parts_, rank_, own_ = 0;  // own_: this rank's first part
+  int turn_ = 0;                 // the area of pinned_rows_ the next eliminate() fills
   KernelParameters p_;
   std::string source_;
   std::unique_ptr<ocl::Runtime> rt_;
@@ -201,7 +193,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   Mem slab_, ends_, all_ends_, reduced_, solution_, checkpoints_, bounds_, sigma_, factor_;
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
-  ocl::PinnedHost pinned_ends_, pinned_all_;
+  ocl::PinnedHost pinned_rows_[2], pinned_gathered_;
   ocl::HostStaging staging_;
 };
 
