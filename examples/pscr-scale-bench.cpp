@@ -268,7 +268,8 @@ int main(int argc, char** argv) {
                   max_rel_diff(u, ref));
       if (P > 1)
         std::printf("    of the levels, the slowest rank's host at the exchanges: waiting for its device (kernels, "
-                    "rows to the host) %.2f ms, exchanging (messages, sums, rows enqueued back) %.2f ms\n",
+                    "rows to the host) %.2f ms, exchanging (pointers to the rows shared, or messages and sums; rows enqueued "
+                    "back) %.2f ms\n",
                     1e3 * st.waits, 1e3 * st.exchanges);
     }
     if (batch > 0) {

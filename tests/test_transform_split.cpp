@@ -9,10 +9,13 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "distributed/transform_split.hpp"
+#include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 #include "support.hpp"
 
@@ -111,6 +114,80 @@ BOOST_AUTO_TEST_CASE(parts_of_slabs) {
   // the plan says how many parts a rank eliminates
   const pscr::Plan<double> plan(pscr::poisson2d(uniform(30), uniform(63)), split_options(2));
   BOOST_TEST(plan.info().line_solver == "partitioned over ranks, 7 parts each");
+}
+
+// Ranks of one process read each other's eliminated rows in place (2 rows
+// per part, by every other rank's device); ranks that share no memory sum
+// and send them. Both give the same answer, a batch included (the rows of
+// one right-hand side stay in place while the next is eliminated), and the
+// traffic says which rows move.
+class MessagesOnly final : public pscr::Communicator {  // the local ranks' messages, without their memory
+ public:
+  explicit MessagesOnly(std::shared_ptr<pscr::Communicator> c) : c_(std::move(c)) {}
+  int rank() const override { return c_->rank(); }
+  int size() const override { return c_->size(); }
+  void exchange(const std::vector<pscr::Transfer>& s, const std::vector<pscr::Transfer>& r) override { c_->exchange(s, r); }
+  void sum(double* v, std::size_t n) override { c_->sum(v, n); }
+  void max(double* v, std::size_t n) override { c_->max(v, n); }
+
+ private:
+  std::shared_ptr<pscr::Communicator> c_;
+};
+
+BOOST_AUTO_TEST_CASE(rows_in_place_and_by_messages) {
+  const auto p = pscr::poisson2d(graded(30), uniform(63));
+  const int ranks = 3;
+  const std::size_t count = 3, R = 63, n1 = 30;
+  const int parts = pscr::distributed::transform_split_parts(n1, R, ranks);
+  const auto f = test::random_vector<double>(p.unknowns() * count, 29);
+  std::vector<double> in_place(f), messages(f);
+  pscr::opencl::prepare_device("0:0");  // selected once before the threads (the ICD loader's first enumeration)
+  for (const bool share : {true, false}) {
+    auto comms = pscr::local_communicators(ranks);
+    std::vector<std::thread> threads;
+    std::vector<std::string> failures(ranks);
+    std::vector<pscr::DistributedInfo> infos(ranks);
+    for (int r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        try {
+          std::shared_ptr<pscr::Communicator> c = comms[std::size_t(r)];
+          if (!share) c = std::make_shared<MessagesOnly>(c);
+          pscr::Options o;
+          o.backend = pscr::Backend::opencl;
+          o.devices.assign(std::size_t(ranks), "0:0");  // rank r takes devices[r]
+          pscr::DistributedPlan<double> plan(c, p, o);
+          infos[std::size_t(r)] = plan.info();
+          // this rank's rows of every right-hand side, solved in place
+          const pscr::RowRange rows = plan.rows();
+          std::vector<double> mine;
+          for (std::size_t b = 0; b < count; ++b)
+            mine.insert(mine.end(), f.begin() + long(b * n1 * R + rows.begin * R), f.begin() + long(b * n1 * R + rows.end * R));
+          plan.solve_batch(mine.data(), mine.data(), count);
+          auto& out = share ? in_place : messages;
+          for (std::size_t b = 0; b < count; ++b)
+            std::copy(mine.begin() + long(b * rows.size() * R), mine.begin() + long((b + 1) * rows.size() * R),
+                      out.begin() + long(b * n1 * R + rows.begin * R));
+        } catch (const std::exception& e) {
+          failures[std::size_t(r)] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (const auto& e : failures) BOOST_TEST_REQUIRE(e.empty(), e);
+    for (int r = 0; r < ranks; ++r) {
+      const auto& info = infos[std::size_t(r)];
+      BOOST_TEST(info.plan.dimension_methods.front() == kPartitioned);
+      const std::size_t others = std::size_t(ranks - 1), before = r > 0 ? 1 : 0;
+      BOOST_TEST(info.bytes_per_solve == (share ? others * 2 * std::size_t(parts) : others * std::size_t(parts) + before) *
+                                             R * sizeof(double),
+                 (share ? "in place" : "by messages") << ", rank " << r);
+    }
+  }
+  BOOST_TEST(test::rel_error(in_place, messages) == 0.0, "the sums are the same either way");
+  for (std::size_t b = 0; b < count; ++b) {
+    const std::vector<double> fb(f.begin() + long(b * p.unknowns()), f.begin() + long((b + 1) * p.unknowns()));
+    const std::vector<double> ub(in_place.begin() + long(b * p.unknowns()), in_place.begin() + long((b + 1) * p.unknowns()));
+    BOOST_TEST(test::rel_error(ub, test::band_solve(p, fb)) <= 1e-13, "right-hand side " << b);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(refinement) {
