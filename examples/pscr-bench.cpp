@@ -393,7 +393,8 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
                 copy_s > 0 ? 2e-9 * double(N * sizeof(T)) / copy_s : 0.0);
   }
   for (auto& k : shares) {
-    std::printf("    %-16s %5.1f %%  %4zu launches\n", k.kernel.c_str(), 100 * k.seconds / kernel_total, k.launches);
+    std::printf("    %-16s %5.1f %%  %4zu launches  %8.1f us per solve\n", k.kernel.c_str(), 100 * k.seconds / kernel_total,
+                k.launches, 1e6 * k.seconds / 2);
     ks << (ks.tellp() > 0 ? ", " : "") << "\"" << k.kernel << "\": " << k.seconds;
   }
   if (json) {

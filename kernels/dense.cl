@@ -200,17 +200,66 @@ inline int2 mma_entry(int e, int by_index) {
   return (int2)(4 * (run / MMA_TILE) + (e & 3), run % MMA_TILE);
 }
 
-// The operands' entries e = f + s·MMA_GROUP of the chunk from term k0 into registers.
-inline void mma_fetch(__global const double* in, __global const double* W, int k0, int f, int i0, int c0, int nk,
-                      int ni, int m, int C, int batch, int w_by_column, int in_modes, double* wnext, double* xnext) {
+// A work-item's loads of one operand, chunk after chunk. With MMA_GROUP =
+// 2·MMA_TILE, entry e = f + s·MMA_GROUP of a chunk is, by mma_entry,
+//   by_index:  (term, index) = (f / MMA_TILE + 2s, f % MMA_TILE)
+//   otherwise: (f % 4 + 4(s >> 1), f / 4 + 32(s & 1)),
+// so its element is at[s & 1] + (k0 + 2s or 4(s >> 1))·step, at[] set once
+// per work-group (the term f / MMA_TILE or f % 4 included): a chunk's index
+// arithmetic is a few additions, not a product and a range check per load,
+// which held the loop's instructions at about 20 per mma.
+typedef struct {
+  ulong at[2];   // even and odd s: the element of the first term at the work-item's index
+  int live[2];   // whether that index is in range
+  int term0;     // the first term's place in the chunk
+  int step;      // elements from one term to the next
+} mma_operand_t;
+
+// The operand whose element (term k, index i) lies at
+//   W[k·m + i] (by_index, i < limit: Wᵀ's columns, to modes), W[i·m + k] (W's
+//   rows, from modes), in[k·C + i] (by_index, i < C), or Y's [r][k][b] of
+//   column i = r·batch + b (modes).
+inline mma_operand_t mma_operand(int f, int x0, int limit, int by_index, int modes, int m, int batch, int C,
+                                 int step) {
+  mma_operand_t o;
+  o.step = step;
+  o.term0 = by_index ? f / MMA_TILE : f & 3;
 #pragma unroll
-  for (int s = 0; s < MMA_LOADS; ++s) {
-    const int e = f + s * MMA_GROUP;
-    const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
-    const int gk = k0 + w.x, gi = i0 + w.y;
-    wnext[s] = gk < nk && gi < ni ? W[w_by_column ? (size_t)gk * m + gi : (size_t)gi * m + gk] : 0.0;
-    const int hk = k0 + x.x, hc = c0 + x.y;
-    xnext[s] = hk < nk && hc < C ? in[in_modes ? dense_modes_index(hk, hc, m, batch) : (size_t)hk * C + hc] : 0.0;
+  for (int p = 0; p < 2; ++p) {
+    const int i = x0 + (by_index ? f % MMA_TILE : (f >> 2) + 32 * p);
+    o.live[p] = i < limit;
+    const int ii = o.live[p] ? i : 0;
+    const ulong row = modes ? dense_modes_index(0, ii, m, batch) : by_index ? (ulong)ii : (ulong)ii * m;
+    o.at[p] = row + (ulong)o.term0 * step;
+  }
+  return o;
+}
+
+inline double mma_load(__global const double* a, const mma_operand_t* o, int by_index, int s, ulong k_at, int k0,
+                       int nk, int whole) {
+  const int p = by_index ? 0 : s & 1, term = by_index ? 2 * s : 4 * (s >> 1);
+  if (whole) return a[o->at[p] + k_at + (ulong)term * o->step];
+  return o->live[p] && k0 + o->term0 + term < nk ? a[o->at[p] + k_at + (ulong)term * o->step] : 0.0;
+}
+
+// The operands' entries e = f + s·MMA_GROUP of the chunk from term k0 into
+// registers; whole: every one in range (a uniform branch).
+inline void mma_fetch(__global const double* in, __global const double* W, const mma_operand_t* wo,
+                      const mma_operand_t* xo, int w_by_column, int in_modes, int k0, int nk, int whole,
+                      double* wnext, double* xnext) {
+  const ulong wk = (ulong)k0 * wo->step, xk = (ulong)k0 * xo->step;
+  if (whole) {
+#pragma unroll
+    for (int s = 0; s < MMA_LOADS; ++s) {
+      wnext[s] = mma_load(W, wo, w_by_column, s, wk, k0, nk, 1);
+      xnext[s] = mma_load(in, xo, !in_modes, s, xk, k0, nk, 1);
+    }
+  } else {
+#pragma unroll
+    for (int s = 0; s < MMA_LOADS; ++s) {
+      wnext[s] = mma_load(W, wo, w_by_column, s, wk, k0, nk, 0);
+      xnext[s] = mma_load(in, xo, !in_modes, s, xk, k0, nk, 0);
+    }
   }
 }
 
@@ -232,8 +281,14 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
   const int out_tiles = (ni + MMA_TILE - 1) / MMA_TILE, gid = get_group_id(0);  // as dense_product
   const int i0 = (gid % out_tiles) * MMA_TILE, c0 = (gid / out_tiles) * MMA_TILE;
   const int wi0 = (warp & 1) * 32, wc0 = (warp >> 1) * 32;  // the warp's outputs and columns in the tile
+  // W: Wᵀ's columns (to modes, contiguous in the outputs) or W's rows (from
+  // modes, contiguous in the terms); the input: contiguous in its columns,
+  // or Y (from modes: the modes are its terms)
+  const mma_operand_t wo = mma_operand(f, i0, ni, w_by_column, 0, m, batch, C, w_by_column ? m : 1);
+  const mma_operand_t xo = mma_operand(f, c0, C, !in_modes, in_modes, m, batch, C, in_modes ? batch : C);
+  const int interior = i0 + MMA_TILE <= ni && c0 + MMA_TILE <= C;  // every index of the tile in range
   double wnext[MMA_LOADS], xnext[MMA_LOADS];
-  mma_fetch(in, W, 0, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
+  mma_fetch(in, W, &wo, &xo, w_by_column, in_modes, 0, nk, interior && MMA_DEPTH <= nk, wnext, xnext);
   double acc[MMA_FI][4][MMA_NC];
   mma_clear(acc);
   for (int k0 = 0; k0 < nk; k0 += MMA_DEPTH) {
@@ -246,7 +301,8 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (k0 + MMA_DEPTH < nk)
-      mma_fetch(in, W, k0 + MMA_DEPTH, f, i0, c0, nk, ni, m, C, batch, w_by_column, in_modes, wnext, xnext);
+      mma_fetch(in, W, &wo, &xo, w_by_column, in_modes, k0 + MMA_DEPTH, nk, interior && k0 + 2 * MMA_DEPTH <= nk,
+                wnext, xnext);
     double part[MMA_FI][4][MMA_NC];
     mma_clear(part);
 #pragma unroll
