@@ -362,18 +362,21 @@ DENSE_KERNEL dense_from_modes(__global const scalar* Y, __global scalar* X, __gl
   DENSE_STAGES;
   DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, Ws, Ins);
 }
-// The cyclic lines of a periodic last dimension, stored Y[row][line] (C
-// lines of n rows), solved in its eigenbasis: to modes Z = Wᵀ Y, the modes
-// divided by ν_k + σ_line (eigenbasis_divide), back Y = W Z. Same grid as above.
-DENSE_KERNEL eigenbasis_to_modes(__global const scalar* Y, __global scalar* Z, __global const scalar* W, int n,
-                                 int C) {
+// The same products with the modes as lines, Y[l][c] (contiguous in c): a
+// 2D problem's lines for the whole-line solver (src/opencl/dense_solve.hpp,
+// dense_modes_as_lines), and the cyclic lines of a periodic last dimension,
+// stored Y[row][line] (C lines of n rows), solved in its eigenbasis: to modes
+// Z = Wᵀ Y (m = n), the modes divided by ν_k + σ_line (eigenbasis_divide),
+// back Y = W Z. Same grid as above.
+DENSE_KERNEL dense_to_lines(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
+                            int C) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, Z, W, n, n, C, 1, 1, 0, 0, Ws, Ins);
+  DENSE_PRODUCT(X, Y, W, n, m, C, 1, 1, 0, 0, Ws, Ins);
 }
-DENSE_KERNEL eigenbasis_from_modes(__global const scalar* Z, __global scalar* Y, __global const scalar* W, int n,
-                                   int C) {
+DENSE_KERNEL dense_from_lines(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
+                              int C) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Z, Y, W, n, n, C, 1, 0, 0, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, 1, 0, 0, 0, Ws, Ins);
 }
 // Z[k][line] /= ν_k + σ_line; the pure-Neumann null line's zero mode
 // (pinned, k = zero_mode) is left out: 0. Global size (lines, n).

@@ -38,14 +38,26 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
   const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
   if (m == 0) return;  // a rank without modes of it
   const bool mma = p_.tensor_cores != 0;
+  const bool as_lines = d + 2 == D_ && dense_modes_as_lines(d, D_, batch, pd_.periodic_lines(), b_.tri->whole_lines());
   const double products = double(C) * double(n) * double(m);
   rt_.count(2 * products, double(C) * double(n + m));
-  rt_.launch("dense_to_modes", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
+  if (as_lines)
+    rt_.launch("dense_to_lines", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n,
+               lb.modes, int(C));
+  else
+    rt_.launch("dense_to_modes", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n,
+               lb.modes, int(C), batch);
   const auto [child_sigma, child_pinned] = children_.child_shifts(db, lb, batch, sigma, pinned);
-  if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
+  if (as_lines) b_.tri->solve(db.Y.get(), int(m), child_sigma, child_pinned);
+  else if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
   else children_.solve_dim(d + 1, db.Y.get(), lb.modes * batch, child_sigma, child_pinned);
   rt_.count(2 * products, double(C) * double(n + m));
-  rt_.launch("dense_from_modes", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch);
+  if (as_lines)
+    rt_.launch("dense_from_lines", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n,
+               lb.modes, int(C));
+  else
+    rt_.launch("dense_from_modes", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(),
+               db.n, lb.modes, int(C), batch);
 }
 
 // The lines of the last dimension below a dense dimension, stored
@@ -68,12 +80,12 @@ void DenseSolve<T>::eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lin
   const double products = double(lines) * double(rows) * double(rows);
   const int n = int(rows), C = int(lines);
   rt_.count(2 * products, 2.0 * double(lines) * double(rows));
-  rt_.launch("eigenbasis_to_modes", 2, global, product_group(mma), Y, b_.row_lines.get(), b_.line_W.get(), n, C);
+  rt_.launch("dense_to_lines", 2, global, product_group(mma), Y, b_.row_lines.get(), b_.line_W.get(), n, n, C);
   rt_.count(0, 2.0 * double(lines) * double(rows));
   rt_.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, b_.row_lines.get(), b_.line_nu.get(), sigma,
           pinned, pd_.line_zero_mode, n, C);
   rt_.count(2 * products, 2.0 * double(lines) * double(rows));
-  rt_.launch("eigenbasis_from_modes", 2, global, product_group(mma), b_.row_lines.get(), Y, b_.line_W.get(), n, C);
+  rt_.launch("dense_from_lines", 2, global, product_group(mma), b_.row_lines.get(), Y, b_.line_W.get(), n, n, C);
 }
 
 template class DenseSolve<float>;

@@ -15,6 +15,16 @@ namespace pscr::ocl {
 
 template <class T> class ReductionSolve;
 
+// Whether a dense dimension's products write its modes as the lines the
+// line solver takes, [line][row] (kernels/dense.cl dense_to_lines): a single
+// problem over the last dimension (2D, batch 1) whose lines the whole-line
+// solver takes. Otherwise they are [row][line] (dense_to_modes), the layout
+// of the child problems, of the periodic eigenbasis and of the global CR
+// stages, and whole lines are transposed to and from it.
+inline bool dense_modes_as_lines(int d, int D, int batch, bool periodic_lines, bool whole_lines) {
+  return d + 2 == D && batch == 1 && !periodic_lines && whole_lines;
+}
+
 template <class T> class DenseSolve {
  public:
   // children: the solve of the child problems over the next dimension and of

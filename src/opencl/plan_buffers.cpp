@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "dense_solve.hpp"
 #include "level_tables.hpp"
 #include "line_coefficients.hpp"
 
@@ -99,10 +100,11 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
     if (d + 2 == D) {
       tri = std::make_unique<TridiagonalSolver>(rt, p, leaf_n, lanes, sizeof(T), line_coef.get(), packed.data(),
                                                 flags.buffer(), pd.pure_neumann);
-      // a dense dimension's lines come [row][line]: periodic ones go to
-      // their eigenbasis through a buffer of that layout, whole ones are
-      // transposed to [line][row] for the line solver
-      if (db.dense && (pd.periodic_lines() || tri->whole_lines()))
+      // a dense dimension's lines come [row][line] (but dense_modes_as_lines):
+      // periodic ones go to their eigenbasis through a buffer of that
+      // layout, whole ones are transposed to [line][row] for the line solver
+      if (db.dense && (pd.periodic_lines() ||
+                       (tri->whole_lines() && !dense_modes_as_lines(d, D, batch, false, true))))
         row_lines = rt.alloc(db.R * lanes * sizeof(T), "line buffer");
       if (pd.periodic_lines()) {
         line_W = rt.upload(pd.line_eigen.coeff, "eigenvector rows");
