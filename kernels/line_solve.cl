@@ -270,12 +270,16 @@ inline void store_halved_rows(__global scalar* y, __local const scalar* g, line_
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
 // the reduced system (3T), the padded rows (r + r / k) of the system (the
 // line's n rows, or n / 2 halved), and last the 4k pivots of chunks 0 and 1
-// (kp).
+// (kp). across: the lines are stored [row][line] (row r of line l at
+// Y[r·L + l], a dense dimension's modes before the last), not halved; the
+// work-items load and store them as form_solve loads a batch, work-item
+// flat = t + lg·T taking rows flat / G, flat / G + T, … of line flat % G of
+// the group, so that consecutive work-items touch consecutive lines.
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                          int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
-                         int halved, int span, __local scalar* buf) {
-  const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1);
-  const int line = get_group_id(1) * get_local_size(1) + lg;
+                         int halved, int across, int span, __local scalar* buf) {
+  const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
+  const int line = get_group_id(1) * G + lg;
   const int active = line < L, M = halved ? n / 2 : n;
   __local scalar* ro = buf + (size_t)lg * span;
   __local scalar* g = ro + 3 * T;
@@ -283,7 +287,15 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
   const scalar sg = active ? sigma[line] : ZERO;
   const int pin = active ? pinned[line] : 0;
   const half_line_t h = half_line(C, n, sg, pin, uniform && halved);
-  if (active) {
+  // across: this work-item's line u of the group (from row r0)
+  const int flat = t + lg * T, u = flat % G, r0 = flat / G, ul = get_group_id(1) * G + u;
+  if (across) {
+    if (ul < L) {
+      __local scalar* gu = buf + (size_t)u * span + 3 * T;
+      line_walk_t w = line_walk(r0, T, k);
+      for (int r = r0; r < n; r += T, line_step(&w)) gu[w.pos] = Y[(size_t)r * L + ul];
+    }
+  } else if (active) {
     line_walk_t w = line_walk(t, T, k);
     if (halved)
       for (int i = t; i < M; i += T, line_step(&w))
@@ -293,7 +305,13 @@ __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   solve_line_local(ro, ro + span - 4 * k, M, k, t, T, active, line, C, CC, uniform, sg, pin, flags, n, halved);
-  if (active) {
+  if (across) {
+    if (ul < L) {
+      __local const scalar* gu = buf + (size_t)u * span + 3 * T;
+      line_walk_t w = line_walk(r0, T, k);
+      for (int r = r0; r < n; r += T, line_step(&w)) Y[(size_t)r * L + ul] = gu[w.pos];
+    }
+  } else if (active) {
     line_walk_t w = line_walk(t, T, k);
     if (halved)
       for (int i = t; 2 * i < n; i += T, line_step(&w)) store_halved_rows(y, g, w, i, M, &h, C, n, sg, pin, y[2 * i]);

@@ -18,8 +18,9 @@ using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<
 // The first k leading dimensions in one level (KernelParameters::dense_top =
 // k): their whole eigenvector bases applied by dense products
 // (kernels/dense.cl, tiles of 64 by 64: n1 = 70 and 130 cut them, 1 and 3
-// fill none), the lines of the last dimension below a dense one transposed
-// to the line solver or solved in place, against the reference executor's
+// fill none), the lines of the last dimension below a dense one solved in
+// place (stored [row][line], or [line][row] in 2D) or, halved, transposed to
+// the line solver, against the reference executor's
 // PSCR levels, for every scalar type, pure Neumann and Helmholtz; a
 // dimension longer than the product of the others (n_d² > N: the basis
 // would outgrow the data) keeps the levels, and so do those after it.
@@ -69,6 +70,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(dense_top_dimension, T, Types) {
   // lines past local memory (global CR, [row][line]) below a dense dimension
   check(pscr::Problem<T>::make2d(test::random_factor<T>(9, seed), test::random_factor<T>(5000, seed + 1), T(0.5)),
         "2D long lines");
+  // halved lines (halve_lines = 2) below a dense dimension: in 3D transposed
+  // to the line solver and back, in 2D the products' own layout
+  o.parameters->halve_lines = 2;
+  check(pscr::Problem<T>::make3d(test::random_factor<T>(41, seed), test::random_factor<T>(5, seed + 1, true),
+                                 test::random_factor<T>(8, seed + 2), T(0.25)),
+        "halved lines");
+  check(pscr::Problem<T>::make2d(test::random_factor<T>(40, seed), test::random_factor<T>(21, seed + 1), T(0.25)),
+        "2D halved lines");
   }
 }
 

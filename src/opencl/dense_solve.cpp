@@ -62,11 +62,13 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
 
 // The lines of the last dimension below a dense dimension, stored
 // Y[row][line] (`rows` rows): periodic ones in their eigenbasis, the
-// others by the line solver (whole lines transposed to [line][row] and back).
+// others by the line solver (whole lines in place, halved ones transposed
+// to [line][row] and back).
 template <class T>
 void DenseSolve<T>::solve_lines(cl_mem Y, std::size_t rows, std::size_t lines, cl_mem sigma, cl_mem pinned) const {
   if (pd_.periodic_lines()) return eigenbasis_lines(Y, rows, lines, sigma, pinned);
   if (!b_.tri->whole_lines()) return b_.tri->solve(Y, int(lines), sigma, pinned);
+  if (b_.tri->lines_across()) return b_.tri->solve_across(Y, int(lines), sigma, pinned);
   transpose(rt_, Y, b_.row_lines.get(), rows, lines);
   b_.tri->solve(b_.row_lines.get(), int(lines), sigma, pinned);
   transpose(rt_, b_.row_lines.get(), Y, lines, rows);

@@ -102,9 +102,9 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
                                                 flags.buffer(), pd.pure_neumann);
       // a dense dimension's lines come [row][line] (but dense_modes_as_lines):
       // periodic ones go to their eigenbasis through a buffer of that
-      // layout, whole ones are transposed to [line][row] for the line solver
+      // layout, halved ones are transposed to [line][row] for the line solver
       if (db.dense && (pd.periodic_lines() ||
-                       (tri->whole_lines() && !dense_modes_as_lines(d, D, batch, false, true))))
+                       (tri->halved_lines() && !dense_modes_as_lines(d, D, batch, false, true))))
         row_lines = rt.alloc(db.R * lanes * sizeof(T), "line buffer");
       if (pd.periodic_lines()) {
         line_W = rt.upload(pd.line_eigen.coeff, "eigenvector rows");

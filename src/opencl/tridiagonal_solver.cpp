@@ -146,12 +146,20 @@ void TridiagonalSolver::solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) 
   }
 }
 
+void TridiagonalSolver::solve_across(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
+  if (!lines_across()) throw std::logic_error("solve_across without whole lines that are not halved");
+  const std::size_t L = std::size_t(lines);
+  if (may_pin_) rt_.run("center_pinned", p_.work_group, {L}, Y, rows_[0], lines, cl_ulong(L), cl_ulong(1), pinned);
+  launch_lines(nullptr, Y, lines, sigma, pinned, true);
+}
+
 void TridiagonalSolver::form_and_solve(const RhsSources& src, cl_mem Y, int lines, cl_mem sigma) const {
   if (!forms_rhs()) throw std::logic_error("form_and_solve without whole, unpinned lines");
   launch_lines(&src, Y, lines, sigma, nullptr);
 }
 
-void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const {
+void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned,
+                                     bool across) const {
   // Cost model per row: generating it ~10, eliminating ~15, back
   // substitution ~6; the reduced system ~15 per PCR step and chunk. Formed
   // right-hand sides are not read (the executor counts their sources).
@@ -193,7 +201,7 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
     return;
   }
   rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned,
-             flags_, halved, int(span), lines_local);
+             flags_, halved, across ? 1 : 0, int(span), lines_local);
 }
 
 }  // namespace pscr::ocl

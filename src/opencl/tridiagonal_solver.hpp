@@ -30,8 +30,13 @@ class TridiagonalSolver {
   // Solves in place: Y[line][row] (whole_lines()) or Y[row][line] for
   // `lines` lines with per-line shifts and null-mode flags.
   void solve(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
+  // Whole lines stored Y[row][line] instead (lines_across()), loaded and
+  // stored by the line solver itself: no transposes around it.
+  void solve_across(cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
   // Whether lines are solved whole on chip, stored Y[line][row].
   bool whole_lines() const { return line_threads_ > 0; }
+  // Whether solve_across takes them: whole lines, not halved.
+  bool lines_across() const { return whole_lines() && !halved_; }
   // Whether those lines are halved first (one CR step while loaded).
   bool halved_lines() const { return halved_; }
   // Whether form_and_solve can be used: whole lines, none pinned.
@@ -65,7 +70,7 @@ class TridiagonalSolver {
   Mem levels_;   // planes o | s | g of every stored reduced level
   Mem chunked_;  // whole lines, not uniform: the packed factor chunk by chunk (kernels/line_solve.cl)
   // Launches line_solve or one of the form_solve kernels (src non-null).
-  void launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned) const;
+  void launch_lines(const RhsSources* src, cl_mem Y, int lines, cl_mem sigma, cl_mem pinned, bool across = false) const;
 };
 
 }  // namespace pscr::ocl
