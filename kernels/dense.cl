@@ -34,6 +34,72 @@ inline size_t dense_modes_index(int l, int c, int m, int batch) {
   return ((size_t)r * m + l) * batch + b;
 }
 
+// A work-item's loads of one operand of dense_product, chunk after chunk
+// (as mma_operand for the tensor cores): with G = DENSE_SIDE² work-items,
+// entry e = f + s·G of a chunk of a tile of `tile` indices is
+//   by_index:  (term, index) = (f / tile + (G / tile)·s, f % tile)
+//   otherwise: (f % DENSE_DEPTH, f / DENSE_DEPTH + (G / DENSE_DEPTH)·s),
+// so its element is at[s] + (k0 + the term's step in s)·step, at[] set once
+// per work-group: a chunk's loads are additions, not a product, a column's
+// modes position and two range checks each.
+#define DENSE_GROUP (DENSE_SIDE * DENSE_SIDE)
+#define DENSE_LOADS_W (DENSE_DEPTH * DENSE_TILE_OUT / DENSE_GROUP)
+#define DENSE_LOADS_X (DENSE_DEPTH * DENSE_TILE_COLUMNS / DENSE_GROUP)
+#define DENSE_LOADS_MAX (DENSE_LOADS_W > DENSE_LOADS_X ? DENSE_LOADS_W : DENSE_LOADS_X)
+typedef struct {
+  ulong at[DENSE_LOADS_MAX];  // the element of the first term at entry s's index
+  int live[DENSE_LOADS_MAX];  // whether that index is in range
+  int term0, step, term_step;  // the first term, elements per term, terms from s to s + 1
+} dense_operand_t;
+
+// The operand whose element (term k, index i) lies at W[k·m + i] (by_index,
+// modes 0), W[i·m + k], in[k·C + i] (by_index) or Y's [r][k][b] of column
+// i = r·batch + b (modes).
+inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loads, int by_index, int modes, int m,
+                                     int batch, int step) {
+  dense_operand_t o;
+  o.step = step;
+  o.term0 = by_index ? f / tile : f % DENSE_DEPTH;
+  o.term_step = by_index ? DENSE_GROUP / tile : 0;
+#pragma unroll
+  for (int s = 0; s < DENSE_LOADS_MAX; ++s) {
+    const int i = x0 + (by_index ? f % tile : f / DENSE_DEPTH + DENSE_GROUP / DENSE_DEPTH * s);
+    o.live[s] = s < loads && i < limit;
+    const int ii = o.live[s] ? i : 0;
+    const ulong row = modes ? dense_modes_index(0, ii, m, batch) : by_index ? (ulong)ii : (ulong)ii * m;
+    o.at[s] = row + (ulong)o.term0 * step;
+  }
+  return o;
+}
+
+inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int s, int k0, int nk, int whole) {
+  const int term = o->term_step * s;
+  const ulong at = o->at[s] + ((ulong)k0 + term) * o->step;
+  if (whole) return a[at];
+  return o->live[s] && k0 + o->term0 + term < nk ? a[at] : ZERO;
+}
+
+// A chunk of both operands from term k0 into local memory; whole: every
+// load in range.
+inline void dense_stage(__global const scalar* in, __global const scalar* W, const dense_operand_t* wo,
+                        const dense_operand_t* xo, int w_by_column, int in_modes, int f, int k0, int nk, int whole,
+                        __local scalar* Ws, __local scalar* Ins) {
+#pragma unroll
+  for (int s = 0; s < DENSE_LOADS_W; ++s) {
+    const int e = f + s * DENSE_GROUP;
+    const int wk = w_by_column ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
+    const int wi = w_by_column ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
+    Ws[wk * DENSE_ROW_OUT + wi] = dense_load(W, wo, s, k0, nk, whole);
+  }
+#pragma unroll
+  for (int s = 0; s < DENSE_LOADS_X; ++s) {
+    const int e = f + s * DENSE_GROUP;
+    const int xk = in_modes ? e % DENSE_DEPTH : e / DENSE_TILE_COLUMNS;
+    const int xc = in_modes ? e / DENSE_DEPTH : e % DENSE_TILE_COLUMNS;
+    Ins[xk * DENSE_ROW_COLUMNS + xc] = dense_load(in, xo, s, k0, nk, whole);
+  }
+}
+
 // out[i][c] = Σ_k W'[k, i] in[k][c]: W'[k, i] = W[k, i] (w_by_column: Wᵀ
 // applied, to modes: k < n rows, i < m modes) or W[i, k] (W applied, from
 // modes: k < m, i < n); in and out laid out [k][c] (contiguous in c) or,
@@ -55,29 +121,20 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
   for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
     for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) acc[a][e] = ZERO;
+  // DENSE_DEPTH terms of each operand a chunk, read along the index that is
+  // contiguous in memory. W[j, l]: to modes k = j and i = l (contiguous in
+  // i), from modes k = l and i = j (contiguous in k); the input: X
+  // contiguous in c (to modes), Y contiguous in its modes k (from modes)
+  const dense_operand_t wo =
+      dense_operand(f, i0, ni, DENSE_TILE_OUT, DENSE_LOADS_W, w_by_column, 0, m, batch, w_by_column ? m : 1);
+  const dense_operand_t xo =
+      dense_operand(f, c0, C, DENSE_TILE_COLUMNS, DENSE_LOADS_X, !in_modes, in_modes, m, batch, in_modes ? batch : C);
+  const int interior = i0 + DENSE_TILE_OUT <= ni && c0 + DENSE_TILE_COLUMNS <= C;  // every index of the tile in range
   for (int k0 = 0; k0 < nk; k0 += DENSE_DEPTH) {
-    // DENSE_DEPTH terms of each operand, read along the index that is
-    // contiguous in memory. W[j, l]: to modes k = j and i = l (contiguous
-    // in i), from modes k = l and i = j (contiguous in k).
-#pragma unroll
-    for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_OUT / (DENSE_SIDE * DENSE_SIDE); ++s) {
-      const int e = f + s * DENSE_SIDE * DENSE_SIDE;
-      const int wk = w_by_column ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
-      const int wi = w_by_column ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
-      const int gk = k0 + wk, gi = i0 + wi;
-      Ws[wk * DENSE_ROW_OUT + wi] = gk < nk && gi < ni ? W[w_by_column ? (size_t)gk * m + gi : (size_t)gi * m + gk] : ZERO;
-    }
-    // the input: X contiguous in c (to modes), Y contiguous in its modes k
-    // (from modes, a batch of one)
-#pragma unroll
-    for (int s = 0; s < DENSE_DEPTH * DENSE_TILE_COLUMNS / (DENSE_SIDE * DENSE_SIDE); ++s) {
-      const int e = f + s * DENSE_SIDE * DENSE_SIDE;
-      const int xk = in_modes ? e % DENSE_DEPTH : e / DENSE_TILE_COLUMNS;
-      const int xc = in_modes ? e / DENSE_DEPTH : e % DENSE_TILE_COLUMNS;
-      const int hk = k0 + xk, hc = c0 + xc;
-      Ins[xk * DENSE_ROW_COLUMNS + xc] =
-          hk < nk && hc < C ? in[in_modes ? dense_modes_index(hk, hc, m, batch) : (size_t)hk * C + hc] : ZERO;
-    }
+    if (interior && k0 + DENSE_DEPTH <= nk)  // a uniform branch: every load in range
+      dense_stage(in, W, &wo, &xo, w_by_column, in_modes, f, k0, nk, 1, Ws, Ins);
+    else
+      dense_stage(in, W, &wo, &xo, w_by_column, in_modes, f, k0, nk, 0, Ws, Ins);
     barrier(CLK_LOCAL_MEM_FENCE);
     // a chunk's DENSE_DEPTH terms summed apart, then added to the total: the
     // rounding of a sum of n terms grows with the partial sums it adds to
