@@ -126,7 +126,9 @@ class MessagesOnly final : public pscr::Communicator {  // the local ranks' mess
   explicit MessagesOnly(std::shared_ptr<pscr::Communicator> c) : c_(std::move(c)) {}
   int rank() const override { return c_->rank(); }
   int size() const override { return c_->size(); }
-  void exchange(const std::vector<pscr::Transfer>& s, const std::vector<pscr::Transfer>& r) override { c_->exchange(s, r); }
+  void exchange(const std::vector<pscr::Transfer>& s, const std::vector<pscr::Transfer>& r) override {
+    c_->exchange(s, r);
+  }
   void sum(double* v, std::size_t n) override { c_->sum(v, n); }
   void max(double* v, std::size_t n) override { c_->max(v, n); }
 
@@ -161,7 +163,8 @@ BOOST_AUTO_TEST_CASE(rows_in_place_and_by_messages) {
           const pscr::RowRange rows = plan.rows();
           std::vector<double> mine;
           for (std::size_t b = 0; b < count; ++b)
-            mine.insert(mine.end(), f.begin() + long(b * n1 * R + rows.begin * R), f.begin() + long(b * n1 * R + rows.end * R));
+            mine.insert(mine.end(), f.begin() + long(b * n1 * R + rows.begin * R),
+                        f.begin() + long(b * n1 * R + rows.end * R));
           plan.solve_batch(mine.data(), mine.data(), count);
           auto& out = share ? in_place : messages;
           for (std::size_t b = 0; b < count; ++b)
@@ -177,15 +180,16 @@ BOOST_AUTO_TEST_CASE(rows_in_place_and_by_messages) {
       const auto& info = infos[std::size_t(r)];
       BOOST_TEST(info.plan.dimension_methods.front() == kPartitioned);
       const std::size_t others = std::size_t(ranks - 1), before = r > 0 ? 1 : 0;
-      BOOST_TEST(info.bytes_per_solve == (share ? others * 2 * std::size_t(parts) : others * std::size_t(parts) + before) *
-                                             R * sizeof(double),
+      const std::size_t rows_sent = share ? others * 2 * std::size_t(parts) : others * std::size_t(parts) + before;
+      BOOST_TEST(info.bytes_per_solve == rows_sent * R * sizeof(double),
                  (share ? "in place" : "by messages") << ", rank " << r);
     }
   }
   BOOST_TEST(test::rel_error(in_place, messages) == 0.0, "the sums are the same either way");
   for (std::size_t b = 0; b < count; ++b) {
     const std::vector<double> fb(f.begin() + long(b * p.unknowns()), f.begin() + long((b + 1) * p.unknowns()));
-    const std::vector<double> ub(in_place.begin() + long(b * p.unknowns()), in_place.begin() + long((b + 1) * p.unknowns()));
+    const std::vector<double> ub(in_place.begin() + long(b * p.unknowns()),
+                                 in_place.begin() + long((b + 1) * p.unknowns()));
     BOOST_TEST(test::rel_error(ub, test::band_solve(p, fb)) <= 1e-13, "right-hand side " << b);
   }
 }

@@ -92,7 +92,8 @@ std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, const T* ro
   T* mine = all + std::size_t(me) * k * R;
   T* next = all + std::size_t(ranks) * k * R;  // the next rank's first part's addition
   for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t i = 0; i < R; ++i) mine[j * R + i] = rows[j * R + i] + (j + 1 < k ? rows[(k + j + 1) * R + i] : T(0));
+    for (std::size_t i = 0; i < R; ++i)
+      mine[j * R + i] = rows[j * R + i] + (j + 1 < k ? rows[(k + j + 1) * R + i] : T(0));
   {
     std::vector<Transfer> sends, receives;
     if (me > 0) sends.push_back({me - 1, const_cast<T*>(rows + k * R), bytes});

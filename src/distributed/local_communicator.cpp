@@ -18,7 +18,8 @@ namespace pscr {
 namespace {
 
 struct Shared {
-  explicit Shared(int ranks) : size(ranks), posted(std::size_t(ranks)), values(std::size_t(ranks)), shared(std::size_t(ranks)) {}
+  explicit Shared(int ranks)
+      : size(ranks), posted(std::size_t(ranks)), values(std::size_t(ranks)), shared(std::size_t(ranks)) {}
   const int size;
   std::mutex mutex;
   std::condition_variable changed;
