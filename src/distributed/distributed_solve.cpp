@@ -79,24 +79,24 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
 
 // The reduced system's right-hand sides of a transformed split over ranks
 // that do not share memory (MPI), from this rank's `rows` (2k rows of R, as
-// TransformSlab::eliminate returns them): its k rows summed with what the
-// next part adds, the first part's addition sent to the previous rank and
-// the next rank's added to the last row, and every rank's k rows to every
-// rank. Returns where each rank's rows lie in the plan's gathered area.
+// TransformSlab::eliminate returns them): its first k rows summed in place
+// with what the next part adds, the first part's addition sent to the
+// previous rank and the next rank's added to the last row, and every rank's
+// k rows to every rank. Returns where each rank's rows lie: this rank's in
+// `rows`, the others' in the plan's gathered area.
 template <class T>
-std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, const T* rows, std::size_t k) {
+std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, T* rows, std::size_t k) {
   TransformSlab<T>& dev = *ex.transform;
   const int me = ex.me(), ranks = ex.comm->size();
   const std::size_t R = ex.R, bytes = R * sizeof(T);
   T* all = dev.gathered_area();
-  T* mine = all + std::size_t(me) * k * R;
+  T* mine = rows;
   T* next = all + std::size_t(ranks) * k * R;  // the next rank's first part's addition
-  for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t i = 0; i < R; ++i)
-      mine[j * R + i] = rows[j * R + i] + (j + 1 < k ? rows[(k + j + 1) * R + i] : T(0));
+  for (std::size_t j = 0; j + 1 < k; ++j)
+    for (std::size_t i = 0; i < R; ++i) mine[j * R + i] += rows[(k + j + 1) * R + i];
   {
     std::vector<Transfer> sends, receives;
-    if (me > 0) sends.push_back({me - 1, const_cast<T*>(rows + k * R), bytes});
+    if (me > 0) sends.push_back({me - 1, rows + k * R, bytes});
     if (me + 1 < ranks) receives.push_back({me + 1, next, bytes});
     ex.comm->exchange(sends, receives);
     if (me + 1 < ranks)
@@ -110,7 +110,7 @@ std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, const T* ro
     }
   ex.comm->exchange(sends, receives);
   std::vector<const T*> at;
-  for (int q = 0; q < ranks; ++q) at.push_back(all + std::size_t(q) * k * R);
+  for (int q = 0; q < ranks; ++q) at.push_back(q == me ? mine : all + std::size_t(q) * k * R);
   return at;
 }
 
@@ -128,7 +128,7 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  const T* rows = dev.eliminate();
+  T* rows = dev.eliminate();
   const auto exchanged = clock_type::now();
   st.exchange_wait_seconds += seconds_since(t);
   // ranks of one process: every device reads every rank's rows in place

@@ -49,10 +49,11 @@ template <class T> class TransformSlab {
   // or the previous rank's last part's). Two such areas alternate from call
   // to call: the rows stay as returned until the next call but one, so that
   // ranks sharing the address space read each other's in place.
-  virtual const T* eliminate() = 0;
+  virtual T* eliminate() = 0;
   // Page-locked host memory for the reduced right-hand sides gathered by
-  // messages: parts() rows of R values per rank, rank after rank, and one
-  // more row (the next rank's addition to this rank's last row as received).
+  // messages: parts() rows of R values per rank, rank after rank (this
+  // rank's place unused), and one more row (the next rank's addition to
+  // this rank's last row as received).
   virtual T* gathered_area() = 0;
   // From every rank's reduced right-hand sides (rows[r] rank r's, per_rank
   // rows of R values each: 2·parts() rows as eliminate() returned them, or

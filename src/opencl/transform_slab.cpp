@@ -99,7 +99,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void clear_flags() override { flags_.clear(); }
 
   int parts() const override { return parts_; }
-  const T* eliminate() override {
+  T* eliminate() override {
     to_modes(true);
     eliminate_launch(own_, parts_, true);
     T* rows = static_cast<T*>(pinned_rows_[turn_].data());
