@@ -15,7 +15,6 @@
 #include <tuple>
 
 #include "distributed/transform_split.hpp"
-#include "pscr/opencl.hpp"
 #include "pscr/pscr.hpp"
 #include "support.hpp"
 
@@ -143,7 +142,7 @@ BOOST_AUTO_TEST_CASE(rows_in_place_and_by_messages) {
   const int parts = pscr::distributed::transform_split_parts(n1, R, ranks);
   const auto f = test::random_vector<double>(p.unknowns() * count, 29);
   std::vector<double> in_place(f), messages(f);
-  pscr::opencl::prepare_device("0:0");  // selected once before the threads (the ICD loader's first enumeration)
+  // no device selected before the threads: the ranks select theirs at once
   for (const bool share : {true, false}) {
     auto comms = pscr::local_communicators(ranks);
     std::vector<std::thread> threads;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
 namespace pscr::ocl {
@@ -37,6 +38,11 @@ std::string platform_text(cl_platform_id p, cl_platform_info what) {
 }
 
 Device select_device(const std::string& selector_in) {
+  // The ICD loader's first enumeration is not safe on several threads at
+  // once: ranks on threads, each selecting its device, found no device or
+  // crashed in it. Selections here run one at a time.
+  static std::mutex enumeration;
+  const std::lock_guard<std::mutex> one_at_a_time(enumeration);
   std::string selector = selector_in;
   if (selector.empty())
     if (const char* env = std::getenv("PSCR_DEVICE")) selector = env;
