@@ -37,7 +37,21 @@ void check_threads(int threads) {
                           "; 0 = all cores)");
 }
 
+void check_enumerations(const Options& options) {
+  // enumerations set from integers (a cast, a binding) must name a value
+  if (options.backend != Backend::reference && options.backend != Backend::opencl)
+    throw InvalidArgument("backend = " + std::to_string(int(options.backend)) +
+                          " (needs Backend::reference or Backend::opencl)");
+  if (options.device_split != DeviceSplit::batches && options.device_split != DeviceSplit::rows)
+    throw InvalidArgument("device_split = " + std::to_string(int(options.device_split)) +
+                          " (needs DeviceSplit::batches or DeviceSplit::rows)");
+  if (options.elimination != Elimination::automatic && options.elimination != Elimination::ordinary)
+    throw InvalidArgument("elimination = " + std::to_string(int(options.elimination)) +
+                          " (needs Elimination::automatic or Elimination::ordinary)");
+}
+
 void check_options(const Options& options) {
+  check_enumerations(options);
   check_threads(options.threads);
   if (options.refine < 0 || options.refine > 10)
     throw InvalidArgument("refine = " + std::to_string(options.refine) + " (needs 0 ... 10 steps)");

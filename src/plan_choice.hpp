@@ -64,6 +64,8 @@ template <class T> int plan_radix(const Problem<T>& problem, const Options& opti
 // InvalidArgument for options out of range (threads, refine, shifts) or that a
 // row split cannot take (another backend, shifts > 1).
 void check_options(const Options& options);
+// That the options' enumerations name values (InvalidArgument otherwise).
+void check_enumerations(const Options& options);
 // InvalidArgument for Options::threads out of range.
 void check_threads(int threads);
 

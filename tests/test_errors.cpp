@@ -3,7 +3,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include <limits>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "pscr/distributed.hpp"
 #include "pscr/npy.hpp"
 #include "pscr/opencl.hpp"
 #include "support.hpp"
@@ -137,6 +141,44 @@ BOOST_AUTO_TEST_CASE(bad_options) {
   BOOST_TEST(pscr::Plan<double>(p, o).info().radix == 4);
   pscr::Plan<double> plan(p);
   BOOST_CHECK_THROW(plan.solve(nullptr, nullptr), pscr::InvalidArgument);
+  // enumerations cast from integers that name no value (a backend of 5
+  // ended the process): named, on a Plan and on a DistributedPlan
+  for (const char* name : {"backend", "device_split", "elimination"}) {
+    pscr::Options bad;
+    if (std::string(name) == "backend") bad.backend = static_cast<pscr::Backend>(5);
+    if (std::string(name) == "device_split") bad.device_split = static_cast<pscr::DeviceSplit>(9);
+    if (std::string(name) == "elimination") bad.elimination = static_cast<pscr::Elimination>(7);
+    const std::string needle = std::string(name) + " = ";
+    const auto names = [&](const pscr::InvalidArgument& e) { return mentions(e, needle.c_str()); };
+    BOOST_CHECK_EXCEPTION(pscr::Plan<double>(p, bad), pscr::InvalidArgument, names);
+    BOOST_CHECK_EXCEPTION(pscr::DistributedPlan<double>(pscr::local_communicators(1)[0], p, bad),
+                          pscr::InvalidArgument, names);
+  }
+}
+
+// A distributed solve is collective: ranks passing different counts of
+// right-hand sides are refused on every rank, where the rank with fewer
+// left the others waiting at an exchange.
+BOOST_AUTO_TEST_CASE(distributed_batch_counts_differ) {
+  const auto p = Problem<double>::make2d(good(20), good(7), 0.5);
+  auto comms = pscr::local_communicators(2);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      pscr::DistributedPlan<double> plan(comms[std::size_t(r)], p);
+      const std::size_t count = r == 0 ? 2 : 1;
+      std::vector<double> f(plan.rows().size() * 7 * count, 1.0), u(f.size());
+      try {
+        plan.solve_batch(f.data(), u.data(), count);
+      } catch (const pscr::InvalidArgument& e) {
+        errors[std::size_t(r)] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < 2; ++r)
+    BOOST_TEST(errors[std::size_t(r)].find("between 1 and 2 over the ranks") != std::string::npos,
+               "rank " << r << ": " << errors[std::size_t(r)]);
 }
 
 // A radix past what the OpenCL kernels hold (q + 1 scalars per work-item)

@@ -59,6 +59,7 @@ using distributed::any;
 template <class T>
 Options rank_options(Communicator& comm, const Problem<T>& problem, const Options& options, double& waited,
                      int& sine_limit) {
+  check_enumerations(options);
   check_threads(options.threads);
   Options ranked = options;
   if (options.backend == Backend::opencl) {

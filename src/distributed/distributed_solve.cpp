@@ -59,7 +59,16 @@ template <class T> void check_right_hand_sides(const SlabExecutor<T>& ex, const 
   size_product({ex.data.problem.unknowns(), count, sizeof(T)},
                "solve: unknowns × right-hand sides × bytes per scalar");
   const bool null = (!f || !u) && N * count > 0;
-  if (any(*ex.comm, null))
+  // the same count on every rank (solves are collective: a rank with fewer
+  // right-hand sides would leave the others waiting at an exchange)
+  double agreed[3] = {double(count), -double(count), null ? 1.0 : 0.0};
+  ex.comm->max(agreed, 3);
+  if (agreed[0] != -agreed[1])
+    throw InvalidArgument("solve: " + std::to_string(count) + " right-hand sides on rank " + std::to_string(ex.me()) +
+                          ", between " + std::to_string(std::size_t(-agreed[1])) + " and " +
+                          std::to_string(std::size_t(agreed[0])) +
+                          " over the ranks (every rank solves the same number at once)");
+  if (agreed[2] > 0)
     throw InvalidArgument(null ? "solve: null array on rank " + std::to_string(ex.me())
                                : std::string("solve: a null array on another rank"));
   if (!device_scans(ex)) {
