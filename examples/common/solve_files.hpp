@@ -196,13 +196,16 @@ pscr::Problem<T> load_problem(const std::map<std::string, std::string>& args, co
   std::vector<std::size_t> shape = rhs_shape;
   if (shape.size() == expect.size() + 1) { batch = shape[0]; shape.erase(shape.begin()); }
   if (shape != expect) {
-    std::ostringstream os;
-    os << args.at("rhs") << ": rhs shape (";
-    for (auto s : rhs_shape) os << s << ",";
-    os << ") does not match the factor sizes (";
-    for (auto s : expect) os << s << ",";
-    os << ") with an optional leading batch axis";
-    throw pscr::SizeMismatch(os.str());
+    // as NumPy writes shapes: (150, 126), (5,)
+    const auto tuple = [](const std::vector<std::size_t>& v) {
+      std::ostringstream t;
+      t << "(";
+      for (std::size_t i = 0; i < v.size(); ++i) t << (i ? ", " : "") << v[i];
+      t << (v.size() == 1 ? ",)" : ")");
+      return t.str();
+    };
+    throw pscr::SizeMismatch(args.at("rhs") + ": rhs shape " + tuple(rhs_shape) + " does not match the factor sizes " +
+                             tuple(expect) + " with an optional leading batch axis");
   }
   return problem;
 }
