@@ -276,8 +276,7 @@ typedef struct {
 //   W[k·m + i] (by_index, i < limit: Wᵀ's columns, to modes), W[i·m + k] (W's
 //   rows, from modes), in[k·C + i] (by_index, i < C), or Y's [r][k][b] of
 //   column i = r·batch + b (modes).
-inline mma_operand_t mma_operand(int f, int x0, int limit, int by_index, int modes, int m, int batch, int C,
-                                 int step) {
+inline mma_operand_t mma_operand(int f, int x0, int limit, int by_index, int modes, int m, int batch, int step) {
   mma_operand_t o;
   o.step = step;
   o.term0 = by_index ? f / MMA_TILE : f & 3;
@@ -341,8 +340,8 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
   // W: Wᵀ's columns (to modes, contiguous in the outputs) or W's rows (from
   // modes, contiguous in the terms); the input: contiguous in its columns,
   // or Y (from modes: the modes are its terms)
-  const mma_operand_t wo = mma_operand(f, i0, ni, w_by_column, 0, m, batch, C, w_by_column ? m : 1);
-  const mma_operand_t xo = mma_operand(f, c0, C, !in_modes, in_modes, m, batch, C, in_modes ? batch : C);
+  const mma_operand_t wo = mma_operand(f, i0, ni, w_by_column, 0, m, batch, w_by_column ? m : 1);
+  const mma_operand_t xo = mma_operand(f, c0, C, !in_modes, in_modes, m, batch, in_modes ? batch : C);
   const int interior = i0 + MMA_TILE <= ni && c0 + MMA_TILE <= C;  // every index of the tile in range
   double wnext[MMA_LOADS], xnext[MMA_LOADS];
   mma_fetch(in, W, &wo, &xo, w_by_column, in_modes, 0, nk, interior && MMA_DEPTH <= nk, wnext, xnext);

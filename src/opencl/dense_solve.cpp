@@ -38,7 +38,7 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
   const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
   if (m == 0) return;  // a rank without modes of it
   const bool mma = p_.tensor_cores != 0;
-  const bool as_lines = d + 2 == D_ && dense_modes_as_lines(d, D_, batch, pd_.periodic_lines(), b_.tri->whole_lines());
+  const bool as_lines = dense_modes_as_lines(d, D_, batch, pd_.periodic_lines(), b_.tri->whole_lines());
   const double products = double(C) * double(n) * double(m);
   rt_.count(2 * products, double(C) * double(n + m));
   if (as_lines)

@@ -104,7 +104,8 @@ void PlanBuffers<T>::upload(Runtime& rt, const planner::PlanData<T>& pd, const K
       // periodic ones go to their eigenbasis through a buffer of that
       // layout, halved ones are transposed to [line][row] for the line solver
       if (db.dense && (pd.periodic_lines() ||
-                       (tri->halved_lines() && !dense_modes_as_lines(d, D, batch, false, true))))
+                       (tri->halved_lines() &&
+                        !dense_modes_as_lines(d, D, batch, pd.periodic_lines(), tri->whole_lines()))))
         row_lines = rt.alloc(db.R * lanes * sizeof(T), "line buffer");
       if (pd.periodic_lines()) {
         line_W = rt.upload(pd.line_eigen.coeff, "eigenvector rows");
