@@ -11,14 +11,16 @@ namespace {
 
 // Plans that make their own context share one per device: creating an OpenCL
 // context costs tens to hundreds of milliseconds on some drivers, more than
-// the rest of a plan's set-up. Each plan keeps its own queue, program (from
-// the program cache) and kernels (clSetKernelArg is not thread-safe).
+// the rest of a plan's set-up. Each plan keeps its own queue (but see
+// plan_queue), program (from the program cache) and kernels (clSetKernelArg
+// is not thread-safe).
 // Held for the life of the process and never released: at exit the driver
 // may be torn down before static destructors run. Contexts and queues of the
 // caller (Options::opencl_queue) are never held here.
 struct Shared {
   std::mutex mutex;
   std::map<cl_device_id, cl_context> contexts;
+  std::map<cl_device_id, cl_command_queue> queues;  // PoCL's CPU devices only: see own_queue
 };
 Shared& shared() {
   static Shared* s = new Shared;
@@ -39,13 +41,43 @@ cl_context shared_context(const Device& dev) {
   return c;
 }
 
+namespace {
+// PoCL's CPU drivers (3.1, Debian 12) keep one table of loaded kernel
+// functions per process, keyed by program, kernel, work-group size and grid
+// width, but release an entry by program, kernel and work-group size alone.
+// Queues that run the same kernel at once with different grid widths (ranks
+// of one split, plans on threads) then release each other's entries, and
+// PoCL aborts (common.c: `found->ref_count > 0`). One in-order queue per
+// device runs one kernel at a time, and its work-groups already fill every
+// core, so plans of one process share it there.
+bool pocl_cpu(const Device& dev) {
+  return !dev.gpu && platform_text(dev.platform, CL_PLATFORM_NAME).find("Portable Computing Language") !=
+                         std::string::npos;
+}
+
+Queue plan_queue(cl_context ctx, const Device& dev) {
+  cl_int st;
+  if (!pocl_cpu(dev)) {
+    Queue made(clCreateCommandQueue(ctx, dev.device, CL_QUEUE_PROFILING_ENABLE, &st));
+    check(st, "clCreateCommandQueue");
+    return made;
+  }
+  std::lock_guard<std::mutex> lock(shared().mutex);
+  cl_command_queue& q = shared().queues[dev.device];
+  if (!q) {
+    Queue made(clCreateCommandQueue(ctx, dev.device, CL_QUEUE_PROFILING_ENABLE, &st));
+    check(st, "clCreateCommandQueue");
+    q = made.release();
+  }
+  return retain(q);
+}
+}  // namespace
+
 Runtime::Runtime(const Device& dev, const char* source, const std::string& build_options, bool profile,
                  const std::string& program_cache)
     : dev_(dev), profile_(profile) {
-  cl_int st;
   ctx_ = retain(shared_context(dev_));
-  queue_.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &st));
-  check(st, "clCreateCommandQueue");
+  queue_ = plan_queue(ctx_.get(), dev_);
   build(source, build_options, program_cache);
 }
 
