@@ -84,6 +84,8 @@ template <class T> void check_subsets(pscr::Backend backend) {
       for (int d = 0; d + 1 < D; ++d)
         if (periodic[d]) BOOST_TEST(methods[d] == "dense products");
       BOOST_TEST((methods.back() == "cyclic lines (eigenbasis)") == bool(periodic[D - 1]));
+      const bool eigenbasis = methods.back().find("(eigenbasis)") != std::string::npos;
+      BOOST_TEST((plan.info().line_solver == "eigenbasis") == eigenbasis);
     }
 }
 
@@ -421,6 +423,7 @@ BOOST_AUTO_TEST_CASE(indefinite_lines_in_the_eigenbasis) {
       o.backend = backend;
       pscr::Plan<double> plan(p, o);
       BOOST_TEST(plan.info().dimension_methods.back() == "tridiagonal (eigenbasis)");
+      BOOST_TEST(plan.info().line_solver == "eigenbasis");
       const auto f = test::random_vector<double>(p.unknowns(), 31);
       std::vector<double> u(f.size());
       plan.solve(f.data(), u.data());
@@ -428,4 +431,14 @@ BOOST_AUTO_TEST_CASE(indefinite_lines_in_the_eigenbasis) {
       BOOST_TEST(test::rel_error(u, dense_solve(p, f)) <= 1e3 * eps<double>(), "c = " << c);
     }
   }
+  // the line solver's parameters (halved lines here) do not apply to them,
+  // and the plan says so
+  pscr::KernelParameters kp;
+  kp.dense_top = 1;
+  kp.halve_lines = 2;
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.parameters = kp;
+  const pscr::Plan<double> plan(pscr::Problem<double>::make2d(graded, dirichlet, -2.5), o);
+  BOOST_TEST(plan.info().line_solver == "eigenbasis");
 }

@@ -87,7 +87,10 @@ struct PlanInfo {
   /// one work-group, kernels/line_solve.cl), "halved lines" (the same after one
   /// CR step taken while a line is loaded: lines up to twice as long;
   /// KernelParameters::halve_lines), "global CR" (OpenCL: lines longer than
-  /// that, or KernelParameters::line_rows = 0) or "partitioned over ranks" (a
+  /// that, or KernelParameters::line_rows = 0), "eigenbasis" (the lines of a
+  /// periodic or indefinite last dimension below dense dimensions, multiplied
+  /// by its eigenvector basis: dimension_methods ends "(eigenbasis)") or
+  /// "partitioned over ranks" (a
   /// transformed split: the lines of dimension 1 split over devices or ranks,
   /// docs/distributed.md).
   std::string line_solver;

@@ -277,7 +277,12 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.parameters = p_;
     info.parameters_source = source_;
     const ocl::TridiagonalSolver* tri = buffers_.tri.get();
-    info.line_solver = !tri || !tri->whole_lines() ? "global CR" : tri->halved_lines() ? "halved lines" : "whole lines";
+    // lines in a periodic pencil's eigenbasis take dense products whatever
+    // the line solver's parameters say (DenseSolve::eigenbasis_lines)
+    info.line_solver = pd_.periodic_lines()             ? "eigenbasis"
+                       : !tri || !tri->whole_lines()  ? "global CR"
+                       : tri->halved_lines()          ? "halved lines"
+                                                      : "whole lines";
     info.build_seconds = rt_->build_seconds();
     info.program_cache = rt_->program_cache();
     info.flops = cost_.flops;

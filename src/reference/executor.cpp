@@ -24,7 +24,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
   }
   void describe(PlanInfo& info) const override {
     info.backend = "reference";
-    info.line_solver = "thomas";
+    info.line_solver = pd_.periodic_lines() ? "eigenbasis" : "thomas";
   }
 
  private:
