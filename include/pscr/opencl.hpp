@@ -74,7 +74,8 @@ template <class T> PSCR_API PinnedBuffer pinned_buffer(const Plan<T>& plan, std:
 /// @{
 /// The context and in-order queue of an OpenCL plan (InvalidArgument for other
 /// backends). Create buffers in this context; enqueue work on this queue (or
-/// synchronise with it) to order it with the solves.
+/// synchronise with it) to order it with the solves. On PoCL's CPU devices the
+/// plans of a process share one queue (docs/guide/threads.md).
 template <class T> PSCR_API cl_context context(const Plan<T>& plan);
 template <class T> PSCR_API cl_command_queue queue(const Plan<T>& plan);
 /// @}
