@@ -23,9 +23,12 @@
 namespace pscr {
 namespace {
 
-template <class T> void check_finite(const T* x, std::size_t n, const char* what) {
-  const std::size_t i = first_nonfinite(x, n);
-  if (i < n) throw NonFiniteInput(std::string(what) + ": non-finite value at index " + std::to_string(i));
+// A non-finite value at index i of a batch of `count` right-hand sides of n
+// unknowns: the index into the caller's array, and in a batch the right-hand
+// side it lies in (as a plan split over devices names it: device_split.cpp).
+NonFiniteInput nonfinite_rhs(std::size_t i, std::size_t n, std::size_t count) {
+  const std::string which = count > 1 ? "right-hand side " + std::to_string(i / n) + " of the batch" : "right-hand side";
+  return NonFiniteInput(which + ": non-finite value at index " + std::to_string(i));
 }
 
 // A solution's non-finite value, named (after a solve, or after refinement).
@@ -215,7 +218,7 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
     HostSolveResult r;
     if (impl_->exec->solve_host(f, u, count, r)) {
       if (r.bad_input != std::size_t(-1))
-        throw NonFiniteInput("right-hand side: non-finite value at index " + std::to_string(r.bad_input));
+        throw nonfinite_rhs(r.bad_input, N, count);
       if (r.nonfinite_output) {
         check_solution(u, N * count);  // names the index
         throw NumericalBreakdown("solve produced a non-finite value (zero pivot in a tridiagonal solve or overflow)");
@@ -226,7 +229,7 @@ template <class T> SolveStats Plan<T>::solve_once(const T* f, T* u, std::size_t 
       return st;
     }
   }
-  check_finite(f, N * count, "right-hand side");
+  if (const std::size_t i = first_nonfinite(f, N * count); i < N * count) throw nonfinite_rhs(i, N, count);
   if (u != f) std::memmove(u, f, N * count * sizeof(T));
   SolveStats st;
   const auto in_one_process = [](double*, int) {};

@@ -117,7 +117,11 @@ template <class T> class PSCR_API DistributedPlan {
   std::size_t local_unknowns() const;  ///< values of one local right-hand side
 
   /// f, u: this rank's slab (local_unknowns() values each; u may equal f).
-  /// Collective. Pure Neumann as Plan::solve (the means are global).
+  /// Collective. Pure Neumann as Plan::solve (the means are global). Errors
+  /// are collective too: NonFiniteInput names, on every rank, the first
+  /// non-finite value of the whole problem's right-hand side (in a batch,
+  /// "right-hand side c of the batch"), by its index in the whole right-hand
+  /// side (Problem numbering, not the slab's) and the rank that holds it.
   SolveStats solve(const T* f, T* u) const;
   /// `count` right-hand sides, each a local slab, one after another; an empty
   /// batch as Plan::solve_batch (nothing solved, null arrays allowed).

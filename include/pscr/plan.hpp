@@ -180,6 +180,8 @@ template <class T> class PSCR_API Plan {
   /// copy of it on the host) and checked for non-finite values as it is copied
   /// to the device: NonFiniteInput for one in the k-th right-hand side of a
   /// batch may come after the solutions of the ones before it were written.
+  /// It names the value's index in f (the whole batch) and, in a batch of
+  /// several, "right-hand side k of the batch", on every backend and split.
   /// For the pure-Neumann case (c = 0, every A_d with zero row sums: constants
   /// span the null space) the compatible part of f is solved and the returned
   /// u has zero weighted mean: sum (M1⊗M2[⊗M3] 1)_i u_i = 0.
