@@ -49,6 +49,11 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
   return inv;
 }
 
+// Every kernel here takes lines get_global_id(0) < line_end of the L that
+// a row holds: the launch's global offset and line_end pick a range of
+// them, so that ranks exchanging by messages send one range's rows while
+// the next range is eliminated (distributed_solve.cpp).
+
 // Part q = first + get_global_id(1) (of `count`), rows [b, e) = [bounds[q], bounds[q +
 // 1]) of L lines (n0: the whole line's rows; C, sigma: the packed factor of
 // dimension 1 and each line's shift); X holds this rank's slab from row x0,
@@ -64,9 +69,9 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
 __kernel void partition_eliminate(__global scalar* X, int x0, __global const int* bounds, int first, int count,
                                   int own, int parts, int n0, int L, __global const coef_t* C,
                                   __global const scalar* sigma, __global scalar* ends, __global scalar* reduced,
-                                  __global scalar* ck, int stride, int solve, __global int* flags) {
+                                  __global scalar* ck, int stride, int solve, __global int* flags, int line_end) {
   const int line = get_global_id(0), q = first + get_global_id(1), j = q - own;
-  if (line >= L || get_global_id(1) >= count) return;
+  if (line >= line_end || get_global_id(1) >= count) return;
   const int b = bounds[q], e = bounds[q + 1];
   const bool keep = !solve && j >= 0 && j < parts;  // the set-up keeps this rank's parts' checkpoints
   const scalar sg = sigma[line];
@@ -129,9 +134,9 @@ inline scalar reduced_rhs(__global const scalar* ends, int q, int Q, int parts, 
 }
 
 __kernel void partition_reduced(__global const scalar* reduced, __global const scalar* ends, int Q, int L,
-                                int parts, int per_rank, __global scalar* y, __global int* flags) {
+                                int parts, int per_rank, __global scalar* y, __global int* flags, int line_end) {
   const int line = get_global_id(0);
-  if (line >= L) return;
+  if (line >= line_end) return;
   scalar cprev = ZERO, gprev = ZERO;
 #ifdef EXCESS_FORM
   scalar ratio = ZERO;
@@ -171,9 +176,9 @@ __kernel void partition_reduced(__global const scalar* reduced, __global const s
 __kernel void partition_back(__global scalar* X, int x0, __global const int* bounds, int own, int parts, int n0,
                              int L,
                              __global const coef_t* C, __global const scalar* sigma, __global const scalar* y,
-                             __global const scalar* ck, int stride) {
+                             __global const scalar* ck, int stride, int line_end) {
   const int line = get_global_id(0), j = get_global_id(1), q = own + j;
-  if (line >= L || j >= parts) return;
+  if (line >= line_end || j >= parts) return;
   const int b = bounds[q], e = bounds[q + 1];
   const scalar sg = sigma[line];
   scalar x = y[(size_t)q * L + line];

@@ -87,18 +87,17 @@ void check_uploaded(const SlabExecutor<T>& ex, bool found, const T* f_c, std::si
 }
 
 // The reduced system's right-hand sides of a transformed split over ranks
-// that do not share memory (MPI), from this rank's `rows` (2k rows of R, as
-// TransformSlab::eliminate returns them): its first k rows summed in place
-// with what the next part adds, the first part's addition sent to the
-// previous rank and the next rank's added to the last row, and every rank's
-// k rows to every rank. Returns where each rank's rows lie: this rank's in
-// `rows`, the others' in the plan's gathered area.
+// that do not share memory (MPI), from this rank's `rows` (2k rows of R
+// lines, as TransformSlab::eliminate returns them, or of a range's R lines):
+// its first k rows summed in place with what the next part adds, the first
+// part's addition sent to the previous rank and the next rank's added to the
+// last row, and every rank's k rows to every rank, received in `all`
+// (TransformSlab::gathered). Returns where each rank's rows
+// lie: this rank's in `rows`, the others' in `all`.
 template <class T>
-std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, T* rows, std::size_t k) {
-  TransformSlab<T>& dev = *ex.transform;
+std::vector<const T*> gather_reduced_rows(const SlabExecutor<T>& ex, T* rows, T* all, std::size_t k, std::size_t R) {
   const int me = ex.me(), ranks = ex.comm->size();
-  const std::size_t R = ex.R, bytes = R * sizeof(T);
-  T* all = dev.gathered_area();
+  const std::size_t bytes = R * sizeof(T);
   T* mine = rows;
   T* next = all + std::size_t(ranks) * k * R;  // the next rank's first part's addition
   for (std::size_t j = 0; j + 1 < k; ++j)
@@ -137,17 +136,33 @@ bool solve_on_transform_slab(const SlabExecutor<T>& ex, const T* f_c, std::size_
   st.transfer_seconds += seconds_since(t);
   check_uploaded(ex, dev.nonfinite_slab(), f_c, first, count);
   t = clock_type::now();
-  T* rows = dev.eliminate();
-  const auto exchanged = clock_type::now();
-  st.exchange_wait_seconds += seconds_since(t);
-  // ranks of one process: every device reads every rank's rows in place
   const std::size_t k = std::size_t(dev.parts());
-  const std::vector<const void*> shared = share_in_place(*ex.comm, rows);
-  std::vector<const T*> all;
-  for (const void* p : shared) all.push_back(static_cast<const T*>(p));
-  if (shared.empty()) all = gather_reduced_rows(ex, rows, k);
-  st.exchange_seconds += seconds_since(exchanged);
-  dev.substitute(all, int(shared.empty() ? k : 2 * k));
+  if (shares_address_space(*ex.comm)) {
+    // ranks of one process: every device reads every rank's rows in place
+    T* rows = dev.eliminate();
+    const auto exchanged = clock_type::now();
+    st.exchange_wait_seconds += seconds_since(t);
+    std::vector<const T*> all;
+    for (const void* p : share_in_place(*ex.comm, rows)) all.push_back(static_cast<const T*>(p));
+    st.exchange_seconds += seconds_since(exchanged);
+    dev.substitute(all, int(2 * k));
+  } else {
+    // by messages, range after range of the lines: a range's rows travel
+    // while the device eliminates the next ranges and substitutes the ones
+    // before (exchange_ranges)
+    const std::vector<RowRange> ranges = exchange_ranges(ex.R);
+    dev.eliminate_ranges(ranges);
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const auto waiting = clock_type::now();
+      T* rows = dev.eliminated(i);
+      const auto exchanged = clock_type::now();
+      st.exchange_wait_seconds += seconds_since(waiting);
+      const std::vector<const T*> all = gather_reduced_rows(ex, rows, dev.gathered(i), k, ranges[i].size());
+      st.exchange_seconds += seconds_since(exchanged);
+      dev.substitute_range(i, all, int(k));
+    }
+    dev.transform_back();
+  }
   const bool nonfinite = dev.solution_nonfinite();  // waits for the solve
   st.device_seconds += seconds_since(t);
   t = clock_type::now();

@@ -50,17 +50,29 @@ template <class T> class TransformSlab {
   // to call: the rows stay as returned until the next call but one, so that
   // ranks sharing the address space read each other's in place.
   virtual T* eliminate() = 0;
-  // Page-locked host memory for the reduced right-hand sides gathered by
-  // messages: parts() rows of R values per rank, rank after rank (this
-  // rank's place unused), and one more row (the next rank's addition to
-  // this rank's last row as received).
-  virtual T* gathered_area() = 0;
   // From every rank's reduced right-hand sides (rows[r] rank r's, per_rank
   // rows of R values each: 2·parts() rows as eliminate() returned them, or
   // parts() rows summed), the reduced system, this slab's back substitution
   // and the transforms back (enqueued; rows are read before the next
   // eliminate() returns).
   virtual void substitute(const std::vector<const T*>& rows, int per_rank) = 0;
+  // The same in ranges of lines (exchange_ranges), for ranks that exchange
+  // by messages: eliminate_ranges enqueues the transforms to modes and every
+  // range's elimination, each range's rows copied to the host when it is
+  // done, so that one range's rows travel while the next is eliminated.
+  // eliminated(i) waits for range i's rows: 2·parts() rows of its w lines,
+  // contiguous, as eliminate() returns them for all R; gathered(i):
+  // page-locked room for range i's rows by messages, parts() rows of w per
+  // rank, rank after rank (this rank's place unused), and one more row (the
+  // next rank's addition to this rank's last row as received);
+  // substitute_range(i, …) enqueues that range's reduced system and back
+  // substitution (rows as substitute() takes them, rows of w values), and
+  // transform_back the transforms back once every range is substituted.
+  virtual void eliminate_ranges(const std::vector<RowRange>& ranges) = 0;
+  virtual T* eliminated(std::size_t i) = 0;
+  virtual T* gathered(std::size_t i) = 0;
+  virtual void substitute_range(std::size_t i, const std::vector<const T*>& rows, int per_rank) = 0;
+  virtual void transform_back() = 0;
   virtual void finish() = 0;  // waits for the device's queue
   // What the solve found (waits): a non-finite solution value, and the text
   // of a near-singular elimination (empty: none).
@@ -83,6 +95,20 @@ inline constexpr std::size_t kTransformSplitMaxParts = 64;
 // the other dimensions) outnumber a part's rows this many times over, or the
 // reduction's split is taken.
 inline constexpr std::size_t kTransformSplitLinesPerRow = 4;
+
+// Ranks exchanging by messages send the reduced rows of kExchangeRanges
+// ranges of the lines one after another, each while the device eliminates
+// the next (and substitutes the one before): the messages overlap the
+// device's work instead of following it. Ranges are whole work-groups of
+// 256 lines where they are that long.
+inline constexpr std::size_t kExchangeRanges = 4;
+inline std::vector<RowRange> exchange_ranges(std::size_t lines) {
+  std::size_t w = (lines + kExchangeRanges - 1) / kExchangeRanges;
+  if (w >= 256) w = (w + 255) / 256 * 256;
+  std::vector<RowRange> out;
+  for (std::size_t b = 0; b < lines; b += std::max<std::size_t>(w, 1)) out.push_back({b, std::min(lines, b + w)});
+  return out;
+}
 
 // The parts per rank of a transformed split of n1 rows over `ranks` ranks
 // (each at least two rows) with `lines` lines.

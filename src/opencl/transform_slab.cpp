@@ -107,22 +107,63 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_->read(ends_.get(), rows, 2 * std::size_t(parts_) * R_ * sizeof(T));
     return rows;
   }
-  T* gathered_area() override { return static_cast<T*>(pinned_gathered_.data()); }
 
   void substitute(const std::vector<const T*>& rows, int per_rank) override {
-    const std::size_t Q = slabs_.size() * std::size_t(parts_), bytes = std::size_t(per_rank) * R_ * sizeof(T);
+    const std::size_t bytes = std::size_t(per_rank) * R_ * sizeof(T);
     for (std::size_t r = 0; r < rows.size(); ++r)
       ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, r * bytes, bytes, rows[r], 0, nullptr,
                                       nullptr),
                  "clEnqueueWriteBuffer (reduced right-hand sides)");
-    rt_->count(8.0 * double(Q * R_), 7.0 * double(Q * R_));
-    rt_->run("partition_reduced", 256, {R_}, reduced_.get(), all_ends_.get(), int(Q), int(R_), parts_, per_rank,
-             solution_.get(), flags_.buffer());
-    rt_->count(20.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
-    rt_->run("partition_back", 256, {R_, std::size_t(parts_)}, slab_.get(), x0(), bounds_.get(), own_, parts_, n1_,
-             int(R_), factor_.get(), sigma_.get(), solution_.get(), checkpoints_.get(), int(stride_));
+    substitute_launch(per_rank, {0, R_});
     to_modes(false);
   }
+
+  void eliminate_ranges(const std::vector<RowRange>& ranges) override {
+    ranges_ = ranges;
+    to_modes(true);
+    T* area = static_cast<T*>(pinned_rows_[turn_].data());
+    turn_ ^= 1;
+    const std::size_t rows = 2 * std::size_t(parts_);
+    range_done_.clear();
+    range_rows_.clear();
+    for (const RowRange& w : ranges_) {
+      eliminate_launch(own_, parts_, true, w);
+      // row j of the range's lines, to the range's block (rows × w, after
+      // those of the ranges before it)
+      T* block = area + rows * w.begin;
+      cl_event done = nullptr;
+      for (std::size_t j = 0; j < rows; ++j)
+        ocl::check(clEnqueueReadBuffer(rt_->queue(), ends_.get(), CL_FALSE, (j * R_ + w.begin) * sizeof(T),
+                                       w.size() * sizeof(T), block + j * w.size(), 0, nullptr,
+                                       j + 1 == rows ? &done : nullptr),
+                   "clEnqueueReadBuffer (reduced right-hand sides)");
+      range_done_.emplace_back(done);
+      range_rows_.push_back(block);
+    }
+    ocl::check(clFlush(rt_->queue()), "clFlush");
+  }
+  T* eliminated(std::size_t i) override {
+    cl_event e = range_done_[i].get();
+    ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (reduced right-hand sides)");
+    return range_rows_[i];
+  }
+  T* gathered(std::size_t i) override {
+    const std::size_t Q = slabs_.size() * std::size_t(parts_);
+    return static_cast<T*>(pinned_gathered_.data()) + (Q + 1) * ranges_[i].begin;
+  }
+  void substitute_range(std::size_t i, const std::vector<const T*>& rows, int per_rank) override {
+    const RowRange w = ranges_[i];
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (int j = 0; j < per_rank; ++j)
+        ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE,
+                                        ((r * std::size_t(per_rank) + std::size_t(j)) * R_ + w.begin) * sizeof(T),
+                                        w.size() * sizeof(T), rows[r] + std::size_t(j) * w.size(), 0, nullptr,
+                                        nullptr),
+                   "clEnqueueWriteBuffer (reduced right-hand sides)");
+    substitute_launch(per_rank, w);
+    ocl::check(clFlush(rt_->queue()), "clFlush");
+  }
+  void transform_back() override { to_modes(false); }
   void finish() override { rt_->finish(); }
   bool solution_nonfinite() override { return flags_.read()[0] != 0; }
   std::string breakdown() override { return flags_.near_singular(sigma_.get()); }
@@ -173,11 +214,27 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   // partition_eliminate on parts [first, first + count): the set-up of their
   // reduced rows (and this rank's parts' checkpoints), or the elimination of
   // this slab's data.
-  void eliminate_launch(int first, int count, bool solve) {
-    if (solve) rt_->count(12.0 * double(rows_ * R_), 2.0 * double(rows_ * R_));
-    rt_->run("partition_eliminate", 256, {R_, std::size_t(count)}, slab_.get(), x0(), bounds_.get(), first, count, own_,
-             parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(), reduced_.get(), checkpoints_.get(),
-             int(stride_), solve ? 1 : 0, flags_.buffer());
+  // lines: the range of lines (all R by default).
+  void eliminate_launch(int first, int count, bool solve, RowRange lines = {}) {
+    if (lines.end == 0) lines = {0, R_};
+    const double share = double(lines.size()) / double(R_);
+    if (solve) rt_->count(12.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
+    rt_->run_at("partition_eliminate", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(count)}, slab_.get(), x0(),
+                bounds_.get(), first, count, own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(),
+                reduced_.get(), checkpoints_.get(), int(stride_), solve ? 1 : 0, flags_.buffer(), int(lines.end));
+  }
+  // The reduced system and this slab's back substitution on a range of
+  // lines, from every rank's rows in all_ends_.
+  void substitute_launch(int per_rank, RowRange lines) {
+    const std::size_t Q = slabs_.size() * std::size_t(parts_);
+    const double share = double(lines.size()) / double(R_);
+    rt_->count(8.0 * double(Q * R_) * share, 7.0 * double(Q * R_) * share);
+    rt_->run_at("partition_reduced", 256, {lines.begin, 0, 0}, {lines.size()}, reduced_.get(), all_ends_.get(), int(Q),
+                int(R_), parts_, per_rank, solution_.get(), flags_.buffer(), int(lines.end));
+    rt_->count(20.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
+    rt_->run_at("partition_back", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(parts_)}, slab_.get(), x0(),
+                bounds_.get(), own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), solution_.get(),
+                checkpoints_.get(), int(stride_), int(lines.end));
   }
 
   planner::PlanData<T> pd_;
@@ -194,6 +251,11 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
   ocl::PinnedHost pinned_rows_[2], pinned_gathered_;
+  // eliminate_ranges: the ranges of lines, when each one's rows are on the
+  // host and where
+  std::vector<RowRange> ranges_;
+  std::vector<ocl::Event> range_done_;
+  std::vector<T*> range_rows_;
   ocl::HostStaging staging_;
 };
 
