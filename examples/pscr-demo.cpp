@@ -1,9 +1,10 @@
 // pscr-demo: solves 2D Poisson, 2D Helmholtz and 3D Poisson on non-uniform
-// meshes with the reference executor and prints sizes, init and solve times,
-// residual and error against a manufactured discrete solution.
+// meshes (the reference backend, or --backend opencl) and prints sizes, the
+// plan's radix, init and solve times, residual and error against a
+// manufactured discrete solution.
 //   pscr-demo [--bench N] [--reps R] [--threads T] [--backend reference|opencl]
 // --bench N: 2D Poisson N² (uniform, double), init and median solve time of
-// the reference executor against an FFTW DST-I solver in the same process.
+// the backend against an FFTW DST-I solver in the same process.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,9 +38,10 @@ template <class T> std::vector<T> manufactured(std::size_t N, std::size_t stride
   return u;
 }
 
-template <class T> void demo(const char* name, const pscr::Problem<T>& p, int threads) {
+template <class T> void demo(const char* name, const pscr::Problem<T>& p, int threads, pscr::Backend backend) {
   pscr::Options o;
   o.threads = threads;
+  o.backend = backend;
   pscr::Plan<T> plan(p, o);
   const std::size_t N = p.unknowns();
   const auto ustar = manufactured<T>(N, p.size(p.dims() - 1));
@@ -51,8 +53,9 @@ template <class T> void demo(const char* name, const pscr::Problem<T>& p, int th
   std::printf("%-26s", name);
   std::string sz;
   for (int d = 0; d < p.dims(); ++d) sz += (d ? "x" : "") + std::to_string(p.size(d));
-  std::printf(" %-13s init %8.4f s  solve %8.4f s  residual %.2e  error %.2e\n", sz.c_str(),
-              plan.info().init_seconds, st.seconds, p.relative_residual(f.data(), u.data()), std::sqrt(num / den));
+  std::printf(" %-13s radix %2d  init %8.4f s  solve %8.4f s  residual %.2e  error %.2e\n", sz.c_str(),
+              plan.info().radix, plan.info().init_seconds, st.seconds, p.relative_residual(f.data(), u.data()),
+              std::sqrt(num / den));
 }
 
 int bench(int n, int reps, int threads, pscr::Backend backend) {
@@ -124,13 +127,14 @@ int main(int argc, char** argv) {
   }
   try {
     if (bench_n > 0) return bench(bench_n, reps, threads, backend);
-    std::printf("libpscr demo: radix-4 PSCR, reference executor, non-uniform (graded) meshes\n");
+    std::printf("libpscr demo: radix-q PSCR on the %s backend, non-uniform (graded) meshes\n",
+                backend == pscr::Backend::opencl ? "OpenCL" : "reference");
     const auto a = pscr::graded_mesh(1025, 1.0, 1.002), b = pscr::graded_mesh(1025, 2.0, 0.999);
-    demo("2D Poisson (double)", pscr::poisson2d(a, b), threads);
+    demo("2D Poisson (double)", pscr::poisson2d(a, b), threads, backend);
     const auto c = pscr::graded_mesh(512, 1.0, 1.001), d = pscr::graded_mesh(480, 1.0, 1.0005);
-    demo("2D Helmholtz w=40 (cdouble)", pscr::helmholtz2d(c, d, 40.0), threads);
+    demo("2D Helmholtz w=40 (cdouble)", pscr::helmholtz2d(c, d, 40.0), threads, backend);
     const auto e = pscr::graded_mesh(65, 1.0, 1.02), g = pscr::graded_mesh(62, 1.0, 0.99), h = pscr::graded_mesh(73, 1.0, 1.01);
-    demo("3D Poisson (double)", pscr::poisson3d(e, g, h), threads);
+    demo("3D Poisson (double)", pscr::poisson3d(e, g, h), threads, backend);
     return 0;
   } catch (const pscr::Error& e) {
     std::fprintf(stderr, "pscr-demo: %s\n", e.what());

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <numeric>
+#include <thread>
 
+#include "pscr/distributed.hpp"
 #include "support.hpp"
 
 using pscr::Boundary;
@@ -441,4 +443,38 @@ BOOST_AUTO_TEST_CASE(indefinite_lines_in_the_eigenbasis) {
   o.parameters = kp;
   const pscr::Plan<double> plan(pscr::Problem<double>::make2d(graded, dirichlet, -2.5), o);
   BOOST_TEST(plan.info().line_solver == "eigenbasis");
+}
+
+// A distributed plan on the reference backend says the same of its lines
+// (a user trial found "thomas" there), and solves them.
+BOOST_AUTO_TEST_CASE(distributed_reference_line_solver) {
+  const auto dirichlet = pscr::laplacian_factor(40, 1.0, Boundary::Dirichlet, Boundary::Dirichlet);
+  const auto periodic = pscr::laplacian_factor(32, 1.0, Boundary::Periodic, Boundary::Periodic);
+  const auto p = pscr::Problem<double>::make2d(dirichlet, periodic, 0.1);
+  const auto f = test::random_vector<double>(p.unknowns(), 3);
+  const auto want = dense_solve(p, f);
+  auto comms = pscr::local_communicators(2);
+  std::vector<std::string> said(2);
+  std::vector<double> err(2, 1.0);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      const pscr::DistributedPlan<double> plan(comms[std::size_t(r)], p);
+      said[std::size_t(r)] = plan.info().plan.line_solver;
+      const pscr::RowRange rows = plan.rows();
+      const std::size_t R = plan.local_unknowns() / std::max<std::size_t>(rows.size(), 1);
+      std::vector<double> mine(f.begin() + long(rows.begin * R), f.begin() + long(rows.end * R)), u(mine.size());
+      plan.solve(mine.data(), u.data());
+      double num = 0, den = 0;
+      for (std::size_t i = 0; i < u.size(); ++i) {
+        num = std::max(num, std::abs(u[i] - double(want[rows.begin * R + i])));
+        den = std::max(den, std::abs(double(want[rows.begin * R + i])));
+      }
+      err[std::size_t(r)] = den > 0 ? num / den : num;
+    });
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < 2; ++r) {
+    BOOST_TEST(said[std::size_t(r)] == "eigenbasis");
+    BOOST_TEST(err[std::size_t(r)] <= 1e-13);
+  }
 }
