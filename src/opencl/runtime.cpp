@@ -20,7 +20,7 @@ namespace {
 struct Shared {
   std::mutex mutex;
   std::map<cl_device_id, cl_context> contexts;
-  std::map<cl_device_id, cl_command_queue> queues;  // PoCL's CPU devices only: see own_queue
+  std::map<cl_device_id, cl_command_queue> queues;  // PoCL's CPU devices only: see plan_queue
 };
 Shared& shared() {
   static Shared* s = new Shared;
