@@ -2,10 +2,20 @@
 // the Plan façade and the distributed backend, before each adds what its
 // executor says of itself.
 #pragma once
+#include <string>
+
 #include "planner/plan_data.hpp"
 #include "pscr/plan.hpp"
 
 namespace pscr {
+
+// PlanInfo::line_solver of a backend whose tridiagonal lines take
+// `tridiagonal`: lines in the last pencil's eigenbasis (periodic, or
+// indefinite below dense dimensions) are multiplied by it whatever the
+// backend's line solver would take.
+template <class T> std::string line_solver_name(const planner::PlanData<T>& data, std::string tridiagonal) {
+  return data.periodic_lines() ? "eigenbasis" : tridiagonal;
+}
 
 // radix: the plan's choice (plan_choice), where the data lay out no levels
 template <class T> void describe_plan_data(const planner::PlanData<T>& data, int radix, PlanInfo& info) {

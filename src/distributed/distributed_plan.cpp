@@ -175,7 +175,7 @@ template <class T> void describe(distributed::SlabExecutor<T>& ex, int radix) {
     pi.backend += " (distributed over " + std::to_string(ex.info.ranks) + " ranks)";
   } else {
     pi.backend = "reference (distributed over " + std::to_string(ex.info.ranks) + " ranks)";
-    pi.line_solver = ex.data.periodic_lines() ? "eigenbasis" : "thomas";
+    pi.line_solver = line_solver_name(ex.data, "thomas");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "../plan_description.hpp"
 #include "host_staging.hpp"
 #include "plan_buffers.hpp"
 #include "program_options.hpp"
@@ -277,12 +278,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.parameters = p_;
     info.parameters_source = source_;
     const ocl::TridiagonalSolver* tri = buffers_.tri.get();
-    // lines in a periodic pencil's eigenbasis take dense products whatever
-    // the line solver's parameters say (DenseSolve::eigenbasis_lines)
-    info.line_solver = pd_.periodic_lines()             ? "eigenbasis"
-                       : !tri || !tri->whole_lines()  ? "global CR"
-                       : tri->halved_lines()          ? "halved lines"
-                                                      : "whole lines";
+    info.line_solver = line_solver_name(pd_, !tri || !tri->whole_lines() ? "global CR"
+                                             : tri->halved_lines()        ? "halved lines"
+                                                                          : "whole lines");
     info.build_seconds = rt_->build_seconds();
     info.program_cache = rt_->program_cache();
     info.flops = cost_.flops;

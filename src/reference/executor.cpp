@@ -2,6 +2,7 @@
 
 #include <complex>
 
+#include "../plan_description.hpp"
 #include "level_solver.hpp"
 
 namespace pscr {
@@ -24,7 +25,7 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
   }
   void describe(PlanInfo& info) const override {
     info.backend = "reference";
-    info.line_solver = pd_.periodic_lines() ? "eigenbasis" : "thomas";
+    info.line_solver = line_solver_name(pd_, "thomas");
   }
 
  private:
