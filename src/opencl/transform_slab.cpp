@@ -121,16 +121,15 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void eliminate_ranges(const std::vector<RowRange>& ranges) override {
     ranges_ = ranges;
     to_modes(true);
-    T* area = static_cast<T*>(pinned_rows_[turn_].data());
+    range_area_ = static_cast<T*>(pinned_rows_[turn_].data());
     turn_ ^= 1;
     const std::size_t rows = 2 * std::size_t(parts_);
     range_done_.clear();
-    range_rows_.clear();
-    for (const RowRange& w : ranges_) {
+    for (std::size_t i = 0; i < ranges_.size(); ++i) {
+      const RowRange w = ranges_[i];
       eliminate_launch(own_, parts_, true, w);
-      // row j of the range's lines, to the range's block (rows × w, after
-      // those of the ranges before it)
-      T* block = area + rows * w.begin;
+      // row j of the range's lines, to the range's block
+      T* block = range_block(i);
       cl_event done = nullptr;
       for (std::size_t j = 0; j < rows; ++j)
         ocl::check(clEnqueueReadBuffer(rt_->queue(), ends_.get(), CL_FALSE, (j * R_ + w.begin) * sizeof(T),
@@ -138,14 +137,13 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
                                        j + 1 == rows ? &done : nullptr),
                    "clEnqueueReadBuffer (reduced right-hand sides)");
       range_done_.emplace_back(done);
-      range_rows_.push_back(block);
     }
     ocl::check(clFlush(rt_->queue()), "clFlush");
   }
   T* eliminated(std::size_t i) override {
     cl_event e = range_done_[i].get();
     ocl::check(clWaitForEvents(1, &e), "clWaitForEvents (reduced right-hand sides)");
-    return range_rows_[i];
+    return range_block(i);
   }
   T* gathered(std::size_t i) override {
     const std::size_t Q = slabs_.size() * std::size_t(parts_);
@@ -251,11 +249,14 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
   ocl::PinnedHost pinned_rows_[2], pinned_gathered_;
-  // eliminate_ranges: the ranges of lines, when each one's rows are on the
-  // host and where
+  // eliminate_ranges: the ranges of lines, the area of pinned_rows_ their
+  // rows go to, and when each range's rows are there
   std::vector<RowRange> ranges_;
+  T* range_area_ = nullptr;
   std::vector<ocl::Event> range_done_;
-  std::vector<T*> range_rows_;
+  // range i's rows in range_area_: 2·parts rows of its lines, after those
+  // of the ranges before it
+  T* range_block(std::size_t i) const { return range_area_ + 2 * std::size_t(parts_) * ranges_[i].begin; }
   ocl::HostStaging staging_;
 };
 
