@@ -263,6 +263,10 @@ HostFigures host_arrays(const Config& c, const pscr::Plan<T>& plan, const std::v
   return h;
 }
 
+// Solves in the profiled time_solves call (its warm-up and one timed): the
+// kernel times and launches are per solve once divided by it.
+constexpr std::size_t kProfiledSolves = 2;
+
 template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   const auto p = make_problem<T>(c, n);
   pscr::Options o;
@@ -329,7 +333,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
   if (c.backend == pscr::Backend::opencl) {
     ts = pscr::opencl::time_solves(plan, f.data(), c.reps);
     plan.set_profiling(true);
-    pscr::opencl::time_solves(plan, f.data(), 1);
+    pscr::opencl::time_solves(plan, f.data(), 1);  // kProfiledSolves: its warm-up and one timed
     plan.set_profiling(false);
     shares = plan.kernel_times();
   } else {
@@ -383,18 +387,17 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
                 1e3 * anc.fftw, anc.threads, anc.clfft_note.c_str(), anc.difference);
   std::ostringstream ks;
   if (!shares.empty()) {
-    // the profiled time_solves call ran two solves (its warm-up and one timed)
     std::size_t launches = 0;
     for (auto& k : shares) launches += k.launches;
     const double per_unknown = info.bytes / double(N), floor = 2.0 * sizeof(T);
     std::printf("    per solve: %zu kernel launches; device traffic (cost model) %.0f B per unknown against the "
                 "floor of %.0f B (one read, one write): %.1f passes; host copies %.1f GB/s in and out\n",
-                launches / 2, per_unknown, floor, per_unknown / floor,
+                launches / kProfiledSolves, per_unknown, floor, per_unknown / floor,
                 copy_s > 0 ? 2e-9 * double(N * sizeof(T)) / copy_s : 0.0);
   }
   for (auto& k : shares) {
     std::printf("    %-16s %5.1f %%  %4zu launches  %8.1f us per solve\n", k.kernel.c_str(), 100 * k.seconds / kernel_total,
-                k.launches, 1e6 * k.seconds / 2);
+                k.launches, 1e6 * k.seconds / kProfiledSolves);
     ks << (ks.tellp() > 0 ? ", " : "") << "\"" << k.kernel << "\": " << k.seconds;
   }
   if (json) {
