@@ -20,9 +20,27 @@
 #define DENSE_TILE_OUT (DENSE_SIDE * DENSE_MICRO_OUT)
 #define DENSE_TILE_COLUMNS (DENSE_SIDE * DENSE_MICRO_COLUMNS)
 #define DENSE_DEPTH 16
-// rows of the staged operands, padded: loads along k hit distinct banks
-#define DENSE_ROW_OUT (DENSE_TILE_OUT + 1)
-#define DENSE_ROW_COLUMNS (DENSE_TILE_COLUMNS + 1)
+// A work-item's outputs and columns come in runs of DENSE_RUN consecutive
+// indices (16 bytes of a real scalar), so that its operands are read from
+// local memory as vectors: one 16-byte load for four floats where scalar
+// loads, one per product row or column, bound the loop (H100).
+#if defined(SCALAR_COMPLEX)
+#define DENSE_RUN 1
+#elif defined(SCALAR_DOUBLE)
+#define DENSE_RUN 2
+#else
+#define DENSE_RUN 4
+#endif
+// rows of the staged operands, padded by a run: stores along k spread over
+// the banks, and every row starts 16-byte aligned
+#define DENSE_ROW_OUT (DENSE_TILE_OUT + DENSE_RUN)
+#define DENSE_ROW_COLUMNS (DENSE_TILE_COLUMNS + DENSE_RUN)
+typedef char dense_micro_tiles_are_runs[DENSE_MICRO_OUT % DENSE_RUN == 0 && DENSE_MICRO_COLUMNS % DENSE_RUN == 0 ? 1
+                                                                                                                 : -1];
+// Index a of a work-item's outputs (or columns) within the tile, for the
+// work-item at position p along that side: runs of DENSE_RUN, DENSE_SIDE
+// work-items' runs apart.
+inline int dense_micro_index(int p, int a) { return (a / DENSE_RUN) * (DENSE_SIDE * DENSE_RUN) + p * DENSE_RUN + a % DENSE_RUN; }
 typedef char dense_tiles_are_whole_loads[(DENSE_DEPTH * DENSE_TILE_OUT) % (DENSE_SIDE * DENSE_SIDE) == 0 &&
                                                  (DENSE_DEPTH * DENSE_TILE_COLUMNS) % (DENSE_SIDE * DENSE_SIDE) == 0
                                              ? 1
@@ -39,7 +57,7 @@ inline size_t dense_modes_index(int l, int c, int m, int batch) {
 // entry e = f + s·G of a chunk of a tile of `tile` indices is
 //   by_index:  (term, index) = (f / tile + (G / tile)·s, f % tile)
 //   otherwise: (f % DENSE_DEPTH, f / DENSE_DEPTH + (G / DENSE_DEPTH)·s),
-// so its element is at[s] + (k0 + the term's step in s)·step, at[] set once
+// so its element is base + at[s] + (k0 + the term's step in s)·step, at[] set once
 // per work-group: a chunk's loads are additions, not a product, a column's
 // modes position and two range checks each.
 #define DENSE_GROUP (DENSE_SIDE * DENSE_SIDE)
@@ -47,57 +65,97 @@ inline size_t dense_modes_index(int l, int c, int m, int batch) {
 #define DENSE_LOADS_X (DENSE_DEPTH * DENSE_TILE_COLUMNS / DENSE_GROUP)
 #define DENSE_LOADS_MAX (DENSE_LOADS_W > DENSE_LOADS_X ? DENSE_LOADS_W : DENSE_LOADS_X)
 typedef struct {
-  ulong at[DENSE_LOADS_MAX];  // the element of the first term at entry s's index
-  int live[DENSE_LOADS_MAX];  // whether that index is in range
+  ulong base;                  // the element of the first term at entry 0's index
+  uint at[DENSE_LOADS_MAX];    // entry s's from there: within a tile, so 32 bits hold it
+  uint live;                   // bit s: whether entry s's index is in range
   int term0, step, term_step;  // the first term, elements per term, terms from s to s + 1
 } dense_operand_t;
 
 // The operand whose element (term k, index i) lies at W[k·m + i] (by_index,
 // modes 0), W[i·m + k], in[k·C + i] (by_index) or Y's [r][k][b] of column
-// i = r·batch + b (modes).
+// i = r·batch + b (modes). Offsets from the base rather than a 64-bit
+// address per entry: registers bound the occupancy of these kernels.
 inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loads, int by_index, int modes, int m,
                                      int batch, int step) {
   dense_operand_t o;
   o.step = step;
   o.term0 = by_index ? f / tile : f % DENSE_DEPTH;
   o.term_step = by_index ? DENSE_GROUP / tile : 0;
+  o.live = 0;
+  ulong row0 = 0;
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_MAX; ++s) {
     const int i = x0 + (by_index ? f % tile : f / DENSE_DEPTH + DENSE_GROUP / DENSE_DEPTH * s);
-    o.live[s] = s < loads && i < limit;
-    const int ii = o.live[s] ? i : 0;
+    const int on = s < loads && i < limit;
+    o.live |= (uint)on << s;
+    const int ii = on ? i : x0;
     const ulong row = modes ? dense_modes_index(0, ii, m, batch) : by_index ? (ulong)ii : (ulong)ii * m;
-    o.at[s] = row + (ulong)o.term0 * step;
+    if (s == 0) row0 = modes ? dense_modes_index(0, x0, m, batch) : by_index ? (ulong)x0 : (ulong)x0 * m;
+    o.at[s] = (uint)(row - row0);
   }
+  o.base = row0 + (ulong)o.term0 * step;
   return o;
 }
 
 inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int s, int k0, int nk, int whole) {
   const int term = o->term_step * s;
-  const ulong at = o->at[s] + ((ulong)k0 + term) * o->step;
+  const ulong at = o->base + o->at[s] + ((ulong)k0 + term) * o->step;
   if (whole) return a[at];
-  return o->live[s] && k0 + o->term0 + term < nk ? a[at] : ZERO;
+  return (o->live >> s & 1) && k0 + o->term0 + term < nk ? a[at] : ZERO;
 }
 
-// A chunk of both operands from term k0 into local memory; whole: every
-// load in range.
-inline void dense_stage(__global const scalar* in, __global const scalar* W, const dense_operand_t* wo,
-                        const dense_operand_t* xo, int w_by_column, int in_modes, int f, int k0, int nk, int whole,
+// A chunk of both operands from term k0 into registers, so that the next
+// chunk's loads are in flight while this one is multiplied; whole: every
+// load in range (a uniform branch).
+inline void dense_fetch(__global const scalar* in, __global const scalar* W, const dense_operand_t* wo,
+                        const dense_operand_t* xo, int k0, int nk, int whole, scalar* wnext, scalar* xnext) {
+  if (whole) {
+#pragma unroll
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 1);
+#pragma unroll
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 1);
+  } else {
+#pragma unroll
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 0);
+#pragma unroll
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 0);
+  }
+}
+
+// The fetched chunk into local memory, each operand by (term, index).
+inline void dense_stage(const scalar* wnext, const scalar* xnext, int w_by_column, int in_modes, int f,
                         __local scalar* Ws, __local scalar* Ins) {
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_W; ++s) {
     const int e = f + s * DENSE_GROUP;
     const int wk = w_by_column ? e / DENSE_TILE_OUT : e % DENSE_DEPTH;
     const int wi = w_by_column ? e % DENSE_TILE_OUT : e / DENSE_DEPTH;
-    Ws[wk * DENSE_ROW_OUT + wi] = dense_load(W, wo, s, k0, nk, whole);
+    Ws[wk * DENSE_ROW_OUT + wi] = wnext[s];
   }
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_X; ++s) {
     const int e = f + s * DENSE_GROUP;
     const int xk = in_modes ? e % DENSE_DEPTH : e / DENSE_TILE_COLUMNS;
     const int xc = in_modes ? e / DENSE_DEPTH : e % DENSE_TILE_COLUMNS;
-    Ins[xk * DENSE_ROW_COLUMNS + xc] = dense_load(in, xo, s, k0, nk, whole);
+    Ins[xk * DENSE_ROW_COLUMNS + xc] = xnext[s];
   }
+}
+
+// A run of DENSE_RUN staged values (16-byte aligned) as one load.
+inline void dense_read_run(__local const scalar* p, scalar* out) {
+#if DENSE_RUN == 4
+  const float4 v = *(__local const float4*)p;
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = v.w;
+#elif DENSE_RUN == 2
+  const double2 v = *(__local const double2*)p;
+  out[0] = v.x;
+  out[1] = v.y;
+#else
+  out[0] = *p;
+#endif
 }
 
 // out[i][c] = Σ_k W'[k, i] in[k][c]: W'[k, i] = W[k, i] (w_by_column: Wᵀ
@@ -130,12 +188,13 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
   const dense_operand_t xo =
       dense_operand(f, c0, C, DENSE_TILE_COLUMNS, DENSE_LOADS_X, !in_modes, in_modes, m, batch, in_modes ? batch : C);
   const int interior = i0 + DENSE_TILE_OUT <= ni && c0 + DENSE_TILE_COLUMNS <= C;  // every index of the tile in range
+  scalar wnext[DENSE_LOADS_W], xnext[DENSE_LOADS_X];
+  dense_fetch(in, W, &wo, &xo, 0, nk, interior && DENSE_DEPTH <= nk, wnext, xnext);
   for (int k0 = 0; k0 < nk; k0 += DENSE_DEPTH) {
-    if (interior && k0 + DENSE_DEPTH <= nk)  // a uniform branch: every load in range
-      dense_stage(in, W, &wo, &xo, w_by_column, in_modes, f, k0, nk, 1, Ws, Ins);
-    else
-      dense_stage(in, W, &wo, &xo, w_by_column, in_modes, f, k0, nk, 0, Ws, Ins);
+    dense_stage(wnext, xnext, w_by_column, in_modes, f, Ws, Ins);
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (k0 + DENSE_DEPTH < nk)
+      dense_fetch(in, W, &wo, &xo, k0 + DENSE_DEPTH, nk, interior && k0 + 2 * DENSE_DEPTH <= nk, wnext, xnext);
     // a chunk's DENSE_DEPTH terms summed apart, then added to the total: the
     // rounding of a sum of n terms grows with the partial sums it adds to
     // (n = 63, double: forward error 1.3e-15 summed in one run, against 8e-16
@@ -149,9 +208,11 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
     for (int kk = 0; kk < DENSE_DEPTH; ++kk) {
       scalar w[DENSE_MICRO_OUT], x[DENSE_MICRO_COLUMNS];
 #pragma unroll
-      for (int a = 0; a < DENSE_MICRO_OUT; ++a) w[a] = Ws[kk * DENSE_ROW_OUT + ib + a * DENSE_SIDE];
+      for (int a = 0; a < DENSE_MICRO_OUT; a += DENSE_RUN)
+        dense_read_run(Ws + kk * DENSE_ROW_OUT + dense_micro_index(ib, a), w + a);
 #pragma unroll
-      for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) x[e] = Ins[kk * DENSE_ROW_COLUMNS + cb + e * DENSE_SIDE];
+      for (int e = 0; e < DENSE_MICRO_COLUMNS; e += DENSE_RUN)
+        dense_read_run(Ins + kk * DENSE_ROW_COLUMNS + dense_micro_index(cb, e), x + e);
 #pragma unroll
       for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
@@ -167,7 +228,7 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
   for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
     for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) {
-      const int i = i0 + ib + a * DENSE_SIDE, c = c0 + cb + e * DENSE_SIDE;
+      const int i = i0 + dense_micro_index(ib, a), c = c0 + dense_micro_index(cb, e);
       if (i < ni && c < C) out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e];
     }
 }
@@ -401,7 +462,9 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
 #define DENSE_PRODUCT dense_product_mma
 #else
 #define DENSE_KERNEL __kernel void
-#define DENSE_STAGES __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT], Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS]
+#define DENSE_STAGES \
+  __local scalar Ws[DENSE_DEPTH * DENSE_ROW_OUT] __attribute__((aligned(16))), \
+      Ins[DENSE_DEPTH * DENSE_ROW_COLUMNS] __attribute__((aligned(16)))
 #define DENSE_PRODUCT dense_product
 #endif
 

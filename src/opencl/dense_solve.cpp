@@ -1,5 +1,9 @@
 #include "dense_solve.hpp"
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
 #include <array>
 #include <complex>
 
@@ -37,6 +41,11 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
   const LevelBufs& lb = db.levels[0];
   const std::size_t C = db.R * std::size_t(batch), n = std::size_t(db.n), m = std::size_t(lb.modes);
   if (m == 0) return;  // a rank without modes of it
+  // kernels/dense.cl addresses a tile's entries by 32-bit offsets from its
+  // first: within 64 columns of Y[r][l][b] they span at most (64 + batch)·m
+  if (C > std::size_t(INT32_MAX) || (db.R > 1 && (64 + std::size_t(batch)) * m > std::size_t(UINT32_MAX)))
+    throw std::logic_error("dense products: " + std::to_string(C) + " columns of " + std::to_string(m) +
+                           " modes exceed the kernels' 32-bit offsets");
   const bool mma = p_.tensor_cores != 0;
   const bool as_lines = dense_modes_as_lines(d, D_, batch, pd_.periodic_lines(), b_.tri->whole_lines());
   const double products = double(C) * double(n) * double(m);

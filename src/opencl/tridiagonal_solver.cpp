@@ -48,7 +48,7 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   if (p.line_rows > 0) {
     std::size_t group_cap = rt.device().max_work_group;
-    for (const char* kernel : {"line_solve", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
+    for (const char* kernel : {"line_solve", "line_solve_uniform", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
       group_cap = std::min(group_cap, rt.max_group(kernel));
     // T work-items per line (a power of two for the PCR of the reduced
     // system), k ≤ line_rows rows each, spread evenly, for a system of m rows.
@@ -200,7 +200,10 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
                halved, tm, int(span), lines_local);
     return;
   }
-  rt_.launch("line_solve", 2, {T, round_up(L, G), 1}, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned,
+  // lines of a uniform factor, neither pinned nor halved: the kernel
+  // specialised to them (kernels/line_solve.cl)
+  const char* kernel = uniform_ && !halved_ && !may_pin_ ? "line_solve_uniform" : "line_solve";
+  rt_.launch(kernel, 2, {T, round_up(L, G), 1}, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned,
              flags_, halved, across ? 1 : 0, int(span), lines_local);
 }
 
