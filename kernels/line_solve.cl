@@ -139,7 +139,7 @@ inline row_t system_row(__global const coef_t* C, int n0, int i, scalar sg, int 
 // The system has n rows: the line's n0 or, halved, level 1 of its cyclic
 // reduction (n = n0 / 2; CC is not read).
 // Every work-item of the group calls it (it holds barriers).
-inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int k, int t, int T, int active, int line,
+inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, int n, int k, int t, int T, int active, int line,
                              __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
                              __global int* flags, int n0, int halved) {
   __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
@@ -179,7 +179,10 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
       const scalar inv = srecip(cur_s);
       prev_s -= smul(smul(spike, inv), spike);
 #endif
-      if (!alike) {
+      if (every) {
+        kp[2 * j * T + t] = spike;
+        kp[(2 * j + 1) * T + t] = inv;
+      } else if (!alike) {
         keep_spike[j] = spike;
         keep_inv[j] = inv;
       } else if (t < 2) {
@@ -246,7 +249,8 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int n, int 
                          : halved            ? half_row(C, n0, i, sg, pin).up
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
-        const scalar sp = alike ? kc[j] : keep_spike[j], iv = alike ? kc[k + j] : keep_inv[j];
+        const scalar sp = every ? kp[2 * j * T + t] : alike ? kc[j] : keep_spike[j];
+        const scalar iv = every ? kp[(2 * j + 1) * T + t] : alike ? kc[k + j] : keep_inv[j];
         x = smul(g[i + t] - smul(sp, xa) - smul(o, x), iv);
         g[i + t] = x;
       }
@@ -302,7 +306,7 @@ inline void store_line_rows(__global scalar* y, __local const scalar* g, line_wa
 // the group, so that consecutive work-items touch consecutive lines.
 inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                         int uniform, __global const scalar* sigma, __global const int* pinned, int may_pin,
-                        __global int* flags, int halved, int across, int span, __local scalar* buf) {
+                        int every, __global int* flags, int halved, int across, int span, __local scalar* buf) {
   const int t = get_local_id(0), T = get_local_size(0), lg = get_local_id(1), G = get_local_size(1);
   const int line = get_group_id(1) * G + lg;
   const int active = line < L, M = halved ? n / 2 : n;
@@ -329,7 +333,8 @@ inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const 
       load_line_rows(y, g, w, t, n, T);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  solve_line_local(ro, ro + span - 4 * k, M, k, t, T, active, line, C, CC, uniform, sg, pin, flags, n, halved);
+  solve_line_local(ro, ro + span - (every ? 2 * k * T : 4 * k), every, M, k, t, T, active, line, C, CC, uniform, sg,
+                   pin, flags, n, halved);
   if (across) {
     if (ul < L) {
       __local const scalar* gu = buf + (size_t)u * span + 3 * T;
@@ -345,21 +350,30 @@ inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const 
   }
 }
 
-// The kernels: any factor, pinned lines and halved ones; and a uniform
-// factor without either (the lines of transformed dimensions), where the
+// The kernels: any factor, pinned lines and halved ones; a uniform factor
+// without either (the lines of transformed dimensions), where the
 // constants drop the pivots that any factor keeps per work-item: 161 → 78
 // registers (double, ptxas for sm_90), so three work-groups of 256 share a
 // multiprocessor instead of one (H100, 3D 255³ double: 248 → 163 µs).
 __kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
                          int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
                          int halved, int across, int span, __local scalar* buf) {
-  solve_lines(Y, n, k, L, C, CC, uniform, sigma, pinned, 1, flags, halved, across, span, buf);
+  solve_lines(Y, n, k, L, C, CC, uniform, sigma, pinned, 1, 0, flags, halved, across, span, buf);
+}
+// Any factor, lines neither pinned nor halved, each chunk's pivots in local
+// memory (2k·T more scalars per line) instead of registers: 161 → 80
+// registers (double, ptxas for sm_90).
+__kernel void line_solve_pivots(__global scalar* Y, int n, int k, int L, __global const coef_t* C,
+                                __global const coef_t* CC, int uniform, __global const scalar* sigma,
+                                __global const int* pinned, __global int* flags, int halved, int across, int span,
+                                __local scalar* buf) {
+  solve_lines(Y, n, k, L, C, CC, 0, sigma, pinned, 0, 1, flags, 0, across, span, buf);
 }
 __kernel void line_solve_uniform(__global scalar* Y, int n, int k, int L, __global const coef_t* C,
                                  __global const coef_t* CC, int uniform, __global const scalar* sigma,
                                  __global const int* pinned, __global int* flags, int halved, int across, int span,
                                  __local scalar* buf) {
-  solve_lines(Y, n, k, L, C, CC, 1, sigma, pinned, 0, flags, 0, across, span, buf);
+  solve_lines(Y, n, k, L, C, CC, 1, sigma, pinned, 0, 0, flags, 0, across, span, buf);
 }
 
 // form_rhs_lines and line_solve in one pass: the right-hand side of each
@@ -491,7 +505,7 @@ inline void form_solve(__global const scalar* X, __global const group_t* groups,
   // the host's report of a near-singular line
   const scalar sg = active ? parent_sigma[line % batch] + lambda[line / batch] : ZERO;
   if (active && t == 0) child_sigma[line] = sg;
-  solve_line_local(ro, ro + span - 4 * k, M, k, t, T, active, line, C, CC, uniform, sg, 0, flags, n, halved);
+  solve_line_local(ro, ro + span - 4 * k, 0, M, k, t, T, active, line, C, CC, uniform, sg, 0, flags, n, halved);
   if (active) {
     __global scalar* y = Y + (size_t)line * n;
     __local scalar* g = ro + 3 * T;

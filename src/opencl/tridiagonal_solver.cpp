@@ -32,9 +32,20 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 namespace {
 // Local memory of one whole line in scalars (kernels/line_solve.cl): the
 // reduced system (3T), the n rows with one pad entry per chunk of k, then the
-// pivots of chunks 0 and 1 (4k).
-std::size_t line_span(int n, int k, int T) {
-  return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k) + 4 * std::size_t(k);
+// pivots of chunks 0 and 1 (4k) or, every_chunk (line_solve_pivots), of all
+// T chunks (2k·T).
+std::size_t line_span(int n, int k, int T, bool every_chunk = false) {
+  return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k) +
+         (every_chunk ? 2 * std::size_t(k) * std::size_t(T) : 4 * std::size_t(k));
+}
+
+// Lines per work-group: line_group / T, halved until they fit the group limit
+// and local memory.
+std::size_t group_lines(const Device& dev, int line_group, std::size_t T, std::size_t group_cap,
+                        std::size_t line_bytes) {
+  std::size_t lines = std::max<std::size_t>(1, std::size_t(line_group) / T);
+  while (lines > 1 && (lines * T > group_cap || lines * line_bytes > dev.local_mem)) lines /= 2;
+  return lines;
 }
 }  // namespace
 
@@ -48,7 +59,7 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   if (p.line_rows > 0) {
     std::size_t group_cap = rt.device().max_work_group;
-    for (const char* kernel : {"line_solve", "line_solve_uniform", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
+    for (const char* kernel : {"line_solve", "line_solve_uniform", "line_solve_pivots", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
       group_cap = std::min(group_cap, rt.max_group(kernel));
     // T work-items per line (a power of two for the PCR of the reduced
     // system), k ≤ line_rows rows each, spread evenly, for a system of m rows.
@@ -65,16 +76,19 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
     if (!whole && p.halve_lines > 0 && n >= 4) whole = halved_ = fits(n / 2, T, k);
     if (whole) {
       const std::size_t line_bytes = line_span(halved_ ? n / 2 : n, k, T) * scalar_bytes;
-      std::size_t lines = std::max(1, p.line_group / T);
-      while (lines > 1 && (lines * T > group_cap || lines * line_bytes > rt.device().local_mem)) lines /= 2;
       line_threads_ = T;
       line_rows_ = k;
-      group_lines_ = int(lines);
+      group_lines_ = int(group_lines(rt.device(), p.line_group, std::size_t(T), group_cap, line_bytes));
       const std::size_t entry = 4 * scalar_bytes;
       const auto* from = static_cast<const unsigned char*>(packed);
       uniform_ = 1;
       for (int i = 2; i + 1 < n && uniform_; ++i) uniform_ = std::memcmp(from + entry, from + i * entry, entry) == 0;
       if (uniform_ || halved_) return;  // halved lines generate their rows from C
+      // any factor, lines neither pinned nor halved: line_solve_pivots where
+      // a line with every chunk's pivots fits local memory
+      const std::size_t pivot_bytes = line_span(n, k, T, true) * scalar_bytes;
+      if (!may_pin_ && pivot_bytes <= rt.device().local_mem)
+        pivot_lines_ = int(group_lines(rt.device(), p.line_group, std::size_t(T), group_cap, pivot_bytes));
       // entry t·k + j of the packed factor goes to j·T + t (zero past the end)
       std::vector<unsigned char> chunked(std::size_t(k) * T * entry, 0);
       for (int t = 0; t < T; ++t)
@@ -163,7 +177,8 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   // Cost model per row: generating it ~10, eliminating ~15, back
   // substitution ~6; the reduced system ~15 per PCR step and chunk. Formed
   // right-hand sides are not read (the executor counts their sources).
-  const std::size_t L = std::size_t(lines), T = std::size_t(line_threads_), G = std::size_t(group_lines_);
+  const std::size_t L = std::size_t(lines), T = std::size_t(line_threads_);
+  const std::size_t G = std::size_t(!src && pivot_lines_ > 0 ? pivot_lines_ : group_lines_);
   const int n0 = rows_[0];
   int steps = 0;
   while ((1 << steps) < line_threads_) ++steps;
@@ -171,7 +186,8 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   // again (or formed again).
   rt_.count(double(L) * ((halved_ ? 46.0 : 31.0) * n0 + 15.0 * steps * T),
             ((src ? 1.0 : 2.0) + (halved_ ? 0.5 : 0.0)) * double(L) * n0);
-  const std::size_t span = line_span(halved_ ? n0 / 2 : n0, line_rows_, line_threads_);
+  const bool pivots = !src && pivot_lines_ > 0;  // line_solve_pivots
+  const std::size_t span = line_span(halved_ ? n0 / 2 : n0, line_rows_, line_threads_, pivots);
   cl_mem CC = uniform_ || halved_ ? C_ : chunked_.get();
   const int halved = halved_ ? 1 : 0;
   const std::array<std::size_t, 3> local{T, G, 1};
@@ -202,7 +218,9 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   }
   // lines of a uniform factor, neither pinned nor halved: the kernel
   // specialised to them (kernels/line_solve.cl)
-  const char* kernel = uniform_ && !halved_ && !may_pin_ ? "line_solve_uniform" : "line_solve";
+  const char* kernel = pivots                              ? "line_solve_pivots"
+                       : uniform_ && !halved_ && !may_pin_ ? "line_solve_uniform"
+                                                            : "line_solve";
   rt_.launch(kernel, 2, {T, round_up(L, G), 1}, local, Y, n0, line_rows_, lines, C_, CC, uniform_, sigma, pinned,
              flags_, halved, across ? 1 : 0, int(span), lines_local);
 }

@@ -63,6 +63,7 @@ class TridiagonalSolver {
   cl_mem C_;
   // whole lines: work-items per line (0: global CR), rows per work-item, lines per work-group
   int line_threads_ = 0, line_rows_ = 0, group_lines_ = 0;
+  int pivot_lines_ = 0;  // lines per work-group of line_solve_pivots (0: not taken)
   bool halved_ = false;  // whole lines through level 1 of their cyclic reduction (kernels/line_solve.cl)
   int uniform_ = 0;  // rows 1 … n − 2 of the packed factor alike (kernels/line_solve.cl, line_entry)
   cl_mem flags_;  // flags[1] = line + 1 of a near-singular elimination (ordinary path)
