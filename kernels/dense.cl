@@ -65,8 +65,9 @@ inline size_t dense_modes_index(int l, int c, int m, int batch) {
 #define DENSE_LOADS_X (DENSE_DEPTH * DENSE_TILE_COLUMNS / DENSE_GROUP)
 #define DENSE_LOADS_MAX (DENSE_LOADS_W > DENSE_LOADS_X ? DENSE_LOADS_W : DENSE_LOADS_X)
 typedef struct {
-  ulong base;                  // the element of the first term at entry 0's index
-  uint at[DENSE_LOADS_MAX];    // entry s's from there: within a tile, so 32 bits hold it
+  ulong base;                  // the element of the first term at the index of entry 0 of the tile
+  uint at0, row_step;          // entry s from there: at0 + s·row_step, or (modes, not by_index) at[s]
+  uint at[DENSE_LOADS_MAX];    // within a tile, so 32 bits hold them
   uint live;                   // bit s: whether entry s's index is in range
   int term0, step, term_step;  // the first term, elements per term, terms from s to s + 1
 } dense_operand_t;
@@ -74,7 +75,8 @@ typedef struct {
 // The operand whose element (term k, index i) lies at W[k·m + i] (by_index,
 // modes 0), W[i·m + k], in[k·C + i] (by_index) or Y's [r][k][b] of column
 // i = r·batch + b (modes). Offsets from the base rather than a 64-bit
-// address per entry: registers bound the occupancy of these kernels.
+// address per entry, and a step where they are evenly spaced: registers
+// bound the occupancy of these kernels.
 inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loads, int by_index, int modes, int m,
                                      int batch, int step) {
   dense_operand_t o;
@@ -82,7 +84,7 @@ inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loa
   o.term0 = by_index ? f / tile : f % DENSE_DEPTH;
   o.term_step = by_index ? DENSE_GROUP / tile : 0;
   o.live = 0;
-  ulong row0 = 0;
+  const ulong row0 = modes ? dense_modes_index(0, x0, m, batch) : by_index ? (ulong)x0 : (ulong)x0 * m;
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_MAX; ++s) {
     const int i = x0 + (by_index ? f % tile : f / DENSE_DEPTH + DENSE_GROUP / DENSE_DEPTH * s);
@@ -90,16 +92,21 @@ inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loa
     o.live |= (uint)on << s;
     const int ii = on ? i : x0;
     const ulong row = modes ? dense_modes_index(0, ii, m, batch) : by_index ? (ulong)ii : (ulong)ii * m;
-    if (s == 0) row0 = modes ? dense_modes_index(0, x0, m, batch) : by_index ? (ulong)x0 : (ulong)x0 * m;
     o.at[s] = (uint)(row - row0);
   }
+  const int i = x0 + (by_index ? f % tile : f / DENSE_DEPTH);
+  o.at0 = (uint)((modes ? dense_modes_index(0, i, m, batch) : by_index ? (ulong)i : (ulong)i * m) - row0);
+  o.row_step = by_index ? 0 : (uint)(DENSE_GROUP / DENSE_DEPTH * m);
   o.base = row0 + (ulong)o.term0 * step;
   return o;
 }
 
-inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int s, int k0, int nk, int whole) {
+// by_table: the offsets of Y's columns (modes, not by_index), not evenly spaced.
+inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int s, int k0, int nk, int whole,
+                         int by_table) {
   const int term = o->term_step * s;
-  const ulong at = o->base + o->at[s] + ((ulong)k0 + term) * o->step;
+  const uint off = by_table ? o->at[s] : o->at0 + (uint)s * o->row_step;
+  const ulong at = o->base + off + ((ulong)k0 + term) * o->step;
   if (whole) return a[at];
   return (o->live >> s & 1) && k0 + o->term0 + term < nk ? a[at] : ZERO;
 }
@@ -108,22 +115,23 @@ inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int
 // chunk's loads are in flight while this one is multiplied; whole: every
 // load in range (a uniform branch).
 inline void dense_fetch(__global const scalar* in, __global const scalar* W, const dense_operand_t* wo,
-                        const dense_operand_t* xo, int k0, int nk, int whole, scalar* wnext, scalar* xnext) {
+                        const dense_operand_t* xo, int x_table, int k0, int nk, int whole, scalar* wnext,
+                        scalar* xnext) {
   if (whole) {
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 1);
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 1, 0);
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 1);
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 1, x_table);
   } else {
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 0);
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 0, 0);
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 0);
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 0, x_table);
   }
 }
 
 // The fetched chunk into local memory, each operand by (term, index).
-inline void dense_stage(const scalar* wnext, const scalar* xnext, int w_by_column, int in_modes, int f,
+inline void dense_stage(const scalar* wnext, const scalar* xnext, int w_by_column, int x_by_column, int f,
                         __local scalar* Ws, __local scalar* Ins) {
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_W; ++s) {
@@ -135,8 +143,8 @@ inline void dense_stage(const scalar* wnext, const scalar* xnext, int w_by_colum
 #pragma unroll
   for (int s = 0; s < DENSE_LOADS_X; ++s) {
     const int e = f + s * DENSE_GROUP;
-    const int xk = in_modes ? e % DENSE_DEPTH : e / DENSE_TILE_COLUMNS;
-    const int xc = in_modes ? e / DENSE_DEPTH : e % DENSE_TILE_COLUMNS;
+    const int xk = x_by_column ? e / DENSE_TILE_COLUMNS : e % DENSE_DEPTH;
+    const int xc = x_by_column ? e % DENSE_TILE_COLUMNS : e / DENSE_DEPTH;
     Ins[xk * DENSE_ROW_COLUMNS + xc] = xnext[s];
   }
 }
@@ -163,7 +171,8 @@ inline void dense_read_run(__local const scalar* p, scalar* out) {
 // modes: k < m, i < n); in and out laid out [k][c] (contiguous in c) or,
 // in_modes / out_modes, as Y (dense_modes_index).
 inline void dense_product(__global const scalar* in, __global scalar* out, __global const scalar* W, int n, int m,
-                          int C, int batch, int w_by_column, int in_modes, int out_modes, __local scalar* Ws,
+                          int C, int batch, int w_by_column, int in_modes, int x_by_column, int out_modes,
+                          __local scalar* Ws,
                           __local scalar* Ins) {
   const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;  // the sum's terms, the outputs
   const int tx = get_local_id(0), ty = get_local_id(1), f = ty * DENSE_SIDE + tx;
@@ -186,15 +195,17 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
   const dense_operand_t wo =
       dense_operand(f, i0, ni, DENSE_TILE_OUT, DENSE_LOADS_W, w_by_column, 0, m, batch, w_by_column ? m : 1);
   const dense_operand_t xo =
-      dense_operand(f, c0, C, DENSE_TILE_COLUMNS, DENSE_LOADS_X, !in_modes, in_modes, m, batch, in_modes ? batch : C);
+      dense_operand(f, c0, C, DENSE_TILE_COLUMNS, DENSE_LOADS_X, x_by_column, in_modes, m, batch, in_modes ? batch : C);
   const int interior = i0 + DENSE_TILE_OUT <= ni && c0 + DENSE_TILE_COLUMNS <= C;  // every index of the tile in range
   scalar wnext[DENSE_LOADS_W], xnext[DENSE_LOADS_X];
-  dense_fetch(in, W, &wo, &xo, 0, nk, interior && DENSE_DEPTH <= nk, wnext, xnext);
+  const int x_table = in_modes && !x_by_column;
+  dense_fetch(in, W, &wo, &xo, x_table, 0, nk, interior && DENSE_DEPTH <= nk, wnext, xnext);
   for (int k0 = 0; k0 < nk; k0 += DENSE_DEPTH) {
-    dense_stage(wnext, xnext, w_by_column, in_modes, f, Ws, Ins);
+    dense_stage(wnext, xnext, w_by_column, x_by_column, f, Ws, Ins);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (k0 + DENSE_DEPTH < nk)
-      dense_fetch(in, W, &wo, &xo, k0 + DENSE_DEPTH, nk, interior && k0 + 2 * DENSE_DEPTH <= nk, wnext, xnext);
+      dense_fetch(in, W, &wo, &xo, x_table, k0 + DENSE_DEPTH, nk, interior && k0 + 2 * DENSE_DEPTH <= nk, wnext,
+                  xnext);
     // a chunk's DENSE_DEPTH terms summed apart, then added to the total: the
     // rounding of a sum of n terms grows with the partial sums it adds to
     // (n = 63, double: forward error 1.3e-15 summed in one run, against 8e-16
@@ -362,20 +373,20 @@ inline double mma_load(__global const double* a, const mma_operand_t* o, int by_
 // The operands' entries e = f + s·MMA_GROUP of the chunk from term k0 into
 // registers; whole: every one in range (a uniform branch).
 inline void mma_fetch(__global const double* in, __global const double* W, const mma_operand_t* wo,
-                      const mma_operand_t* xo, int w_by_column, int in_modes, int k0, int nk, int whole,
+                      const mma_operand_t* xo, int w_by_column, int x_by_column, int k0, int nk, int whole,
                       double* wnext, double* xnext) {
   const ulong wk = (ulong)k0 * wo->step, xk = (ulong)k0 * xo->step;
   if (whole) {
 #pragma unroll
     for (int s = 0; s < MMA_LOADS; ++s) {
       wnext[s] = mma_load(W, wo, w_by_column, s, wk, k0, nk, 1);
-      xnext[s] = mma_load(in, xo, !in_modes, s, xk, k0, nk, 1);
+      xnext[s] = mma_load(in, xo, x_by_column, s, xk, k0, nk, 1);
     }
   } else {
 #pragma unroll
     for (int s = 0; s < MMA_LOADS; ++s) {
       wnext[s] = mma_load(W, wo, w_by_column, s, wk, k0, nk, 0);
-      xnext[s] = mma_load(in, xo, !in_modes, s, xk, k0, nk, 0);
+      xnext[s] = mma_load(in, xo, x_by_column, s, xk, k0, nk, 0);
     }
   }
 }
@@ -391,7 +402,7 @@ inline void mma_clear(double x[MMA_FI][4][MMA_NC]) {
 }
 
 inline void dense_product_mma(__global const double* in, __global double* out, __global const double* W, int n,
-                              int m, int C, int batch, int w_by_column, int in_modes, int out_modes,
+                              int m, int C, int batch, int w_by_column, int in_modes, int x_by_column, int out_modes,
                               __local double* Ws, __local double* Ins) {
   const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;
   const int f = get_local_id(0), lane = f & 31, warp = f >> 5, g = lane >> 2, t = lane & 3;
@@ -402,23 +413,23 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
   // modes, contiguous in the terms); the input: contiguous in its columns,
   // or Y (from modes: the modes are its terms)
   const mma_operand_t wo = mma_operand(f, i0, ni, w_by_column, 0, m, batch, w_by_column ? m : 1);
-  const mma_operand_t xo = mma_operand(f, c0, C, !in_modes, in_modes, m, batch, in_modes ? batch : C);
+  const mma_operand_t xo = mma_operand(f, c0, C, x_by_column, in_modes, m, batch, in_modes ? batch : C);
   const int interior = i0 + MMA_TILE <= ni && c0 + MMA_TILE <= C;  // every index of the tile in range
   double wnext[MMA_LOADS], xnext[MMA_LOADS];
-  mma_fetch(in, W, &wo, &xo, w_by_column, in_modes, 0, nk, interior && MMA_DEPTH <= nk, wnext, xnext);
+  mma_fetch(in, W, &wo, &xo, w_by_column, x_by_column, 0, nk, interior && MMA_DEPTH <= nk, wnext, xnext);
   double acc[MMA_FI][4][MMA_NC];
   mma_clear(acc);
   for (int k0 = 0; k0 < nk; k0 += MMA_DEPTH) {
 #pragma unroll
     for (int s = 0; s < MMA_LOADS; ++s) {
       const int e = f + s * MMA_GROUP;
-      const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, !in_modes);
+      const int2 w = mma_entry(e, w_by_column), x = mma_entry(e, x_by_column);
       Ws[w.x * MMA_ROW + w.y] = wnext[s];
       Ins[x.x * MMA_ROW + x.y] = xnext[s];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (k0 + MMA_DEPTH < nk)
-      mma_fetch(in, W, &wo, &xo, w_by_column, in_modes, k0 + MMA_DEPTH, nk, interior && k0 + 2 * MMA_DEPTH <= nk,
+      mma_fetch(in, W, &wo, &xo, w_by_column, x_by_column, k0 + MMA_DEPTH, nk, interior && k0 + 2 * MMA_DEPTH <= nk,
                 wnext, xnext);
     double part[MMA_FI][4][MMA_NC];
     mma_clear(part);
@@ -474,12 +485,22 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
 DENSE_KERNEL dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
                             int C, int batch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(X, Y, W, n, m, C, batch, 1, 0, 1, Ws, Ins);
+  DENSE_PRODUCT(X, Y, W, n, m, C, batch, 1, 0, 1, 1, Ws, Ins);
 }
+// From modes, Y read along its columns c = r·batch + b (contiguous in b):
+// batches of 8 or more; dense_from_modes_by_term reads it along its modes,
+// contiguous where batch = 1. Along the columns a warp's loads are
+// contiguous (H100, graded 3D 255³: the launch with batch 65025 385 → 350 µs
+// on the FP64 tensor cores, float 372 → 350 µs).
 DENSE_KERNEL dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
                               int C, int batch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 1, 0, Ws, Ins);
+}
+DENSE_KERNEL dense_from_modes_by_term(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n,
+                                      int m, int C, int batch) {
+  DENSE_STAGES;
+  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, 0, Ws, Ins);
 }
 // The same products with the modes as lines, Y[l][c] (contiguous in c): a
 // 2D problem's lines for the whole-line solver (src/opencl/dense_solve.hpp,
@@ -490,12 +511,12 @@ DENSE_KERNEL dense_from_modes(__global const scalar* Y, __global scalar* X, __gl
 DENSE_KERNEL dense_to_lines(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
                             int C) {
   DENSE_STAGES;
-  DENSE_PRODUCT(X, Y, W, n, m, C, 1, 1, 0, 0, Ws, Ins);
+  DENSE_PRODUCT(X, Y, W, n, m, C, 1, 1, 0, 1, 0, Ws, Ins);
 }
 DENSE_KERNEL dense_from_lines(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
                               int C) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, X, W, n, m, C, 1, 0, 0, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, 1, 0, 0, 1, 0, Ws, Ins);
 }
 // Z[k][line] /= ν_k + σ_line; the pure-Neumann null line's zero mode
 // (pinned, k = zero_mode) is left out: 0. Global size (lines, n).

@@ -65,7 +65,9 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
     rt_.launch("dense_from_lines", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n,
                lb.modes, int(C));
   else
-    rt_.launch("dense_from_modes", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(),
+    // Y along its columns where they run 8 or more in a row (kernels/dense.cl)
+    rt_.launch(batch >= 8 ? "dense_from_modes" : "dense_from_modes_by_term", 2, product_grid<T>(mma, C, n),
+               product_group(mma), db.Y.get(), X, lb.W.get(),
                db.n, lb.modes, int(C), batch);
 }
 
