@@ -101,12 +101,15 @@ inline dense_operand_t dense_operand(int f, int x0, int limit, int tile, int loa
   return o;
 }
 
-// by_table: the offsets of Y's columns (modes, not by_index), not evenly spaced.
+// by_table: the offsets of Y's columns (modes, not by_index), not evenly
+// spaced; small: an operand of fewer than 2³² elements (W), addressed in 32
+// bits (a register per load in flight instead of two).
 inline scalar dense_load(__global const scalar* a, const dense_operand_t* o, int s, int k0, int nk, int whole,
-                         int by_table) {
+                         int by_table, int small) {
   const int term = o->term_step * s;
   const uint off = by_table ? o->at[s] : o->at0 + (uint)s * o->row_step;
-  const ulong at = o->base + off + ((ulong)k0 + term) * o->step;
+  const ulong at = small ? (ulong)((uint)o->base + off + (uint)(k0 + term) * (uint)o->step)
+                         : o->base + off + ((ulong)k0 + term) * o->step;
   if (whole) return a[at];
   return (o->live >> s & 1) && k0 + o->term0 + term < nk ? a[at] : ZERO;
 }
@@ -119,14 +122,14 @@ inline void dense_fetch(__global const scalar* in, __global const scalar* W, con
                         scalar* xnext) {
   if (whole) {
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 1, 0);
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 1, 0, 1);
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 1, x_table);
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 1, x_table, 0);
   } else {
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 0, 0);
+    for (int s = 0; s < DENSE_LOADS_W; ++s) wnext[s] = dense_load(W, wo, s, k0, nk, 0, 0, 1);
 #pragma unroll
-    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 0, x_table);
+    for (int s = 0; s < DENSE_LOADS_X; ++s) xnext[s] = dense_load(in, xo, s, k0, nk, 0, x_table, 0);
   }
 }
 
