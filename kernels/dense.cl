@@ -40,7 +40,9 @@ typedef char dense_micro_tiles_are_runs[DENSE_MICRO_OUT % DENSE_RUN == 0 && DENS
 // Index a of a work-item's outputs (or columns) within the tile, for the
 // work-item at position p along that side: runs of DENSE_RUN, DENSE_SIDE
 // work-items' runs apart.
-inline int dense_micro_index(int p, int a) { return (a / DENSE_RUN) * (DENSE_SIDE * DENSE_RUN) + p * DENSE_RUN + a % DENSE_RUN; }
+inline int dense_micro_index(int p, int a) {
+  return (a / DENSE_RUN) * (DENSE_SIDE * DENSE_RUN) + p * DENSE_RUN + a % DENSE_RUN;
+}
 typedef char dense_tiles_are_whole_loads[(DENSE_DEPTH * DENSE_TILE_OUT) % (DENSE_SIDE * DENSE_SIDE) == 0 &&
                                                  (DENSE_DEPTH * DENSE_TILE_COLUMNS) % (DENSE_SIDE * DENSE_SIDE) == 0
                                              ? 1
@@ -57,9 +59,9 @@ inline size_t dense_modes_index(int l, int c, int m, int batch) {
 // entry e = f + s·G of a chunk of a tile of `tile` indices is
 //   by_index:  (term, index) = (f / tile + (G / tile)·s, f % tile)
 //   otherwise: (f % DENSE_DEPTH, f / DENSE_DEPTH + (G / DENSE_DEPTH)·s),
-// so its element is base + at[s] + (k0 + the term's step in s)·step, at[] set once
-// per work-group: a chunk's loads are additions, not a product, a column's
-// modes position and two range checks each.
+// so its element is base + its offset + (k0 + the term's step in s)·step,
+// the offsets set once per work-group: a chunk's loads are additions, not a
+// product, a column's modes position and two range checks each.
 #define DENSE_GROUP (DENSE_SIDE * DENSE_SIDE)
 #define DENSE_LOADS_W (DENSE_DEPTH * DENSE_TILE_OUT / DENSE_GROUP)
 #define DENSE_LOADS_X (DENSE_DEPTH * DENSE_TILE_COLUMNS / DENSE_GROUP)

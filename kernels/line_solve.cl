@@ -135,13 +135,15 @@ inline row_t system_row(__global const coef_t* C, int n0, int i, scalar sg, int 
 
 // Solves the line whose right-hand side is in local memory (`ro`: the
 // reduced system, 3T scalars, then the padded rows at r + r / k) in place;
-// kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors).
+// kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors) or,
+// every, 2k·T for every chunk's (spike and reciprocal of row j of chunk t at
+// kp[2jT + t] and kp[(2j + 1)T + t]: the work-items of a row on distinct banks).
 // The system has n rows: the line's n0 or, halved, level 1 of its cyclic
 // reduction (n = n0 / 2; CC is not read).
 // Every work-item of the group calls it (it holds barriers).
-inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, int n, int k, int t, int T, int active, int line,
-                             __global const coef_t* C, __global const coef_t* CC, int uniform, scalar sg, int pin,
-                             __global int* flags, int n0, int halved) {
+inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, int n, int k, int t, int T,
+                             int active, int line, __global const coef_t* C, __global const coef_t* CC, int uniform,
+                             scalar sg, int pin, __global int* flags, int n0, int halved) {
   __local scalar* rs = ro + T;  // the reduced system's excess (EXCESS_FORM) or diagonal
   __local scalar* rg = rs + T;  // its right-hand side, then solution
   __local scalar* g = rg + T;   // the line's right-hand side, then solution
@@ -299,7 +301,7 @@ inline void store_line_rows(__global scalar* y, __local const scalar* g, line_wa
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
 // the reduced system (3T), the padded rows (r + r / k) of the system (the
 // line's n rows, or n / 2 halved), and last the 4k pivots of chunks 0 and 1
-// (kp). across: the lines are stored [row][line] (row r of line l at
+// (kp), or line_solve_pivots' 2k·T of every chunk. across: the lines are stored [row][line] (row r of line l at
 // Y[r·L + l], a dense dimension's modes before the last), not halved; the
 // work-items load and store them as form_solve loads a batch, work-item
 // flat = t + lg·T taking rows flat / G, flat / G + T, … of line flat % G of

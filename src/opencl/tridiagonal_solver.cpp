@@ -59,7 +59,8 @@ TridiagonalSolver::TridiagonalSolver(Runtime& rt, const KernelParameters& p, int
   if (!why.empty()) throw InvalidArgument("kernel parameters: " + why);
   if (p.line_rows > 0) {
     std::size_t group_cap = rt.device().max_work_group;
-    for (const char* kernel : {"line_solve", "line_solve_uniform", "line_solve_pivots", "form_solve_lines", "form_solve_lines_uniform", "form_solve_halved_uniform"})
+    for (const char* kernel : {"line_solve", "line_solve_uniform", "line_solve_pivots", "form_solve_lines",
+                               "form_solve_lines_uniform", "form_solve_halved_uniform"})
       group_cap = std::min(group_cap, rt.max_group(kernel));
     // T work-items per line (a power of two for the PCR of the reduced
     // system), k ≤ line_rows rows each, spread evenly, for a system of m rows.
