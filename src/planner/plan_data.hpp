@@ -107,11 +107,10 @@ template <class T> struct PlanData {
   // Every shift keeps them diagonally dominant (the excess form applies,
   // whether or not it is taken): unpivoted elimination is stable.
   bool dominant = false;
-  // The same for the operator's last factor whatever solves its lines
-  // (`dominant` is false for lines solved in their eigenbasis): a definite
-  // operator, whose smallest eigenvalue does not amplify the rounding of a
-  // solve in the eigenbasis beyond the solution's own size.
-  bool definite = false;
+  // The operator's eigenvalues σ + ν are all of one sign (ShiftReport::
+  // definite): a solve in the eigenbasis forms none by cancellation, whose
+  // rounding in the working precision the division would amplify.
+  bool definite = true;
   ExcessRows<T> excess;
   // How much nearer to singular the shifted systems of the partial solutions
   // come than the operator (PlanInfo::shift_amplification): 1 for definite problems.

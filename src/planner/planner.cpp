@@ -388,6 +388,10 @@ struct ShiftReport {
   // pure-Neumann null space left out): its condition in the M-norm for
   // real pencils, an estimate for complex symmetric ones
   double condition = 1;
+  // The real parts of the operator's eigenvalues σ + ν share a sign (up to
+  // the eigenvalues' resolution): no sum cancels toward zero, whose rounding
+  // in the working precision a solve in the eigenbasis would carry.
+  bool definite = true;
 };
 
 // Every tridiagonal system the method solves is (A_D + σ M_D) with σ = c + Σ λ
@@ -423,6 +427,7 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
   const double tol = 4096 * std::numeric_limits<double>::epsilon() * scale;
   const double inf = std::numeric_limits<double>::infinity();
   double operator_gap = inf, shifted_gap = inf;
+  double top_low = inf, top_high = -inf;  // the operator's shifts σ, real parts
   bool shifted_singular = false;
   // σ = s.value: the distance from -σ to the nearest ν
   auto visit = [&](const Sum& s) {
@@ -479,6 +484,10 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
          << "count as zero up to " << kZeroRowSumUlps << " eps of the row's entries";
       throw SingularPencil(os.str());
     }
+    if (s.top) {
+      top_low = std::min(top_low, re(s.value));
+      top_high = std::max(top_high, re(s.value));
+    }
     if (!s.top && singular) shifted_singular = true;
     double& gap = s.top ? operator_gap : shifted_gap;
     gap = std::min(gap, nearest);
@@ -494,6 +503,8 @@ ShiftReport shift_amplification(std::vector<std::vector<ShiftValue<C>>> dims, st
   sums(sums, 0, {c, true, true, std::abs(c)});
   ShiftReport r;
   if (operator_gap < inf && operator_gap > 0) r.condition = std::max(1.0, scale / operator_gap);
+  if (!nu.empty() && top_low <= top_high)
+    r.definite = top_low + re(nu.front()) >= -tol || top_high + re(nu.back()) <= tol;
   if (shifted_singular) r.amplification = inf;
   else if (operator_gap == inf || shifted_gap >= operator_gap) r.amplification = 1.0;
   else r.amplification = operator_gap / shifted_gap;
@@ -610,6 +621,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
                           spectra.relative);
   pd.shift_amplification = report.amplification;
   pd.condition = report.condition;
+  pd.definite = report.definite;
   // the smallest real part of the shifts σ = c + Σ λ the tridiagonal systems meet
   double sigma_min = std::real(problem.c());
   for (auto& dp : pd.dims) {
@@ -639,7 +651,6 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   if (!pd.periodic_lines() && !pd.dominant && all_dense && problem.size(D - 1) <= kEigenbasisLines) {
     set_line_eigen(pd, wide_last, D - 1);
   }
-  pd.definite = pd.dominant;
   if (pd.periodic_lines()) pd.dominant = false;  // no elimination: the lines are solved in their eigenbasis
   pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
