@@ -352,31 +352,25 @@ inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const 
   }
 }
 
-// The kernels: any factor, pinned lines and halved ones; a uniform factor
-// without either (the lines of transformed dimensions), where the
-// constants drop the pivots that any factor keeps per work-item: 161 → 78
-// registers (double, ptxas for sm_90), so three work-groups of 256 share a
-// multiprocessor instead of one (H100, 3D 255³ double: 248 → 163 µs).
-__kernel void line_solve(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,
-                         int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,
-                         int halved, int across, int span, __local scalar* buf) {
-  solve_lines(Y, n, k, L, C, CC, uniform, sigma, pinned, 1, 0, flags, halved, across, span, buf);
-}
-// Any factor, lines neither pinned nor halved, each chunk's pivots in local
-// memory (2k·T more scalars per line) instead of registers: 161 → 80
-// registers (double, ptxas for sm_90).
-__kernel void line_solve_pivots(__global scalar* Y, int n, int k, int L, __global const coef_t* C,
-                                __global const coef_t* CC, int uniform, __global const scalar* sigma,
-                                __global const int* pinned, __global int* flags, int halved, int across, int span,
-                                __local scalar* buf) {
-  solve_lines(Y, n, k, L, C, CC, 0, sigma, pinned, 0, 1, flags, 0, across, span, buf);
-}
-__kernel void line_solve_uniform(__global scalar* Y, int n, int k, int L, __global const coef_t* C,
-                                 __global const coef_t* CC, int uniform, __global const scalar* sigma,
-                                 __global const int* pinned, __global int* flags, int halved, int across, int span,
-                                 __local scalar* buf) {
-  solve_lines(Y, n, k, L, C, CC, 1, sigma, pinned, 0, 0, flags, 0, across, span, buf);
-}
+// The kernels, one argument list for all three (the host picks one,
+// TridiagonalSolver::launch_lines; the specialised ones ignore `uniform` and
+// `halved`): line_solve takes any factor, pinned lines and halved ones;
+// line_solve_uniform a uniform factor without either (the lines of
+// transformed dimensions), where the constants drop the pivots that any
+// factor keeps per work-item: 161 → 78 registers (double, ptxas for sm_90),
+// so three work-groups of 256 share a multiprocessor instead of one (H100,
+// 3D 255³ double: 248 → 163 µs); line_solve_pivots any factor without
+// either, each chunk's pivots in local memory (2k·T more scalars per line)
+// instead of registers: 161 → 80 registers.
+#define LINE_SOLVE_KERNEL(name, UNIFORM, MAY_PIN, EVERY, HALVED)                                                     \
+  __kernel void name(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,  \
+                     int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,     \
+                     int halved, int across, int span, __local scalar* buf) {                                         \
+    solve_lines(Y, n, k, L, C, CC, UNIFORM, sigma, pinned, MAY_PIN, EVERY, flags, HALVED, across, span, buf);        \
+  }
+LINE_SOLVE_KERNEL(line_solve, uniform, 1, 0, halved)
+LINE_SOLVE_KERNEL(line_solve_uniform, 1, 0, 0, 0)
+LINE_SOLVE_KERNEL(line_solve_pivots, 0, 0, 1, 0)
 
 // form_rhs_lines and line_solve in one pass: the right-hand side of each
 // partial solution is formed straight into local memory (partial_rhs,

@@ -178,8 +178,9 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   // Cost model per row: generating it ~10, eliminating ~15, back
   // substitution ~6; the reduced system ~15 per PCR step and chunk. Formed
   // right-hand sides are not read (the executor counts their sources).
+  const bool pivots = !src && pivot_lines_ > 0;  // line_solve_pivots
   const std::size_t L = std::size_t(lines), T = std::size_t(line_threads_);
-  const std::size_t G = std::size_t(!src && pivot_lines_ > 0 ? pivot_lines_ : group_lines_);
+  const std::size_t G = std::size_t(pivots ? pivot_lines_ : group_lines_);
   const int n0 = rows_[0];
   int steps = 0;
   while ((1 << steps) < line_threads_) ++steps;
@@ -187,7 +188,6 @@ void TridiagonalSolver::launch_lines(const RhsSources* src, cl_mem Y, int lines,
   // again (or formed again).
   rt_.count(double(L) * ((halved_ ? 46.0 : 31.0) * n0 + 15.0 * steps * T),
             ((src ? 1.0 : 2.0) + (halved_ ? 0.5 : 0.0)) * double(L) * n0);
-  const bool pivots = !src && pivot_lines_ > 0;  // line_solve_pivots
   const std::size_t span = line_span(halved_ ? n0 / 2 : n0, line_rows_, line_threads_, pivots);
   cl_mem CC = uniform_ || halved_ ? C_ : chunked_.get();
   const int halved = halved_ ? 1 : 0;
