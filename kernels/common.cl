@@ -54,6 +54,12 @@ typedef real scalar;
 #define abs1(a) fabs(a)
 #endif
 #define sdiv(a, b) smul((a), srecip(b))
+// A NaN or an infinity (either part of a complex scalar).
+#ifdef SCALAR_COMPLEX
+#define NONFINITE(v) (!isfinite((v).x) || !isfinite((v).y))
+#else
+#define NONFINITE(v) (!isfinite(v))
+#endif
 
 // s += v with the running compensation c (Kahan): the error of a long sum
 // stays O(ε) instead of growing with its length.

@@ -177,8 +177,7 @@ inline void dense_read_run(__local const scalar* p, scalar* out) {
 // in_modes / out_modes, as Y (dense_modes_index).
 inline void dense_product(__global const scalar* in, __global scalar* out, __global const scalar* W, int n, int m,
                           int C, int batch, int w_by_column, int in_modes, int x_by_column, int out_modes,
-                          __local scalar* Ws,
-                          __local scalar* Ins) {
+                          __global int* nonfinite, int watch, __local scalar* Ws, __local scalar* Ins) {
   const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;  // the sum's terms, the outputs
   const int tx = get_local_id(0), ty = get_local_id(1), f = ty * DENSE_SIDE + tx;
   // a column tile's output tiles in consecutive work-groups: they run
@@ -240,13 +239,18 @@ inline void dense_product(__global const scalar* in, __global scalar* out, __glo
       for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) acc[a][e] += part[a][e];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  int bad = 0;
 #pragma unroll
   for (int a = 0; a < DENSE_MICRO_OUT; ++a)
 #pragma unroll
     for (int e = 0; e < DENSE_MICRO_COLUMNS; ++e) {
       const int i = i0 + dense_micro_index(ib, a), c = c0 + dense_micro_index(cb, e);
-      if (i < ni && c < C) out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e];
+      if (i < ni && c < C) {
+        out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e];
+        bad |= NONFINITE(acc[a][e]);
+      }
     }
+  if (watch && bad) *nonfinite = 1;
 }
 
 #ifdef DENSE_MMA
@@ -408,7 +412,7 @@ inline void mma_clear(double x[MMA_FI][4][MMA_NC]) {
 
 inline void dense_product_mma(__global const double* in, __global double* out, __global const double* W, int n,
                               int m, int C, int batch, int w_by_column, int in_modes, int x_by_column, int out_modes,
-                              __local double* Ws, __local double* Ins) {
+                              __global int* nonfinite, int watch, __local double* Ws, __local double* Ins) {
   const int nk = w_by_column ? n : m, ni = w_by_column ? m : n;
   const int f = get_local_id(0), lane = f & 31, warp = f >> 5, g = lane >> 2, t = lane & 3;
   const int out_tiles = (ni + MMA_TILE - 1) / MMA_TILE, gid = get_group_id(0);  // as dense_product
@@ -463,6 +467,7 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
         for (int j = 0; j < MMA_NC; ++j) acc[a][e][j] += part[a][e][j];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  int bad = 0;
 #pragma unroll
   for (int a = 0; a < MMA_FI; ++a)
 #pragma unroll
@@ -470,8 +475,12 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
 #pragma unroll
       for (int j = 0; j < MMA_NC; ++j) {
         const int i = i0 + wi0 + MMA_M * a + g + 8 * (j >> 1), c = c0 + wc0 + 8 * e + 2 * t + (j & 1);
-        if (i < ni && c < C) out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e][j];
+        if (i < ni && c < C) {
+          out[out_modes ? dense_modes_index(i, c, m, batch) : (size_t)i * C + c] = acc[a][e][j];
+          bad |= NONFINITE(acc[a][e][j]);
+        }
       }
+  if (watch && bad) *nonfinite = 1;
 }
 #define DENSE_KERNEL __kernel __attribute__((reqd_work_group_size(MMA_GROUP, 1, 1))) void
 #define DENSE_STAGES __local scalar Ws[MMA_DEPTH * MMA_ROW], Ins[MMA_DEPTH * MMA_ROW]
@@ -490,22 +499,24 @@ inline void dense_product_mma(__global const double* in, __global double* out, _
 DENSE_KERNEL dense_to_modes(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
                             int C, int batch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(X, Y, W, n, m, C, batch, 1, 0, 1, 1, Ws, Ins);
+  DENSE_PRODUCT(X, Y, W, n, m, C, batch, 1, 0, 1, 1, 0, 0, Ws, Ins);
 }
 // From modes, Y read along its columns c = r·batch + b (contiguous in b):
 // batches of 8 or more; dense_from_modes_by_term reads it along its modes,
 // contiguous where batch = 1. Along the columns a warp's loads are
 // contiguous (H100, graded 3D 255³: the launch with batch 65025 385 → 350 µs
 // on the FP64 tensor cores, float 372 → 350 µs).
+// watch: the products write the solution; nonfinite[0] = 1 where one is a
+// NaN or an infinity, so that it needs no scan of its own (find_nonfinite).
 DENSE_KERNEL dense_from_modes(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
-                              int C, int batch) {
+                              int C, int batch, __global int* nonfinite, int watch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 1, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 1, 0, nonfinite, watch, Ws, Ins);
 }
 DENSE_KERNEL dense_from_modes_by_term(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n,
-                                      int m, int C, int batch) {
+                                      int m, int C, int batch, __global int* nonfinite, int watch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, batch, 0, 1, 0, 0, nonfinite, watch, Ws, Ins);
 }
 // The same products with the modes as lines, Y[l][c] (contiguous in c): a
 // 2D problem's lines for the whole-line solver (src/opencl/dense_solve.hpp,
@@ -516,12 +527,12 @@ DENSE_KERNEL dense_from_modes_by_term(__global const scalar* Y, __global scalar*
 DENSE_KERNEL dense_to_lines(__global const scalar* X, __global scalar* Y, __global const scalar* W, int n, int m,
                             int C) {
   DENSE_STAGES;
-  DENSE_PRODUCT(X, Y, W, n, m, C, 1, 1, 0, 1, 0, Ws, Ins);
+  DENSE_PRODUCT(X, Y, W, n, m, C, 1, 1, 0, 1, 0, 0, 0, Ws, Ins);
 }
 DENSE_KERNEL dense_from_lines(__global const scalar* Y, __global scalar* X, __global const scalar* W, int n, int m,
-                              int C) {
+                              int C, __global int* nonfinite, int watch) {
   DENSE_STAGES;
-  DENSE_PRODUCT(Y, X, W, n, m, C, 1, 0, 0, 1, 0, Ws, Ins);
+  DENSE_PRODUCT(Y, X, W, n, m, C, 1, 0, 0, 1, 0, nonfinite, watch, Ws, Ins);
 }
 // Z[k][line] /= ν_k + σ_line; the pure-Neumann null line's zero mode
 // (pinned, k = zero_mode) is left out: 0. Global size (lines, n).

@@ -368,11 +368,6 @@ __kernel void scatter_rows(__global scalar* X, __global scalar* V, __global cons
 // flag = 1 when X[begin, end) holds a NaN or an infinity. Four loads per
 // work-item and step are in flight together: one at a time, the pass ran at
 // a fraction of the memory's bandwidth.
-#ifdef SCALAR_COMPLEX
-#define NONFINITE(v) (!isfinite((v).x) || !isfinite((v).y))
-#else
-#define NONFINITE(v) (!isfinite(v))
-#endif
 __kernel void find_nonfinite(__global const scalar* X, ulong begin, ulong end, __global int* flag) {
   const size_t G = get_global_size(0);
   size_t i = begin + get_global_id(0);

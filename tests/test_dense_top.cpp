@@ -7,7 +7,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <boost/mpl/list.hpp>
+#include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
 #include <vector>
 
 #include "pscr/opencl.hpp"
@@ -128,4 +131,71 @@ BOOST_AUTO_TEST_CASE(dense_top_set_and_shifts) {
     for (std::size_t i = 0; i < N; ++i) got[i] = mixed[i * K + b];
     BOOST_TEST_CONTEXT("shift " << shifts[b]) { BOOST_TEST(test::rel_error(got, ref) <= 1e-12); }
   }
+}
+
+// A dense top dimension writes the solution by dense products, which flag a
+// non-finite value as they write it (kernels/dense.cl, watch) instead of a
+// scan of the solution: a finite right-hand side whose solution overflows is
+// refused on the host path and on the checked device path, an unchecked
+// device solve returns, a NaN in a device buffer is refused, and the next
+// solve is clean. Both precisions, 2D and 3D, one and two dense dimensions.
+template <class T> void overflow_is_flagged(int dims, int dense) {
+  using R = pscr::real_t<T>;
+  const auto f1 = pscr::poisson_factor(pscr::graded_mesh(40, 1.0, 1.05));
+  const auto f2 = pscr::poisson_factor(pscr::graded_mesh(dims == 2 ? 60 : 12, 1.0, 0.97));
+  const auto f3 = pscr::poisson_factor(pscr::graded_mesh(9, 1.0, 1.0));
+  const auto p = (dims == 2 ? pscr::Problem<double>::make2d(f1, f2, 0.0)
+                            : pscr::Problem<double>::make3d(f1, f2, f3, 0.0)).template cast<T>();
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.parameters = pscr::KernelParameters{};
+  o.parameters->dense_top = dense;
+  pscr::Plan<T> plan(p, o);
+  const auto methods = plan.info().dimension_methods;
+  BOOST_REQUIRE(!methods.empty());
+  BOOST_TEST(methods[0].rfind("dense products", 0) == 0, "dimension 0: " << methods[0]);
+  const std::size_t N = p.unknowns();
+  // a constant right-hand side g grows to a solution of size `gain`·g
+  // (the operator's small eigenvalues, no shift): g = 8·max / gain overflows
+  std::vector<T> u(N);
+  pscr::Plan<T>(p).solve(std::vector<T>(N, T(1)).data(), u.data());
+  double gain = 0;
+  for (const T& x : u) gain = std::max(gain, double(std::abs(x)));
+  BOOST_REQUIRE(gain > 64);
+  const std::vector<T> big(N, T(R(double(std::numeric_limits<R>::max()) / gain * 8)));
+  BOOST_CHECK_THROW(plan.solve(big.data(), u.data()), pscr::NumericalBreakdown);
+  cl_int st;
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(T), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), big.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf, 1, true), pscr::NumericalBreakdown);
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), big.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, false));
+  std::vector<T> nan_rhs = test::random_vector<T>(N, 3);
+  nan_rhs[N / 3] = T(std::numeric_limits<R>::quiet_NaN());
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), nan_rhs.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf, 1, true), pscr::NumericalBreakdown);
+  // then a clean solve, on both paths, against the reference backend
+  const auto f = test::random_vector<T>(N, 4);
+  std::vector<T> ref(N), v(N);
+  pscr::Plan<T>(p).solve(f.data(), ref.data());
+  plan.solve(f.data(), u.data());
+  clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), f.data(), 0, nullptr, nullptr);
+  BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, true));
+  clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), v.data(), 0, nullptr, nullptr);
+  clReleaseMemObject(buf);
+  const double tol = 1e4 * std::numeric_limits<R>::epsilon();
+  BOOST_TEST(test::rel_error(u, ref) <= tol);
+  BOOST_TEST(test::rel_error(v, ref) <= tol);
+}
+
+BOOST_AUTO_TEST_CASE(dense_products_flag_a_nonfinite_solution) {
+  for (int dims : {2, 3})
+    for (int dense = 1; dense < dims; ++dense) {
+      BOOST_TEST_CONTEXT(dims << "D, dense_top " << dense) {
+        overflow_is_flagged<float>(dims, dense);
+        overflow_is_flagged<double>(dims, dense);
+      }
+    }
 }

@@ -61,14 +61,17 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
   else if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);
   else children_.solve_dim(d + 1, db.Y.get(), lb.modes * batch, child_sigma, child_pinned);
   rt_.count(2 * products, double(C) * double(n + m));
+  // the top dimension's products write the solution: they flag a non-finite
+  // value as they write it (ReductionSolve::flags_solution)
+  const int watch = d == 0 ? 1 : 0;
   if (as_lines)
     rt_.launch("dense_from_lines", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n,
-               lb.modes, int(C));
+               lb.modes, int(C), b_.flags.buffer(), watch);
   else
     // Y along its columns where they run 8 or more in a row (kernels/dense.cl)
     rt_.launch(batch >= 8 ? "dense_from_modes" : "dense_from_modes_by_term", 2, product_grid<T>(mma, C, n),
-               product_group(mma), db.Y.get(), X, lb.W.get(),
-               db.n, lb.modes, int(C), batch);
+               product_group(mma), db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch, b_.flags.buffer(),
+               watch);
 }
 
 // The lines of the last dimension below a dense dimension, stored
@@ -98,7 +101,8 @@ void DenseSolve<T>::eigenbasis_lines(cl_mem Y, std::size_t rows, std::size_t lin
   rt_.run("eigenbasis_divide", std::size_t(p_.work_group), {lines, rows}, b_.row_lines.get(), b_.line_nu.get(), sigma,
           pinned, pd_.line_zero_mode, n, C);
   rt_.count(2 * products, 2.0 * double(lines) * double(rows));
-  rt_.launch("dense_from_lines", 2, global, product_group(mma), b_.row_lines.get(), Y, b_.line_W.get(), n, n, C);
+  rt_.launch("dense_from_lines", 2, global, product_group(mma), b_.row_lines.get(), Y, b_.line_W.get(), n, n, C,
+             b_.flags.buffer(), 0);
 }
 
 template class DenseSolve<float>;

@@ -132,8 +132,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
         *rt_, buffers, buffers[2] ? 3 : buffers[1] ? 2 : 1, f, u, N * sizeof(T), count, sizeof(T), &ocl::first_nonfinite_bytes<T>,
         [&](cl_mem x) {
           solve_dim(0, x, 1, buffers_.sigma0.get(), buffers_.pinned0.get());
-          // a transformed plan's last transform flags non-finite values as it writes them
-          if (!pd_.transformed) buffers_.flags.scan(x, 0, N);
+          // a transformed plan's last transform flags non-finite values as it
+          // writes them, as do the products of a dense top dimension
+          if (!solution_flagged()) buffers_.flags.scan(x, 0, N);
         });
     const std::array<int, 2> flags = buffers_.flags.read();  // waits for the plan's queue
     rt_->finish();
@@ -205,8 +206,9 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
       return 0;
     }
     // One pass over the solutions instead of a silent NaN (a transformed
-    // plan's last transform flagged them as it wrote them).
-    if (check && !pd_.transformed) buffers_.flags.scan(buf, 0, count * N);
+    // plan's last transform, or a dense top dimension, flagged them as it
+    // wrote them).
+    if (check && !solution_flagged()) buffers_.flags.scan(buf, 0, count * N);
     // the flags' read waits for the solve: one wait for the device, not two
     std::array<int, 2> flags{0, 0};
     if (check) flags = buffers_.flags.read();
@@ -369,6 +371,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
 
   // The shifts of the last dimension's lines, which a near-singular flag names.
   cl_mem line_shifts() const { return buffers_.line_shifts(); }
+  // Whether a solve flags a non-finite solution as it writes it.
+  bool solution_flagged() const { return pd_.transformed || (!shares_ && reduction_->flags_solution()); }
 
   // The plan over dimensions d, d + 1, … (the whole plan from d = 0) for
   // `batch` problems stored [n][R][batch]: a transformed plan's transforms

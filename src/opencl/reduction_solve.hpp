@@ -34,6 +34,10 @@ template <class T> class ReductionSolve {
   std::pair<cl_mem, cl_mem> child_shifts(const DimBufs& db, const LevelBufs& lb, int batch, cl_mem sigma,
                                          cl_mem pinned) const;
   const DenseSolve<T>& dense() const { return dense_; }
+  // Whether solve_dim(0) flags a non-finite value of the solution as it
+  // writes it (a dense top dimension, kernels/dense.cl), so that the
+  // solution needs no scan of its own.
+  bool flags_solution() const { return !b_.dims.empty() && b_.dims[0].dense; }
 
  private:
   void rest_factors(int d, cl_mem& A2, cl_mem& M2, int& n2, cl_mem& A3, cl_mem& M3, int& n3) const;
