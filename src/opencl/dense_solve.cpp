@@ -54,8 +54,9 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
     rt_.launch("dense_to_lines", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n,
                lb.modes, int(C));
   else
-    rt_.launch("dense_to_modes", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n,
-               lb.modes, int(C), batch);
+    // Y along its columns where they run 8 or more in a row (kernels/dense.cl)
+    rt_.launch(batch >= 8 ? "dense_to_modes" : "dense_to_modes_by_term", 2, product_grid<T>(mma, C, m),
+               product_group(mma), X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
   const auto [child_sigma, child_pinned] = children_.child_shifts(db, lb, batch, sigma, pinned);
   if (as_lines) b_.tri->solve(db.Y.get(), int(m), child_sigma, child_pinned);
   else if (d + 2 == D_) solve_lines(db.Y.get(), db.R, m * batch, child_sigma, child_pinned);

@@ -95,7 +95,8 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::size_t product_group = p_.tensor_cores ? ocl::kMmaGroup : kDenseGroup;
     if (products)
       for (const char* k :
-           {"dense_to_modes", "dense_from_modes", "dense_from_modes_by_term", "dense_to_lines", "dense_from_lines"})
+           {"dense_to_modes", "dense_to_modes_by_term", "dense_from_modes", "dense_from_modes_by_term",
+            "dense_to_lines", "dense_from_lines"})
         if (rt_->max_group(k) < product_group)
           throw InvalidArgument("kernel parameters (" + source_ + "): dense products need work-groups of " +
                                 std::to_string(product_group) + " work-items for " + k + ", and " + dev.name +
