@@ -31,6 +31,11 @@
 #ifndef LINE_ROWS
 #define LINE_ROWS 16
 #endif
+// line_solve_pivots' rows per checkpoint: the host's kLineCheckpoint
+// (src/opencl/program_options.hpp), which sizes the local memory
+#ifndef LINE_CHECKPOINT
+#error "LINE_CHECKPOINT is set by the host (program_options.cpp)"
+#endif
 #ifdef LINE_UNROLL
 #define LINE_LOOP _Pragma("unroll")
 #else
@@ -133,11 +138,82 @@ inline row_t system_row(__global const coef_t* C, int n0, int i, scalar sg, int 
   return r;
 }
 
+// One elimination step of a chunk: the reciprocal of the pivot row's
+// diagonal (EXCESS_FORM: excess s + |spike| + |up|, and ratio = ê/d), and the
+// next row's excess or diagonal once the pivot row is eliminated from it
+// (tn: the term taken away, for the pivot watch). Shared by the elimination
+// and by line_solve_pivots' recomputation of its pivots, so that both take
+// the same operations.
+inline scalar pivot_recip(scalar s, scalar spike, scalar up, scalar* ratio) {
+#ifdef EXCESS_FORM
+  const scalar inv = srecip(s + fabs(spike) + fabs(up));
+  *ratio = s * inv;
+  return inv;
+#else
+  *ratio = ZERO;
+  return srecip(s);
+#endif
+}
+inline scalar eliminated_s(row_t nx, scalar up, scalar w, scalar ratio, scalar* tn) {
+#ifdef EXCESS_FORM
+  *tn = ZERO;
+  return nx.s + fabs(up) * ratio;
+#else
+  *tn = smul(w, up);
+  return nx.s - *tn;
+#endif
+}
+
+// line_solve_pivots' back substitution of chunk t (rows a … b − 1, x_b = x
+// and x_{a−1} = xa known): each run of LINE_CHECKPOINT rows, last first,
+// recomputes its pivots from the checkpoint its elimination left (the
+// run's first excess or diagonal and spike, kp[2cT + t] and kp[(2c + 1)T + t]
+// for run c) into registers, then substitutes. Two scalars per run in local
+// memory instead of two per row: more lines resident per multiprocessor.
+inline void substitute_runs(__local scalar* g, __local const scalar* kp, __global const coef_t* C,
+                            __global const coef_t* CC, scalar xa, scalar x, int a, int b, int t, int T, int n,
+                            scalar sg) {
+  LINE_LOOP
+  for (int c = (LINE_ROWS - 1) / LINE_CHECKPOINT; c >= 0; --c) {
+    const int j0 = c * LINE_CHECKPOINT;
+    if (a + j0 < b) {
+      scalar s = kp[2 * c * T + t], spike = kp[(2 * c + 1) * T + t];
+      scalar up = entry_coupling(CC[j0 * T + t], sg);
+      scalar sp[LINE_CHECKPOINT], iv[LINE_CHECKPOINT], o[LINE_CHECKPOINT];
+#pragma unroll
+      for (int r = 0; r < LINE_CHECKPOINT; ++r) {
+        const int i = a + j0 + r;
+        sp[r] = spike;
+        o[r] = up;
+        scalar ratio;
+        iv[r] = pivot_recip(s, spike, up, &ratio);
+        if (r + 1 < LINE_CHECKPOINT && i + 1 < b) {
+          const row_t nx = level0_row(CC[(j0 + r + 1) * T + t], up, C, n, i + 1, sg, 0);
+          const scalar w = smul(up, iv[r]);
+          scalar tn;
+          s = eliminated_s(nx, up, w, ratio, &tn);
+          spike = -smul(w, spike);
+          up = nx.up;
+        }
+      }
+#pragma unroll
+      for (int r = LINE_CHECKPOINT - 1; r >= 0; --r) {
+        const int i = a + j0 + r;
+        if (i < b) {
+          x = smul(g[i + t] - smul(sp[r], xa) - smul(o[r], x), iv[r]);
+          g[i + t] = x;
+        }
+      }
+    }
+  }
+}
+
 // Solves the line whose right-hand side is in local memory (`ro`: the
 // reduced system, 3T scalars, then the padded rows at r + r / k) in place;
 // kp: 4k scalars for the pivots of chunks 0 and 1 (uniform factors) or,
-// every, 2k·T for every chunk's (spike and reciprocal of row j of chunk t at
-// kp[2jT + t] and kp[(2j + 1)T + t]: the work-items of a row on distinct banks).
+// every, every chunk's checkpoints, 2⌈k / LINE_CHECKPOINT⌉·T scalars
+// (substitute_runs; run c of chunk t at kp[2cT + t] and kp[(2c + 1)T + t]:
+// the work-items of a run on distinct banks).
 // The system has n rows: the line's n0 or, halved, level 1 of its cyclic
 // reduction (n = n0 / 2; CC is not read).
 // Every work-item of the group calls it (it holds barriers).
@@ -173,17 +249,18 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
   for (int j = 0; j < LINE_ROWS; ++j) {
     const int i = a + j;
     if (live && i < b) {
+      scalar ratio;  // ê/d of the pivot (EXCESS_FORM)
+      const scalar inv = pivot_recip(cur_s, spike, up, &ratio);
 #ifdef EXCESS_FORM
-      const scalar inv = srecip(cur_s + fabs(spike) + fabs(up));
-      const scalar ratio = cur_s * inv;  // ê/d of the pivot
       prev_s += fabs(spike) * ratio;
 #else
-      const scalar inv = srecip(cur_s);
       prev_s -= smul(smul(spike, inv), spike);
 #endif
       if (every) {
-        kp[2 * j * T + t] = spike;
-        kp[(2 * j + 1) * T + t] = inv;
+        if (j % LINE_CHECKPOINT == 0) {
+          kp[2 * (j / LINE_CHECKPOINT) * T + t] = cur_s;
+          kp[(2 * (j / LINE_CHECKPOINT) + 1) * T + t] = spike;
+        }
       } else if (!alike) {
         keep_spike[j] = spike;
         keep_inv[j] = inv;
@@ -198,11 +275,9 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
       else if (halved) nx = system_row(C, n0, i + 1, sg, pin, 1, active, flags, line);
       else nx = level0_row(line_entry(C, CC, uniform, n, i + 1, j + 1, t, T), up, C, n, i + 1, sg, pin);
       const scalar w = smul(up, inv);
-#ifdef EXCESS_FORM
-      cur_s = nx.s + fabs(up) * ratio;
-#else
-      const scalar tn = smul(w, up);
-      cur_s = nx.s - tn;
+      scalar tn;
+      cur_s = eliminated_s(nx, up, w, ratio, &tn);
+#ifndef EXCESS_FORM
       if (active && abs1(cur_s) < (real)PIVOT_LIMIT * (abs1(nx.s) + abs1(tn))) flags[1] = line + 1;
 #endif
       cur_g = g[i + 1 + t] - smul(w, cur_g);
@@ -238,7 +313,10 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
   barrier(CLK_LOCAL_MEM_FENCE);
   rg[t] = xb;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (live) {
+  if (live && every) {
+    g[b + t] = xb;
+    substitute_runs(g, kp, C, CC, t > 0 ? rg[t - 1] : ZERO, xb, a, b, t, T, n, sg);
+  } else if (live) {
     const scalar xa = t > 0 ? rg[t - 1] : ZERO;  // x_{a−1}
     __local const scalar* kc = kp + 2 * min(t, 1) * k;  // chunk t's pivots if alike
     scalar x = xb;
@@ -251,8 +329,8 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
                          : halved            ? half_row(C, n0, i, sg, pin).up
                          : pin && i == n - 2 ? ZERO
                                              : entry_coupling(line_entry(C, CC, uniform, n, i, j, t, T), sg);
-        const scalar sp = every ? kp[2 * j * T + t] : alike ? kc[j] : keep_spike[j];
-        const scalar iv = every ? kp[(2 * j + 1) * T + t] : alike ? kc[k + j] : keep_inv[j];
+        const scalar sp = alike ? kc[j] : keep_spike[j];
+        const scalar iv = alike ? kc[k + j] : keep_inv[j];
         x = smul(g[i + t] - smul(sp, xa) - smul(o, x), iv);
         g[i + t] = x;
       }
@@ -301,7 +379,7 @@ inline void store_line_rows(__global scalar* y, __local const scalar* g, line_wa
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
 // the reduced system (3T), the padded rows (r + r / k) of the system (the
 // line's n rows, or n / 2 halved), and last the 4k pivots of chunks 0 and 1
-// (kp), or line_solve_pivots' 2k·T of every chunk. across: the lines are stored [row][line] (row r of line l at
+// (kp), or line_solve_pivots' checkpoints, 2⌈k / LINE_CHECKPOINT⌉·T. across: the lines are stored [row][line] (row r of line l at
 // Y[r·L + l], a dense dimension's modes before the last), not halved; the
 // work-items load and store them as form_solve loads a batch, work-item
 // flat = t + lg·T taking rows flat / G, flat / G + T, … of line flat % G of
@@ -335,8 +413,8 @@ inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const 
       load_line_rows(y, g, w, t, n, T);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  solve_line_local(ro, ro + span - (every ? 2 * k * T : 4 * k), every, M, k, t, T, active, line, C, CC, uniform, sg,
-                   pin, flags, n, halved);
+  solve_line_local(ro, ro + span - (every ? 2 * ((k + LINE_CHECKPOINT - 1) / LINE_CHECKPOINT) * T : 4 * k), every, M,
+                   k, t, T, active, line, C, CC, uniform, sg, pin, flags, n, halved);
   if (across) {
     if (ul < L) {
       __local const scalar* gu = buf + (size_t)u * span + 3 * T;
@@ -360,8 +438,11 @@ inline void solve_lines(__global scalar* Y, int n, int k, int L, __global const 
 // factor keeps per work-item: 161 → 78 registers (double, ptxas for sm_90),
 // so three work-groups of 256 share a multiprocessor instead of one (H100,
 // 3D 255³ double: 248 → 163 µs); line_solve_pivots any factor without
-// either, each chunk's pivots in local memory (2k·T more scalars per line)
-// instead of registers: 161 → 80 registers.
+// either, each chunk's pivots not in registers but recomputed in its back
+// substitution from checkpoints in local memory (substitute_runs): 161 → 96
+// registers, 2 scalars per LINE_CHECKPOINT rows of local memory (H100,
+// graded 3D 255³ double: 441 µs with the pivots in registers, 366 with every
+// row's in local memory, 333 with checkpoints every 4 rows).
 #define LINE_SOLVE_KERNEL(name, UNIFORM, MAY_PIN, EVERY, HALVED)                                                     \
   __kernel void name(__global scalar* Y, int n, int k, int L, __global const coef_t* C, __global const coef_t* CC,  \
                      int uniform, __global const scalar* sigma, __global const int* pinned, __global int* flags,     \

@@ -43,6 +43,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   // unrolled; a CPU compiler (PoCL) gains nothing from that and takes
   // seconds longer per work-group shape.
   if (p.line_rows > 0) opts << " -DLINE_ROWS=" << p.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
+  opts << " -DLINE_CHECKPOINT=" << kLineCheckpoint;
   if (p.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
   if (p.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p.register_cap;
   opts << kernel_defines_from_env();

@@ -20,6 +20,15 @@ namespace pscr::ocl {
 inline constexpr std::size_t kRhsRows = 16;
 inline constexpr std::size_t kRhsTileRows = 4;
 
+// Rows per checkpoint of line_solve_pivots (kernels/line_solve.cl,
+// -DLINE_CHECKPOINT): its back substitution recomputes the pivots of each
+// run of kLineCheckpoint rows from two scalars its elimination left in local
+// memory (TridiagonalSolver's line_span counts them).
+// Every 2, 4 or 8 rows alike on the H100 (graded 3D 255³ double: 336, 333,
+// 339 µs, against 366 µs with every row's pivots stored and 382 µs with a
+// checkpoint per row).
+inline constexpr std::size_t kLineCheckpoint = 4;
+
 // The dense products of kernels/dense.cl (-DDENSE_SIDE, -DDENSE_MICRO_OUT,
 // -DDENSE_MICRO_COLUMNS): work-groups of kDenseSide² work-items, each work-item
 // a block of dense_micro_out outputs by kDenseMicroColumns columns. 8 by 4

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "program_options.hpp"
+
 namespace pscr::ocl {
 
 std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters& p, int n, std::size_t scalar_bytes,
@@ -32,11 +34,12 @@ std::string TridiagonalSolver::limits(const Device& dev, const KernelParameters&
 namespace {
 // Local memory of one whole line in scalars (kernels/line_solve.cl): the
 // reduced system (3T), the n rows with one pad entry per chunk of k, then the
-// pivots of chunks 0 and 1 (4k) or, every_chunk (line_solve_pivots), of all
-// T chunks (2k·T).
+// pivots of chunks 0 and 1 (4k) or, every_chunk (line_solve_pivots), the
+// checkpoints of all T chunks (two per kLineCheckpoint rows).
 std::size_t line_span(int n, int k, int T, bool every_chunk = false) {
+  const std::size_t runs = (std::size_t(k) + kLineCheckpoint - 1) / kLineCheckpoint;
   return 3 * std::size_t(T) + std::size_t(n) + std::size_t((n + k - 1) / k) +
-         (every_chunk ? 2 * std::size_t(k) * std::size_t(T) : 4 * std::size_t(k));
+         (every_chunk ? 2 * runs * std::size_t(T) : 4 * std::size_t(k));
 }
 
 // Lines per work-group: line_group / T, halved until they fit the group limit
