@@ -6,14 +6,14 @@
 // see what bounds a kernel's occupancy. Build and run:
 //   g++ -O2 -std=c++17 scripts/probes/kernel_registers.cpp -lOpenCL -o build/kernel_registers
 //   build/kernel_registers KERNELS_DIR "OPTIONS" [kernel ...]
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+// OPTIONS are the library's build options (src/opencl/program_options.cpp:
+// -DKEPT=…, -DLINE_ROWS=…, -DLINE_CHECKPOINT=…, …), which the kernels need.
+#include "probe_device.hpp"
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-#define CK(x) do { cl_int e_ = (x); if (e_) { std::printf("error %d at %s:%d\n", e_, __FILE__, __LINE__); return 1; } } while (0)
 int main(int argc, char** argv) {
   if (argc < 3) { std::printf("usage: %s KERNELS_DIR OPTIONS [kernel ...]\n", argv[0]); return 2; }
   std::string src;
@@ -24,13 +24,11 @@ int main(int argc, char** argv) {
     ss << in.rdbuf();
     src += ss.str() + "\n";
   }
-  cl_platform_id plat[4];
-  cl_uint np = 0;
-  CK(clGetPlatformIDs(4, plat, &np));
-  cl_device_id dev = nullptr;
-  for (cl_uint p = 0; p < np && !dev; ++p)
-    if (clGetDeviceIDs(plat[p], CL_DEVICE_TYPE_GPU, 1, &dev, nullptr) != CL_SUCCESS) dev = nullptr;
-  if (!dev) CK(clGetDeviceIDs(plat[0], CL_DEVICE_TYPE_ALL, 1, &dev, nullptr));
+  cl_device_id dev = probe_device();
+  if (!dev) {
+    std::printf("no OpenCL device\n");
+    return 1;
+  }
   char name[256];
   CK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, nullptr));
   cl_int err = 0;

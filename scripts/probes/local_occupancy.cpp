@@ -9,21 +9,12 @@
 // take it) or as a static array (the dense products). Build and run:
 //   g++ -O2 -std=c++17 scripts/probes/local_occupancy.cpp -lOpenCL -o build/local_occupancy
 //   build/local_occupancy [work-items per group ...]
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "probe_device.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cl_int e_ = (x);                                                           \
-    if (e_) {                                                                  \
-      std::printf("error %d at %s:%d\n", e_, __FILE__, __LINE__);              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 static const char* kSource = R"(
 // The wait: `steps` microseconds asleep (NVIDIA), else `steps` · 100
@@ -65,13 +56,11 @@ int main(int argc, char** argv) {
   std::vector<size_t> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(size_t(std::stoul(argv[i])));
   if (sizes.empty()) sizes = {64, 128, 256};
-  cl_platform_id plat[4];
-  cl_uint np = 0;
-  CK(clGetPlatformIDs(4, plat, &np));
-  cl_device_id dev = nullptr;
-  for (cl_uint p = 0; p < np && !dev; ++p)
-    if (clGetDeviceIDs(plat[p], CL_DEVICE_TYPE_GPU, 1, &dev, nullptr) != CL_SUCCESS) dev = nullptr;
-  if (!dev) CK(clGetDeviceIDs(plat[0], CL_DEVICE_TYPE_ALL, 1, &dev, nullptr));
+  cl_device_id dev = probe_device();
+  if (!dev) {
+    std::printf("no OpenCL device\n");
+    return 1;
+  }
   char name[256];
   cl_uint units = 0;
   cl_ulong local = 0;
