@@ -199,3 +199,46 @@ BOOST_AUTO_TEST_CASE(dense_products_flag_a_nonfinite_solution) {
       }
     }
 }
+
+// The lines below a dense top dimension with a non-uniform last factor take
+// line_solve_pivots (kernels/line_solve.cl), whose back substitution
+// recomputes each run of LINE_CHECKPOINT rows' pivots from a checkpoint:
+// chunks of 1, 3, 8 and 32 rows and line lengths that leave short and
+// partial runs (6 to 257 rows, 1 to 512 work-items per line); float and
+// double (the excess form) and complex double (the ordinary formulas),
+// against LAPACK's band solve in double: within 10× the reference backend's
+// error in the same precision, or the plan's predicted error.
+template <class T> void pivots_case(int n, int line_rows) {
+  using R = pscr::real_t<T>;
+  const auto lines = pscr::poisson_factor(pscr::graded_mesh(n + 2, 1.0, std::pow(50.0, 1.0 / (n + 1))));
+  const auto p = pscr::Problem<double>::make2d(pscr::poisson_factor(pscr::graded_mesh(8, 1.0, 1.04)), lines, 0.3)
+                     .template cast<T>();
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  o.parameters = pscr::KernelParameters{};
+  o.parameters->dense_top = 1;
+  o.parameters->line_rows = line_rows;
+  pscr::Plan<T> plan(p, o);
+  plan.set_profiling(true);
+  const auto f = test::random_vector<T>(p.unknowns(), 31);
+  std::vector<T> u(f.size()), v(f.size());
+  plan.solve(f.data(), u.data());
+  bool pivots = false;
+  for (const auto& k : plan.kernel_times()) pivots |= k.kernel == "line_solve_pivots";
+  BOOST_TEST(pivots, "line_solve_pivots not taken");
+  pscr::Plan<T>(p).solve(f.data(), v.data());
+  const auto exact = test::band_solve(p, f);
+  const double eps = std::numeric_limits<R>::epsilon();
+  const double bound = 10 * std::max({test::rel_error(v, exact), 10 * eps, plan.info().predicted_error});
+  BOOST_TEST(test::rel_error(u, exact) <= bound);
+}
+
+BOOST_AUTO_TEST_CASE(line_solve_pivots_runs) {
+  for (int line_rows : {1, 3, 8, 32})
+    for (int n : {6, 7, 13, 67, 257})
+      BOOST_TEST_CONTEXT("n = " << n << ", line_rows = " << line_rows) {
+        pivots_case<float>(n, line_rows);
+        pivots_case<double>(n, line_rows);
+        pivots_case<std::complex<double>>(n, line_rows);
+      }
+}
