@@ -379,8 +379,9 @@ inline void store_line_rows(__global scalar* y, __local const scalar* g, line_wa
 // Local memory per line: `span` scalars (src/opencl/tridiagonal_solver.cpp),
 // the reduced system (3T), the padded rows (r + r / k) of the system (the
 // line's n rows, or n / 2 halved), and last the 4k pivots of chunks 0 and 1
-// (kp), or line_solve_pivots' checkpoints, 2⌈k / LINE_CHECKPOINT⌉·T. across: the lines are stored [row][line] (row r of line l at
-// Y[r·L + l], a dense dimension's modes before the last), not halved; the
+// (kp), or line_solve_pivots' checkpoints, 2⌈k / LINE_CHECKPOINT⌉·T. across:
+// the lines are stored [row][line] (row r of line l at Y[r·L + l], a dense
+// dimension's modes before the last), not halved; the
 // work-items load and store them as form_solve loads a batch, work-item
 // flat = t + lg·T taking rows flat / G, flat / G + T, … of line flat % G of
 // the group, so that consecutive work-items touch consecutive lines.

@@ -48,14 +48,16 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
                            " modes exceed the kernels' 32-bit offsets");
   const bool mma = p_.tensor_cores != 0;
   const bool as_lines = dense_modes_as_lines(d, D_, batch, pd_.periodic_lines(), b_.tri->whole_lines());
+  // Y read and written along its columns where they run 8 or more in a row,
+  // else along its modes (kernels/dense.cl)
+  const bool by_column = batch >= 8;
   const double products = double(C) * double(n) * double(m);
   rt_.count(2 * products, double(C) * double(n + m));
   if (as_lines)
     rt_.launch("dense_to_lines", 2, product_grid<T>(mma, C, m), product_group(mma), X, db.Y.get(), lb.W.get(), db.n,
                lb.modes, int(C));
   else
-    // Y along its columns where they run 8 or more in a row (kernels/dense.cl)
-    rt_.launch(batch >= 8 ? "dense_to_modes" : "dense_to_modes_by_term", 2, product_grid<T>(mma, C, m),
+    rt_.launch(by_column ? "dense_to_modes" : "dense_to_modes_by_term", 2, product_grid<T>(mma, C, m),
                product_group(mma), X, db.Y.get(), lb.W.get(), db.n, lb.modes, int(C), batch);
   const auto [child_sigma, child_pinned] = children_.child_shifts(db, lb, batch, sigma, pinned);
   if (as_lines) b_.tri->solve(db.Y.get(), int(m), child_sigma, child_pinned);
@@ -69,8 +71,7 @@ template <class T> void DenseSolve<T>::solve(int d, cl_mem X, int batch, cl_mem 
     rt_.launch("dense_from_lines", 2, product_grid<T>(mma, C, n), product_group(mma), db.Y.get(), X, lb.W.get(), db.n,
                lb.modes, int(C), b_.flags.buffer(), watch);
   else
-    // Y along its columns where they run 8 or more in a row (kernels/dense.cl)
-    rt_.launch(batch >= 8 ? "dense_from_modes" : "dense_from_modes_by_term", 2, product_grid<T>(mma, C, n),
+    rt_.launch(by_column ? "dense_from_modes" : "dense_from_modes_by_term", 2, product_grid<T>(mma, C, n),
                product_group(mma), db.Y.get(), X, lb.W.get(), db.n, lb.modes, int(C), batch, b_.flags.buffer(),
                watch);
 }
