@@ -487,6 +487,70 @@ BOOST_AUTO_TEST_CASE(device_resident_solves) {
   clReleaseMemObject(buf);
 }
 
+// The solve's flags are cleared only where they may have been set since they
+// were read as zero (SolveFlags::clear): checked solves after clean ones skip
+// the clear; after an unchecked or asynchronous solve of a NaN, which leaves a
+// flag set, a checked solve of clean data is still clean and right, and a NaN
+// is still refused. A transformed plan (uniform 3D), a reduction (graded 2D)
+// and a dense top dimension (graded 3D), float and double.
+template <class T> void flags_case(const pscr::Problem<T>& p, int dense_top) {
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  if (dense_top > 0) {
+    o.parameters = pscr::KernelParameters{};
+    o.parameters->dense_top = dense_top;
+  }
+  pscr::Plan<T> plan(p, o);
+  const std::size_t N = p.unknowns();
+  const auto f = test::random_vector<T>(N, 7 + N);
+  std::vector<T> u(N), v(N), bad(f);
+  bad[N / 3] = T(std::numeric_limits<pscr::real_t<T>>::quiet_NaN());
+  pscr::Plan<T>(p).solve(f.data(), u.data());
+  cl_int st;
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(T), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  cl_command_queue q = pscr::opencl::queue(plan);
+  const double tol = std::is_same_v<pscr::real_t<T>, double> ? 1e-12 : 1e-4;
+  auto put = [&](const std::vector<T>& x) {
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), x.data(), 0, nullptr, nullptr);
+  };
+  auto clean_solve = [&](const char* after) {
+    BOOST_TEST_CONTEXT(after) {
+      put(f);
+      BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf));
+      clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * sizeof(T), v.data(), 0, nullptr, nullptr);
+      BOOST_TEST(test::rel_error(v, u) <= tol);
+    }
+  };
+  BOOST_TEST_CONTEXT("T=" << pscr::scalar_name<T>() << " N=" << N << " dense_top=" << dense_top << " "
+                          << plan.info().dimension_methods[0]) {
+    clean_solve("first");
+    clean_solve("a clean one");
+    put(bad);
+    BOOST_CHECK_NO_THROW(pscr::opencl::solve(plan, buf, 1, false));
+    clean_solve("an unchecked NaN");
+    put(bad);
+    BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf), pscr::NumericalBreakdown);
+    clean_solve("a checked NaN");
+    put(bad);
+    cl_event done = pscr::opencl::solve_async(plan, buf);
+    BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+    clReleaseEvent(done);
+    clean_solve("an asynchronous NaN");
+    put(bad);
+    BOOST_CHECK_THROW(pscr::opencl::solve(plan, buf), pscr::NumericalBreakdown);
+  }
+  clReleaseMemObject(buf);
+}
+
+using RealTypes = boost::mpl::list<float, double>;
+BOOST_AUTO_TEST_CASE_TEMPLATE(flags_cleared_only_when_set, T, RealTypes) {
+  const auto x = pscr::graded_mesh(17, 1.0, 1.0), g = pscr::graded_mesh(21, 1.0, 1.05);
+  flags_case<T>(pscr::poisson3d(x, x, x).template cast<T>(), 0);
+  flags_case<T>(pscr::poisson2d(g, x).template cast<T>(), 0);
+  flags_case<T>(pscr::poisson3d(g, g, x).template cast<T>(), 1);
+}
+
 // Device batches of any size: right-hand sides at offsets c·N·sizeof(T) that
 // are (odd N) and are not multiples of the device's base-address alignment,
 // in 2D and 3D, real and complex, each against the host path of the same plan.

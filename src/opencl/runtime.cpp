@@ -184,13 +184,16 @@ PinnedHost::~PinnedHost() {
 
 void Runtime::write(cl_mem m, const void* src, std::size_t bytes) const {
   check(clEnqueueWriteBuffer(queue_.get(), m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+  waited_ = true;
 }
 void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+  waited_ = true;
 }
 
 void Runtime::read_at(cl_mem m, std::size_t offset, void* dst, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+  waited_ = true;
 }
 
 const Runtime::KernelEntry& Runtime::entry(const char* name) const {
@@ -217,10 +220,18 @@ void Runtime::enqueue(const char* name, cl_kernel k, int dims, const std::array<
     check(st, os.str().c_str());
   }
   if (ev) pending_.emplace_back(name, Event(ev));
+  ++launches_;
+  // The first launch after a wait goes to the device at once, so that it runs
+  // while the host enqueues the rest (NVIDIA's driver holds commands until a
+  // flush: a 63³ solve of five launches took 4 to 13 µs less; flushing every
+  // launch did no better).
+  if (waited_) check(clFlush(queue_.get()), "clFlush");
+  waited_ = false;
 }
 
 void Runtime::finish() const {
   check(clFinish(queue_.get()), "clFinish");
+  waited_ = true;
   std::vector<std::pair<const char*, Event>> done;
   done.swap(pending_);
   for (auto& [name, ev] : done) {

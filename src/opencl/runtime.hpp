@@ -173,6 +173,9 @@ class PSCR_API Runtime {
   // device's limit).
   std::size_t max_group(const char* name) const { return entry(name).max_group; }
   void finish() const;  // waits, then books profiling events
+  // Kernels enqueued on this runtime's queue so far: state read back from the
+  // device (SolveFlags) stays known until the next launch.
+  std::size_t launches() const { return launches_; }
 
   // Cost model: launch sites report their estimated work with count(ops,
   // scalars): arithmetic operations on scalars (a complex one counts as
@@ -238,6 +241,8 @@ class PSCR_API Runtime {
   std::vector<std::pair<std::string, std::size_t>> counted_;
   mutable Cost cost_;
   double scalar_bytes_ = 8, flops_per_op_ = 1;
+  mutable std::size_t launches_ = 0;
+  mutable bool waited_ = true;  // nothing of ours in flight (after finish() or a blocking transfer)
   mutable std::vector<std::pair<const char*, Event>> pending_;
   mutable std::map<std::string, KernelTime> times_;
 };

@@ -14,9 +14,11 @@ template <class T> SolveFlags<T>::SolveFlags(Runtime& rt, int dims) : rt_(&rt), 
 }
 
 template <class T> void SolveFlags<T>::clear() const {
+  if (zero_at_ == rt_->launches()) return;
   static const int zero[2] = {0, 0};
   check(clEnqueueWriteBuffer(rt_->queue(), flags_.get(), CL_FALSE, 0, sizeof zero, zero, 0, nullptr, nullptr),
         "clEnqueueWriteBuffer (flags)");
+  zero_at_ = rt_->launches();
 }
 
 template <class T> void SolveFlags<T>::scan(cl_mem x, std::size_t begin, std::size_t end) const {
@@ -27,12 +29,14 @@ template <class T> void SolveFlags<T>::scan(cl_mem x, std::size_t begin, std::si
 template <class T> std::array<int, 2> SolveFlags<T>::read() const {
   std::array<int, 2> flags{0, 0};
   rt_->read(flags_.get(), flags.data(), sizeof flags);
+  zero_at_ = flags[0] == 0 && flags[1] == 0 ? rt_->launches() : kUnknown;
   return flags;
 }
 
 template <class T> bool SolveFlags<T>::nonfinite(cl_mem x, std::size_t begin, std::size_t end) const {
   const int zero = 0;
   rt_->write(flags_.get(), &zero, sizeof zero);
+  zero_at_ = kUnknown;  // flag 1 is not read here
   scan(x, begin, end);
   int bad = 0;
   rt_->read(flags_.get(), &bad, sizeof bad);
