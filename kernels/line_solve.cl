@@ -134,7 +134,7 @@ inline row_t system_row(__global const coef_t* C, int n0, int i, scalar sg, int 
                         __global int* flags, int line) {
   if (!halved) return level0_coef(C, n0, i, sg, pin);
   const row_t r = half_row(C, n0, i, sg, pin);
-  if (active) watch_pivot(r, flags, line);
+  if (active) watch_pivot(r, flags, line, sg);
   return r;
 }
 
@@ -278,7 +278,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
       scalar tn;
       cur_s = eliminated_s(nx, up, w, ratio, &tn);
 #ifndef EXCESS_FORM
-      if (active && abs1(cur_s) < (real)PIVOT_LIMIT * (abs1(nx.s) + abs1(tn))) flags[1] = line + 1;
+      if (active && abs1(cur_s) < (real)PIVOT_LIMIT * (abs1(nx.s) + abs1(tn))) near_singular(flags, line, sg);
 #endif
       cur_g = g[i + 1 + t] - smul(w, cur_g);
       spike = -smul(w, spike);
@@ -302,7 +302,7 @@ inline void solve_line_local(__local scalar* ro, __local scalar* kp, int every, 
     const row_t m = t >= st ? local_row(ro, rs, rg, t - st, st, 1, 0) : identity_row();
     const row_t p = t + st < T ? local_row(ro, rs, rg, t + st, st, 1, 0) : identity_row();
     const row_t o = cr_combine(m, c, p);
-    if (active) watch_pivot(o, flags, line);
+    if (active) watch_pivot(o, flags, line, sg);
     barrier(CLK_LOCAL_MEM_FENCE);
     ro[t] = o.up;
     rs[t] = o.s;

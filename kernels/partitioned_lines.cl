@@ -103,7 +103,7 @@ __kernel void partition_eliminate(__global scalar* X, int x0, __global const int
   if (solve) {
     ends[(size_t)j * L + line] = g;
     ends[(size_t)(parts + j) * L + line] = prev_g;
-    if (small) flags[1] = line + 1;
+    if (small) near_singular(flags, line, sg);
   } else {
     reduced += (size_t)3 * q * L;
     reduced[line] = s;
@@ -134,7 +134,8 @@ inline scalar reduced_rhs(__global const scalar* ends, int q, int Q, int parts, 
 }
 
 __kernel void partition_reduced(__global const scalar* reduced, __global const scalar* ends, int Q, int L,
-                                int parts, int per_rank, __global scalar* y, __global int* flags, int line_end) {
+                                int parts, int per_rank, __global scalar* y, __global int* flags, int line_end,
+                                __global const scalar* sigma) {
   const int line = get_global_id(0);
   if (line >= line_end) return;
   scalar cprev = ZERO, gprev = ZERO;
@@ -162,7 +163,7 @@ __kernel void partition_reduced(__global const scalar* reduced, __global const s
     y[(size_t)(Q + p) * L + line] = cprev;
     y[(size_t)p * L + line] = gprev;
   }
-  if (small) flags[1] = line + 1;
+  if (small) near_singular(flags, line, sigma[line]);
   scalar x = gprev;
   for (int p = Q - 2; p >= 0; --p) {
     x = y[(size_t)p * L + line] - smul(y[(size_t)(Q + p) * L + line], x);

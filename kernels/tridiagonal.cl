@@ -33,10 +33,20 @@ typedef struct { scalar lo, s, up, g; real watch; } row_t;
 #define WATCH_INIT , 1
 #define UNWATCHED(r) ((r).watch = 1)  // a row read or generated, not formed here
 #endif
-// Records a line whose elimination met a small pivot.
-inline void watch_pivot(row_t r, __global int* flags, int line) {
+// Records a line whose elimination met a small pivot: flags[1] = line + 1,
+// and its shift sg in the scalar FLAGS_SHIFT_INTS ints on (the host's
+// SolveFlags::kShiftOffset), which the host's report names (a line's index
+// alone does not say which launch, and so which shifts, it belonged to).
+#ifndef FLAGS_SHIFT_INTS
+#error "FLAGS_SHIFT_INTS is set by the host (program_options.cpp)"
+#endif
+inline void near_singular(__global int* flags, int line, scalar sg) {
+  flags[1] = line + 1;
+  *(__global scalar*)(flags + FLAGS_SHIFT_INTS) = sg;
+}
+inline void watch_pivot(row_t r, __global int* flags, int line, scalar sg) {
 #ifndef EXCESS_FORM
-  if (r.watch < (real)PIVOT_LIMIT) flags[1] = line + 1;
+  if (r.watch < (real)PIVOT_LIMIT) near_singular(flags, line, sg);
 #endif
 }
 
@@ -208,7 +218,7 @@ __kernel void cr_reduce(__global const scalar* in, ulong in_off, int n, int in_m
   const row_t c = get_row(in_mode, in, n, L, line, i, C, n0, sg, pin);
   const row_t p = i + 1 < n ? get_row(in_mode, in, n, L, line, i + 1, C, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);
-  watch_pivot(o, flags, line);
+  watch_pivot(o, flags, line, sg);
   if (out_mode == 0) put_row(out, no, L, line, j, o);
   else out[x_index(out_mode, no, L, line, j)] = o.g;
 }
@@ -238,7 +248,7 @@ __kernel void cr_reduce2(__global const scalar* in, ulong in_off, int n, int in_
   const row_t c = next_row(in_mode, in, n, L, line, 2 * j + 1, C, n0, sg, pin);
   const row_t p = 2 * j + 2 < n1 ? next_row(in_mode, in, n, L, line, 2 * j + 2, C, n0, sg, pin) : identity_row();
   const row_t o = cr_combine(m, c, p);  // its watch covers m, c and p
-  watch_pivot(o, flags, line);
+  watch_pivot(o, flags, line, sg);
   put_row(out, n2, L, line, j, o);
 }
 
@@ -325,8 +335,8 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
   __local scalar* o2 = buf + 3 * plane;
   __local scalar* s2 = buf + 4 * plane;
   __local scalar* g2 = buf + 5 * plane;
+  const scalar sg = active ? sigma[line] : ZERO;
   if (active) {
-    const scalar sg = sigma[line];
     const int pin = pinned[line];
     for (int i = t; i < n; i += T) {
       const row_t r = get_row(mode, S, n, L, line, i, C, n0, sg, pin);
@@ -342,7 +352,7 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
       const row_t m = i >= st ? local_row(o, s, g, i - st, st, lanes, lane) : identity_row();
       const row_t p = i + st < n ? local_row(o, s, g, i + st, st, lanes, lane) : identity_row();
       const row_t r = cr_combine(m, c, p);
-      if (active) watch_pivot(r, flags, line);
+      if (active) watch_pivot(r, flags, line, sg);
       const int k = i * lanes + lane;
       o2[k] = r.up;
       s2[k] = r.s;
@@ -373,7 +383,7 @@ __kernel void cr_local(__global scalar* S, ulong off, int n, int mode, int L, __
     ratio = e_hat * inv;
 #else
     const scalar t_lo = smul(lo, cprev), piv = r.s - t_lo;
-    if (abs1(piv) < (real)PIVOT_LIMIT * (abs1(r.s) + abs1(t_lo))) flags[1] = line + 1;
+    if (abs1(piv) < (real)PIVOT_LIMIT * (abs1(r.s) + abs1(t_lo))) near_singular(flags, line, sg);
     const scalar inv = srecip(piv);
 #endif
     cprev = i + T < n ? smul(r.up, inv) : ZERO;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <complex>
 #include <shared_mutex>
+#include <string>
 
 #include "plan_impl.hpp"
 #include "size_product.hpp"
@@ -78,18 +79,26 @@ template <class T> cl_command_queue queue(const Plan<T>& plan, std::size_t devic
 namespace {
 
 // (An empty batch is not checked: it solves nothing, and x may be null.)
-template <class T> void check_buffer(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count) {
-  if (!x) throw InvalidArgument("opencl::solve: null buffer");
+// `what`: the caller's name, and what a right-hand side is to it.
+template <class T>
+void check_buffer(const Executor<T>& e, const Plan<T>& plan, cl_mem x, std::size_t count,
+                  const std::string& what = "opencl::solve", const char* rhs = "right-hand sides") {
+  if (!x) throw InvalidArgument(what + ": null buffer");
   cl_context ctx = nullptr;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-  if (ctx != e.opencl_context()) throw InvalidArgument("opencl::solve: the buffer belongs to another OpenCL context");
+  if (ctx != e.opencl_context()) throw InvalidArgument(what + ": the buffer belongs to another OpenCL context");
+  // the kernels write the solutions where the right-hand sides were
+  cl_mem_flags flags = 0;
+  ocl::check(clGetMemObjectInfo(x, CL_MEM_FLAGS, sizeof flags, &flags, nullptr), "clGetMemObjectInfo(CL_MEM_FLAGS)");
+  if (flags & CL_MEM_READ_ONLY)
+    throw InvalidArgument(what + ": the buffer is CL_MEM_READ_ONLY, and the solutions are written into it");
   std::size_t bytes = 0;
   ocl::check(clGetMemObjectInfo(x, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
-  const std::size_t need = size_product({count, plan.problem().unknowns(), sizeof(T)},
-                                        "opencl::solve: right-hand sides × unknowns × bytes per scalar");
+  const std::string product = what + ": " + rhs + " × unknowns × bytes per scalar";
+  const std::size_t need = size_product({count, plan.problem().unknowns(), sizeof(T)}, product.c_str());
   if (bytes < need)
-    throw SizeMismatch("opencl::solve: buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) +
-                       " right-hand sides need " + std::to_string(need));
+    throw SizeMismatch(what + ": buffer has " + std::to_string(bytes) + " bytes, " + std::to_string(count) + " " +
+                       rhs + " need " + std::to_string(need));
 }
 
 }  // namespace
@@ -103,6 +112,7 @@ template <class T> SolveStats solve_on(const Executor<T>& e, const Plan<T>& plan
   SolveStats st;
   st.incompatible_part = e.solve_device(x, count, check, nullptr);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.warning = plan.info().warning;  // as host solves carry it (docs/guide/errors.md)
   return st;
 }
 
@@ -136,7 +146,7 @@ template <class T> cl_event solve_shifts_async(const Plan<T>& plan, cl_mem x, co
   const auto shared = hold_shared(plan);
   const Executor<T>& e = opencl_executor(plan);
   e.check_shifts(shifts);
-  check_buffer(e, plan, x, shifts.size());
+  check_buffer(e, plan, x, shifts.size(), "opencl::solve_shifts_async", "shifted problems");
   return static_cast<cl_event>(e.solve_shifts_device(x, shifts));
 }
 

@@ -2,7 +2,10 @@
 // random problems, norms.
 #pragma once
 #include <complex>
+#include <cstdlib>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../src/lapack.hpp"
@@ -91,5 +94,26 @@ template <class A, class B> double rel_error(const std::vector<A>& x, const std:
   }
   return den > 0 ? num / den : num;
 }
+
+// An environment variable set for one scope (the library reads those it
+// knows when a plan is made).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace test

@@ -22,23 +22,7 @@ using Types = boost::mpl::list<float, double, std::complex<float>, std::complex<
 
 namespace {
 
-// An environment variable set for one scope (the staging reads it when a plan is made).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 template <class T> pscr::Problem<T> random_problem(const std::vector<int>& n, std::uint64_t seed) {
   std::vector<pscr::Factor<T>> fs;

@@ -543,6 +543,88 @@ template <class T> void flags_case(const pscr::Problem<T>& p, int dense_top) {
   clReleaseMemObject(buf);
 }
 
+// A host solve after an asynchronous batch still in flight on the same plan:
+// the batch's second right-hand side (209 doubles: not at the device's
+// base-address alignment) goes through the plan's own vector, which the
+// host solve's copies, on queues of their own, must not touch before the
+// batch is done. Every result against the reference backend.
+BOOST_AUTO_TEST_CASE(host_solve_after_an_unwaited_batch) {
+  const auto p = pscr::poisson2d(pscr::graded_mesh(21, 1.0, 1.05), pscr::graded_mesh(13, 1.0, 0.95));
+  const std::size_t N = p.unknowns();
+  BOOST_REQUIRE(N * sizeof(double) % 128 != 0);
+  for (const char* staging : {"auto", "pinned"}) {
+    test::ScopedEnv env("PSCR_HOST_STAGING", staging);
+    pscr::Options o;
+    o.backend = pscr::Backend::opencl;
+    pscr::Plan<double> plan(p, o);
+    pscr::Plan<double> ref(p);
+    const auto f = test::random_vector<double>(2 * N, 91), g = test::random_vector<double>(2 * N, 92);
+    std::vector<double> want_f(2 * N), want_g(2 * N), u(2 * N), v(2 * N);
+    ref.solve_batch(f.data(), want_f.data(), 2);
+    ref.solve_batch(g.data(), want_g.data(), 2);
+    cl_int st;
+    cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, 2 * N * sizeof(double), nullptr, &st);
+    BOOST_REQUIRE(st == CL_SUCCESS);
+    cl_command_queue q = pscr::opencl::queue(plan);
+    for (int round = 0; round < 3; ++round) {
+      BOOST_TEST_CONTEXT("PSCR_HOST_STAGING=" << staging << " round " << round) {
+        clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), f.data(), 0, nullptr, nullptr);
+        cl_event done = pscr::opencl::solve_async(plan, buf, 2);  // not waited for
+        if (round == 2) plan.solve_batch(g.data(), u.data(), 2);
+        else plan.solve(g.data(), u.data());
+        BOOST_TEST(test::rel_error(std::vector<double>(u.begin(), u.begin() + std::ptrdiff_t(round == 2 ? 2 * N : N)),
+                                   std::vector<double>(want_g.begin(),
+                                                       want_g.begin() + std::ptrdiff_t(round == 2 ? 2 * N : N))) <= 1e-12);
+        BOOST_TEST(clWaitForEvents(1, &done) == CL_SUCCESS);
+        clReleaseEvent(done);
+        clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 2 * N * sizeof(double), v.data(), 0, nullptr, nullptr);
+        BOOST_TEST(test::rel_error(v, want_f) <= 1e-12);
+      }
+    }
+    clReleaseMemObject(buf);
+  }
+}
+
+// A device solve carries the plan's accuracy warning as host solves do
+// (docs/guide/errors.md), and a read-only buffer, which the solutions would
+// be written into, is refused.
+BOOST_AUTO_TEST_CASE(device_solves_carry_the_warning_and_refuse_read_only_buffers) {
+  auto lap = [](int n) {
+    pscr::Factor<double> f;
+    f.A.diag.assign(std::size_t(n), 2.0);
+    f.A.off.assign(std::size_t(n - 1), -1.0);
+    f.M.diag.assign(std::size_t(n), 1.0);
+    f.M.off.assign(std::size_t(n - 1), 0.0);
+    return f;
+  };
+  auto eig = [](int k, int n) { return 2 - 2 * std::cos(k * M_PI / (n + 1)); };
+  // indefinite float, c beside an eigenvalue sum: a plan warning
+  const auto p = pscr::Problem<double>::make2d(lap(6), lap(40), -(eig(3, 6) + eig(7, 40)) * (1 - 1e-5)).cast<float>();
+  pscr::Options o;
+  o.backend = pscr::Backend::opencl;
+  pscr::Plan<float> plan(p, o);
+  BOOST_REQUIRE(!plan.info().warning.empty());
+  const std::size_t N = p.unknowns();
+  const auto f = test::random_vector<float>(N, 5);
+  cl_int st;
+  cl_mem buf = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_WRITE, N * sizeof(float), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  clEnqueueWriteBuffer(pscr::opencl::queue(plan), buf, CL_TRUE, 0, N * sizeof(float), f.data(), 0, nullptr, nullptr);
+  const pscr::SolveStats s = pscr::opencl::solve(plan, buf);
+  BOOST_TEST(s.warning == plan.info().warning);
+  clReleaseMemObject(buf);
+  cl_mem ro = clCreateBuffer(pscr::opencl::context(plan), CL_MEM_READ_ONLY, N * sizeof(float), nullptr, &st);
+  BOOST_REQUIRE(st == CL_SUCCESS);
+  try {
+    pscr::opencl::solve(plan, ro);
+    BOOST_ERROR("a read-only buffer was solved into");
+  } catch (const pscr::InvalidArgument& e) {
+    BOOST_TEST(std::string(e.what()).find("CL_MEM_READ_ONLY") != std::string::npos, e.what());
+  }
+  BOOST_CHECK_THROW(clReleaseEvent(pscr::opencl::solve_async(plan, ro)), pscr::InvalidArgument);
+  clReleaseMemObject(ro);
+}
+
 using RealTypes = boost::mpl::list<float, double>;
 BOOST_AUTO_TEST_CASE_TEMPLATE(flags_cleared_only_when_set, T, RealTypes) {
   const auto x = pscr::graded_mesh(17, 1.0, 1.0), g = pscr::graded_mesh(21, 1.0, 1.05);
@@ -927,8 +1009,13 @@ BOOST_AUTO_TEST_CASE(shifted_problems_in_one_solve) {
     refused({1.0, 0.1}, "shift 1 = 0.1");
     refused({std::nan(""), 1.0}, "shift 0 = nan");
     refused({1.0, std::numeric_limits<double>::infinity()}, "shift 1 = inf");
-    BOOST_CHECK_THROW(pscr::opencl::solve_shifts_async(plan, buf, std::vector<double>{c, c, c, c}),
-                      pscr::SizeMismatch);  // the buffer holds three
+    try {
+      pscr::opencl::solve_shifts_async(plan, buf, std::vector<double>{c, c, c, c});  // the buffer holds three
+      BOOST_ERROR("four shifted problems in a buffer of three");
+    } catch (const pscr::SizeMismatch& e) {
+      BOOST_TEST(std::string(e.what()).find("opencl::solve_shifts_async: buffer has") != std::string::npos, e.what());
+      BOOST_TEST(std::string(e.what()).find("4 shifted problems need") != std::string::npos, e.what());
+    }
     clReleaseMemObject(buf);
   }
   // plans that cannot take them
@@ -945,6 +1032,19 @@ BOOST_AUTO_TEST_CASE(shifted_problems_in_one_solve) {
       BOOST_ERROR("a pure Neumann plan took shifts");
     } catch (const pscr::InvalidArgument& e) {
       BOOST_TEST(std::string(e.what()).find("pure Neumann") != std::string::npos, e.what());
+    }
+    clReleaseMemObject(buf);
+    // a plan made with the default Options::shifts = 1 plans no shifted solves
+    pscr::Options one = o;
+    one.shifts = 1;
+    pscr::Plan<double> unshifted(Problem<double>::make2d(fa, fb, c), one);
+    buf = clCreateBuffer(pscr::opencl::context(unshifted), CL_MEM_READ_WRITE,
+                         unshifted.problem().unknowns() * sizeof(double), nullptr, &st);
+    try {
+      pscr::opencl::solve_shifts_async(unshifted, buf, std::vector<double>{c});
+      BOOST_ERROR("a plan of Options::shifts = 1 took a shifted solve");
+    } catch (const pscr::InvalidArgument& e) {
+      BOOST_TEST(std::string(e.what()).find("Options::shifts = 1") != std::string::npos, e.what());
     }
     clReleaseMemObject(buf);
     pscr::Options bad = o;

@@ -110,8 +110,8 @@ template <class T> PSCR_API cl_event solve_async(const Plan<T>& plan, cl_mem x, 
 /// interleaved with the others' in `x`: unknown i of problem b at
 /// x[i * shifts.size() + b]. They share the plan's eigenpairs and every launch
 /// (a solve's launches, not one per problem). Enqueued as solve_async (an
-/// event, nothing checked). Needs Options::shifts >= shifts.size() at
-/// planning; every shift real and >= the plan's c, and a plan whose
+/// event, nothing checked). Needs Options::shifts >= 2 and >= shifts.size()
+/// at planning (the default 1 plans no shifted solves); every shift real and >= the plan's c, and a plan whose
 /// tridiagonal systems are eliminated in the excess form (they stay
 /// diagonally dominant for every larger shift; PlanInfo::elimination), not
 /// pure Neumann. Errors: InvalidArgument naming the shift or the reason,

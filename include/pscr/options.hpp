@@ -109,7 +109,8 @@ struct Options {
   Elimination elimination = Elimination::automatic;  ///< how the tridiagonal systems are eliminated (Elimination)
   /// OpenCL: how many shifted problems one device-buffer solve takes together
   /// (opencl::solve_shifts_async): the plan's work buffers hold that many,
-  /// and the problems share each launch. 1 ... 64.
+  /// and the problems share each launch. 1 ... 64; 1 (the default) plans no
+  /// shifted solves.
   int shifts = 1;
 };
 

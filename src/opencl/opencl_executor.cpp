@@ -123,6 +123,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   bool solve_host(const T* f, T* u, std::size_t count, HostSolveResult& result) const override {
     std::lock_guard<std::mutex> lock(mutex_);
+    // The copies run on queues of their own into the plan's vectors, which
+    // an asynchronous solve still in flight may be using (a right-hand side
+    // staged through buffers_.x): earlier work on the plan's queue first.
+    rt_->finish();
     const std::size_t N = pd_.problem.unknowns();
     // a batch takes a second vector, or a third where the caller's
     // page-locked buffers let every copy and solve run at once
@@ -152,7 +156,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     st.solve_seconds = r.solve_seconds;
     st.staging_bytes = r.staging_bytes;
     st.staging = r.staging;
-    if (result.bad_input == ocl::HostSolveReport::npos) buffers_.flags.raise({0, flags[1]}, false, line_shifts());
+    if (result.bad_input == ocl::HostSolveReport::npos) buffers_.flags.raise({0, flags[1]}, false);
     return true;
   }
 
@@ -214,7 +218,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     std::array<int, 2> flags{0, 0};
     if (check) flags = buffers_.flags.read();
     rt_->finish();
-    if (check) buffers_.flags.raise(flags, true, line_shifts());
+    if (check) buffers_.flags.raise(flags, true);
     double incompatible = 0;
     for (std::size_t c = 0; c < s.size() / 2; ++c) {
       const double norm2 = std::real(s[2 * c + 1]);
@@ -226,6 +230,10 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     const std::size_t K = shifts.size();
     const std::string what = "opencl::solve_shifts_async: ";
     if (K == 0) throw InvalidArgument(what + "no shifts");
+    if (shift_capacity_ < 2)
+      throw InvalidArgument(what + "the plan was made with Options::shifts = " + std::to_string(shift_capacity_) +
+                            ", which plans no shifted solves (make it with Options::shifts >= 2; it then takes "
+                            "1 ... Options::shifts shifts)");
     if (K > std::size_t(shift_capacity_))
       throw InvalidArgument(what + std::to_string(K) + " shifts, the plan takes at most " +
                             std::to_string(shift_capacity_) + " (Options::shifts)");
@@ -343,7 +351,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   std::string breakdown() override {
     rt_->finish();
-    const std::string why = buffers_.flags.near_singular(line_shifts());
+    const std::string why = buffers_.flags.near_singular();
     buffers_.flags.clear();
     return why;
   }
@@ -370,8 +378,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   int leaf_n() const { return int(pd_.problem.size(D_ - 1)); }
 
-  // The shifts of the last dimension's lines, which a near-singular flag names.
-  cl_mem line_shifts() const { return buffers_.line_shifts(); }
   // Whether a solve flags a non-finite solution as it writes it.
   bool solution_flagged() const { return pd_.transformed || (!shares_ && reduction_->flags_solution()); }
 

@@ -198,12 +198,6 @@ void PlanBuffers<T>::upload_transforms(Runtime& rt, const planner::PlanData<T>& 
                                                       SineShape{std::size_t(p.sine_group), p.sine_halves != 0, p.sine_split != 0});
 }
 
-template <class T> cl_mem PlanBuffers<T>::line_shifts() const {
-  if (transformed) return transformed->line_shifts();
-  const DimBufs& last = dims.back();
-  return last.dense ? last.levels[0].child_sigma.get() : last.child_sigma.get();
-}
-
 template <class T>
 std::size_t check_device_memory(Runtime& rt, const planner::PlanData<T>& pd, const KernelParameters& p,
                                 const std::vector<distributed::LevelShare>* shares, int shift_capacity) {

@@ -54,8 +54,6 @@ template <class T> struct PlanBuffers {
   // shift_capacity the top level's batch (Options::shifts).
   void upload(Runtime& rt, const planner::PlanData<T>& pd, const KernelParameters& p,
               const std::vector<distributed::LevelShare>* shares, int shift_capacity);
-  // The shifts of the last dimension's lines, which a near-singular flag names.
-  cl_mem line_shifts() const;
 
   std::vector<Mem> afac, mfac;  // A_d and M_d as diag|off
   std::vector<DimBufs> dims;

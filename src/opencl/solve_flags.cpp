@@ -10,7 +10,7 @@
 namespace pscr::ocl {
 
 template <class T> SolveFlags<T>::SolveFlags(Runtime& rt, int dims) : rt_(&rt), dims_(dims) {
-  flags_ = rt.alloc(2 * sizeof(int), "flags");
+  flags_ = rt.alloc(kShiftOffset + sizeof(T), "flags");
 }
 
 template <class T> void SolveFlags<T>::clear() const {
@@ -43,17 +43,17 @@ template <class T> bool SolveFlags<T>::nonfinite(cl_mem x, std::size_t begin, st
   return bad != 0;
 }
 
-template <class T> void SolveFlags<T>::raise(const std::array<int, 2>& flags, bool scanned, cl_mem line_shifts) const {
+template <class T> void SolveFlags<T>::raise(const std::array<int, 2>& flags, bool scanned) const {
   if (scanned && flags[0])
     throw NumericalBreakdown("device solve produced a non-finite value (non-finite right-hand side, zero pivot or overflow)");
-  if (flags[1] > 0) throw NearSingularElimination(near_singular(line_shifts));
+  if (flags[1] > 0) throw NearSingularElimination(near_singular());
 }
 
-template <class T> std::string SolveFlags<T>::near_singular(cl_mem line_shifts) const {
+template <class T> std::string SolveFlags<T>::near_singular() const {
   const std::array<int, 2> flags = read();
   if (flags[1] <= 0) return "";
   T sigma{};
-  rt_->read_at(line_shifts, std::size_t(flags[1] - 1) * sizeof(T), &sigma, sizeof sigma);
+  rt_->read_at(flags_.get(), kShiftOffset, &sigma, sizeof sigma);
   std::ostringstream os;
   os << "near-singular tridiagonal system (A" << dims_ << " + sigma M" << dims_ << ") with shift sigma = " << sigma
      << ": a pivot below sqrt(eps) of the terms it was formed from (the elimination does not pivot), so more "

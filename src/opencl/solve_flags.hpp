@@ -1,7 +1,8 @@
-// What a device solve reports of itself, in two ints on the device: [0] a
-// non-finite value found by the scan of a solution (find_nonfinite,
-// kernels/level.cl), [1] line + 1 of a near-singular elimination recorded by
-// the tridiagonal kernels. Cleared without waiting (the in-order queue puts
+// What a device solve reports of itself, on the device: int [0] a non-finite
+// value found by the scan of a solution (find_nonfinite, kernels/level.cl),
+// int [1] line + 1 of a near-singular elimination recorded by the
+// tridiagonal kernels, and 16 bytes on, as a scalar, that line's shift
+// (kernels/tridiagonal.cl: near_singular), which the report names. Cleared without waiting (the in-order queue puts
 // the write before the solve's kernels; a blocking write cost every solve a
 // round trip to the device before its first launch), read once the solve is
 // done. A read of zeros with no launch since leaves nothing to clear: the
@@ -35,11 +36,13 @@ template <class T> class SolveFlags {
   bool nonfinite(cl_mem x, std::size_t begin, std::size_t end) const;
   // NumericalBreakdown for flag 0 (when the solution was scanned),
   // NearSingularElimination (with near_singular's text) for flag 1.
-  // line_shifts: the shifts of the last dimension's lines (flag 1 names one).
-  void raise(const std::array<int, 2>& flags, bool scanned, cl_mem line_shifts) const;
+  void raise(const std::array<int, 2>& flags, bool scanned) const;
   // What the tridiagonal kernels recorded of a near-singular elimination,
   // with the shift of its line; empty: none.
-  std::string near_singular(cl_mem line_shifts) const;
+  std::string near_singular() const;
+  // Where the kernels leave the near-singular line's shift (-DFLAGS_SHIFT_INTS):
+  // 16 bytes, aligned for every scalar.
+  static constexpr std::size_t kShiftOffset = 4 * sizeof(int);
 
  private:
   const Runtime* rt_ = nullptr;

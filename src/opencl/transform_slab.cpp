@@ -164,7 +164,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void transform_back() override { to_modes(false); }
   void finish() override { rt_->finish(); }
   bool solution_nonfinite() override { return flags_.read()[0] != 0; }
-  std::string breakdown() override { return flags_.near_singular(sigma_.get()); }
+  std::string breakdown() override { return flags_.near_singular(); }
 
   void describe(PlanInfo& info) const override {
     info.backend = "opencl: " + rt_->device().name;
@@ -228,7 +228,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     const double share = double(lines.size()) / double(R_);
     rt_->count(8.0 * double(Q * R_) * share, 7.0 * double(Q * R_) * share);
     rt_->run_at("partition_reduced", 256, {lines.begin, 0, 0}, {lines.size()}, reduced_.get(), all_ends_.get(), int(Q),
-                int(R_), parts_, per_rank, solution_.get(), flags_.buffer(), int(lines.end));
+                int(R_), parts_, per_rank, solution_.get(), flags_.buffer(), int(lines.end), sigma_.get());
     rt_->count(20.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
     rt_->run_at("partition_back", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(parts_)}, slab_.get(), x0(),
                 bounds_.get(), own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), solution_.get(),

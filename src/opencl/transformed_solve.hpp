@@ -27,8 +27,6 @@ template <class T> class TransformedSolve {
   // In place on one right-hand side X; the last transform flags a non-finite
   // output in `nonfinite` (solve_flags.hpp), so the solution needs no scan.
   void solve(cl_mem X, cl_mem nonfinite) const;
-  // The lines' shifts, which a near-singular elimination's report names.
-  cl_mem line_shifts() const { return line_sigma_.get(); }
   static std::size_t line_count(const planner::PlanData<T>& pd);
   // Each line's shift: c plus the eigenvalue of its mode in every leading
   // dimension (line l1·n2 + l2 in 3D, l_d the position that dimension's
