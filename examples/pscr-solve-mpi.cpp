@@ -138,7 +138,10 @@ int main(int argc, char** argv) {
       status = rank_ == 0 ? failure("pscr-solve-mpi", e) : 2;
     }
     if (status == 0 && help) {
-      if (rank_ == 0) std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions;
+      if (rank_ == 0)
+        std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions
+                  << "  --refine K > 0 is refused over MPI ranks: distributed plans do not refine yet "
+                     "(docs/distributed.md); pscr-solve refines\n";
     } else if (status == 0) {
       // Rank 0 reads the right-hand side; every rank learns its dtype and shape.
       pscr::npy::Array rhs;
