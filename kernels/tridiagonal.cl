@@ -35,7 +35,7 @@ typedef struct { scalar lo, s, up, g; real watch; } row_t;
 #endif
 // Records a line whose elimination met a small pivot: flags[1] = line + 1,
 // and its shift sg in the scalar FLAGS_SHIFT_INTS ints on (the host's
-// SolveFlags::kShiftOffset), which the host's report names (a line's index
+// kFlagsShiftOffset, solve_flags.hpp), which the host's report names (a line's index
 // alone does not say which launch, and so which shifts, it belonged to).
 #ifndef FLAGS_SHIFT_INTS
 #error "FLAGS_SHIFT_INTS is set by the host (program_options.cpp)"

@@ -1,6 +1,7 @@
 // Test helpers: an independent banded direct solve of the assembled matrix,
 // random problems, norms.
 #pragma once
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <optional>
@@ -93,6 +94,17 @@ template <class A, class B> double rel_error(const std::vector<A>& x, const std:
     den = std::max(den, double(std::abs(ref[i])));
   }
   return den > 0 ? num / den : num;
+}
+
+// The 1D Laplacian of n interior points, h = 1, Dirichlet ends (M = I), and
+// its k-th eigenvalue 4 sin²(kπ / (2(n + 1))): the spectra that near-singular
+// and indefinite cases are built from.
+inline pscr::Factor<double> dirichlet_laplacian(int n) {
+  return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+}
+inline double dirichlet_eigenvalue(int k, int n) {
+  const double s = std::sin(3.14159265358979323846 * k / (2.0 * (n + 1)));
+  return 4 * s * s;
 }
 
 // An environment variable set for one scope (the library reads those it

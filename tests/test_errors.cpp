@@ -17,16 +17,8 @@ using pscr::Problem;
 
 namespace {
 Factor<double> good(int n) { return test::random_factor<double>(n, n, true); }
-// The 1D Laplacian of n interior points, h = 1, Dirichlet ends, and its k-th
-// eigenvalue 4 sin²(kπ / (2(n + 1))): the spectra the near-singular cases are
-// built from.
-pscr::Factor<double> dirichlet_laplacian(int n) {
-  return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
-}
-double dirichlet_eigenvalue(int k, int n) {
-  const double s = std::sin(3.14159265358979323846 * k / (2.0 * (n + 1)));
-  return 4 * s * s;
-}
+using test::dirichlet_eigenvalue;
+using test::dirichlet_laplacian;
 bool mentions(const std::exception& e, const char* what) { return std::string(e.what()).find(what) != std::string::npos; }
 }  // namespace
 

@@ -589,17 +589,11 @@ BOOST_AUTO_TEST_CASE(host_solve_after_an_unwaited_batch) {
 // (docs/guide/errors.md), and a read-only buffer, which the solutions would
 // be written into, is refused.
 BOOST_AUTO_TEST_CASE(device_solves_carry_the_warning_and_refuse_read_only_buffers) {
-  auto lap = [](int n) {
-    pscr::Factor<double> f;
-    f.A.diag.assign(std::size_t(n), 2.0);
-    f.A.off.assign(std::size_t(n - 1), -1.0);
-    f.M.diag.assign(std::size_t(n), 1.0);
-    f.M.off.assign(std::size_t(n - 1), 0.0);
-    return f;
-  };
-  auto eig = [](int k, int n) { return 2 - 2 * std::cos(k * M_PI / (n + 1)); };
   // indefinite float, c beside an eigenvalue sum: a plan warning
-  const auto p = pscr::Problem<double>::make2d(lap(6), lap(40), -(eig(3, 6) + eig(7, 40)) * (1 - 1e-5)).cast<float>();
+  const auto p = pscr::Problem<double>::make2d(test::dirichlet_laplacian(6), test::dirichlet_laplacian(40),
+                                               -(test::dirichlet_eigenvalue(3, 6) + test::dirichlet_eigenvalue(7, 40)) *
+                                                   (1 - 1e-5))
+                     .cast<float>();
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
   pscr::Plan<float> plan(p, o);

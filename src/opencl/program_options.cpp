@@ -45,7 +45,7 @@ std::string program_options(const Device& dev, const KernelParameters& p, const 
   // seconds longer per work-group shape.
   if (p.line_rows > 0) opts << " -DLINE_ROWS=" << p.line_rows << (dev.gpu ? " -DLINE_UNROLL" : "");
   opts << " -DLINE_CHECKPOINT=" << kLineCheckpoint;
-  opts << " -DFLAGS_SHIFT_INTS=" << SolveFlags<double>::kShiftOffset / sizeof(int);
+  opts << " -DFLAGS_SHIFT_INTS=" << kFlagsShiftOffset / sizeof(int);
   if (p.halved_rows_once) opts << " -DHALVED_ROWS_ONCE";
   if (p.register_cap > 0 && dev.nv_compiler_options) opts << " -cl-nv-maxrregcount=" << p.register_cap;
   opts << kernel_defines_from_env();

@@ -186,10 +186,7 @@ void Runtime::write(cl_mem m, const void* src, std::size_t bytes) const {
   check(clEnqueueWriteBuffer(queue_.get(), m, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
   waited_ = true;
 }
-void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const {
-  check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
-  waited_ = true;
-}
+void Runtime::read(cl_mem m, void* dst, std::size_t bytes) const { read_at(m, 0, dst, bytes); }
 
 void Runtime::read_at(cl_mem m, std::size_t offset, void* dst, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_.get(), m, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");

@@ -10,7 +10,7 @@
 namespace pscr::ocl {
 
 template <class T> SolveFlags<T>::SolveFlags(Runtime& rt, int dims) : rt_(&rt), dims_(dims) {
-  flags_ = rt.alloc(kShiftOffset + sizeof(T), "flags");
+  flags_ = rt.alloc(kFlagsShiftOffset + sizeof(T), "flags");
 }
 
 template <class T> void SolveFlags<T>::clear() const {
@@ -53,7 +53,7 @@ template <class T> std::string SolveFlags<T>::near_singular() const {
   const std::array<int, 2> flags = read();
   if (flags[1] <= 0) return "";
   T sigma{};
-  rt_->read_at(flags_.get(), kShiftOffset, &sigma, sizeof sigma);
+  rt_->read_at(flags_.get(), kFlagsShiftOffset, &sigma, sizeof sigma);
   std::ostringstream os;
   os << "near-singular tridiagonal system (A" << dims_ << " + sigma M" << dims_ << ") with shift sigma = " << sigma
      << ": a pivot below sqrt(eps) of the terms it was formed from (the elimination does not pivot), so more "

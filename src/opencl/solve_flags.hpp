@@ -1,13 +1,14 @@
 // What a device solve reports of itself, on the device: int [0] a non-finite
 // value found by the scan of a solution (find_nonfinite, kernels/level.cl),
 // int [1] line + 1 of a near-singular elimination recorded by the
-// tridiagonal kernels, and 16 bytes on, as a scalar, that line's shift
-// (kernels/tridiagonal.cl: near_singular), which the report names. Cleared without waiting (the in-order queue puts
-// the write before the solve's kernels; a blocking write cost every solve a
-// round trip to the device before its first launch), read once the solve is
-// done. A read of zeros with no launch since leaves nothing to clear: the
-// write is skipped (on the H100 each small transfer costs a solve 5 to 10 µs,
-// a third of a 63³ solve's time beyond its kernels).
+// tridiagonal kernels, and kFlagsShiftOffset bytes on, as a scalar, that
+// line's shift (kernels/tridiagonal.cl: near_singular), which the report
+// names. Cleared without waiting (the in-order queue puts the write before
+// the solve's kernels; a blocking write cost every solve a round trip to the
+// device before its first launch), read once the solve is done. A read of
+// zeros with no launch since leaves nothing to clear: the write is skipped
+// (on the H100 each small transfer costs a solve 5 to 10 µs, a third of a
+// 63³ solve's time beyond its kernels).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -16,6 +17,10 @@
 #include "runtime.hpp"
 
 namespace pscr::ocl {
+
+// Where the kernels leave a near-singular line's shift (-DFLAGS_SHIFT_INTS):
+// 16 bytes on, aligned for every scalar.
+inline constexpr std::size_t kFlagsShiftOffset = 4 * sizeof(int);
 
 template <class T> class SolveFlags {
  public:
@@ -40,9 +45,6 @@ template <class T> class SolveFlags {
   // What the tridiagonal kernels recorded of a near-singular elimination,
   // with the shift of its line; empty: none.
   std::string near_singular() const;
-  // Where the kernels leave the near-singular line's shift (-DFLAGS_SHIFT_INTS):
-  // 16 bytes, aligned for every scalar.
-  static constexpr std::size_t kShiftOffset = 4 * sizeof(int);
 
  private:
   const Runtime* rt_ = nullptr;
