@@ -366,6 +366,7 @@ template <class T> bool run_case(const Config& c, int n, std::ofstream* json) {
               init, info.radix, info.eigen_seconds, info.build_seconds,
               info.program_cache.empty() ? "-" : info.program_cache.c_str(), setup,
               plan_peak >= 0 ? (std::to_string((plan_peak + (1 << 19)) >> 20) + " MiB").c_str() : "-");
+  if (c.backend == pscr::Backend::opencl) std::printf("    parameters: %s\n", info.parameters_source.c_str());
   {
     std::string methods;
     for (auto& m : info.dimension_methods) methods += (methods.empty() ? "" : ", ") + m;

@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
 
   std::vector<pscr::TuningEntry> entries(3);
   entries[0].device = "NVIDIA H100 80GB HBM3";
+  entries[0].architecture = "nvidia-sm90";
   entries[0].problem_class = "2d-real-double";
   entries[0].min_n = 1024;
   entries[0].max_n = 8191;

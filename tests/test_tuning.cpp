@@ -80,8 +80,83 @@ BOOST_AUTO_TEST_CASE(write_merge_and_find) {
   std::remove(path.c_str());
 }
 
+// A device without entries of its own takes those of a device of its
+// architecture: its own first (the file's, then the shipped ones), then its
+// architecture's in the same order; never another architecture's, never by
+// an empty architecture.
+BOOST_AUTO_TEST_CASE(devices_of_one_architecture_share_entries) {
+  std::remove(path.c_str());
+  pscr::TuningEntry h100;
+  h100.device = "H100";
+  h100.architecture = "nvidia-sm90";
+  h100.problem_class = "3d-real-double";
+  h100.max_n = 1000;
+  h100.parameters.dense_top = 1;
+  pscr::TuningEntry narrow = h100;
+  narrow.min_n = 100;
+  narrow.max_n = 300;
+  narrow.parameters.radix = 4;
+  pscr::TuningEntry a100 = h100;
+  a100.device = "A100";
+  a100.architecture = "nvidia-sm80";
+  a100.parameters.radix = 2;
+  pscr::TuningEntry plain = h100;  // written without an architecture
+  plain.device = "plain";
+  plain.architecture.clear();
+  pscr::write_tuning(path, {h100, narrow, a100, plain});
+  const auto shipped = pscr::read_tuning(path);  // the architecture survives the round trip
+  BOOST_REQUIRE(shipped.size() == 4u);
+  BOOST_TEST(shipped[0].architecture == "nvidia-sm90");
+  BOOST_TEST(shipped[3].architecture.empty());
+  std::remove(path.c_str());
+
+  const auto* e = pscr::find_tuning_by_architecture(shipped, "nvidia-sm90", "3d-real-double", 200);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->parameters.radix == 4);  // the narrowest range
+  e = pscr::find_tuning_by_architecture(shipped, "nvidia-sm90", "3d-real-double", 500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->device == "H100");
+  BOOST_TEST(!pscr::find_tuning_by_architecture(shipped, "nvidia-sm90", "2d-real-double", 500));
+  BOOST_TEST(!pscr::find_tuning_by_architecture(shipped, "nvidia-sm100", "3d-real-double", 500));
+  BOOST_TEST(!pscr::find_tuning_by_architecture(shipped, "", "3d-real-double", 500));  // not "plain"
+
+  // an H200 (sm90, no entries): the H100's; an A100: its own; an unknown device: none
+  const std::vector<pscr::TuningEntry> none;
+  e = pscr::choose_tuning(none, shipped, "H200", "nvidia-sm90", "3d-real-double", 500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->device == "H100");
+  e = pscr::choose_tuning(none, shipped, "A100", "nvidia-sm80", "3d-real-double", 500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->parameters.radix == 2);
+  BOOST_TEST(!pscr::choose_tuning(none, shipped, "other", "", "3d-real-double", 500));
+  BOOST_TEST(!pscr::choose_tuning(none, shipped, "other", "amd-gfx90a", "3d-real-double", 500));
+  // the device's own entries before its architecture's, wherever they are;
+  // the file before the shipped database at each step
+  pscr::TuningEntry own = h100;
+  own.device = "H200";
+  own.parameters.radix = 16;
+  e = pscr::choose_tuning(none, std::vector<pscr::TuningEntry>{h100, own}, "H200", "nvidia-sm90", "3d-real-double", 500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->parameters.radix == 16);
+  e = pscr::choose_tuning(shipped, std::vector<pscr::TuningEntry>{own}, "H200", "nvidia-sm90", "3d-real-double", 500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->parameters.radix == 16);
+  pscr::TuningEntry file_arch = a100;
+  file_arch.device = "GH200";
+  file_arch.architecture = "nvidia-sm90";
+  file_arch.parameters.radix = 3;
+  e = pscr::choose_tuning(std::vector<pscr::TuningEntry>{file_arch}, shipped, "H200", "nvidia-sm90", "3d-real-double",
+                          500);
+  BOOST_REQUIRE(e);
+  BOOST_TEST(e->parameters.radix == 3);
+}
+
 BOOST_AUTO_TEST_CASE(shipped_database_parses) {
-  for (const auto& e : pscr::shipped_tuning()) pscr::validate(e.parameters, e.device);
+  for (const auto& e : pscr::shipped_tuning()) {
+    pscr::validate(e.parameters, e.device);
+    // NVIDIA's entries serve the other devices of their architecture
+    if (e.device.rfind("NVIDIA", 0) == 0) BOOST_TEST(e.architecture.rfind("nvidia-sm", 0) == 0, e.device);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
@@ -100,6 +175,9 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
       {path, "work_group", "integer"}));
   BOOST_TEST(error_names<pscr::FileFormatError>(
       head + R"({"device": 5, "class": "2d-real-double", "parameters": {}}]})", {path, "device", "type"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "architecture": 90, "class": "2d-real-double", "parameters": {}}]})",
+      {path, "entries[0].architecture", "type"}));
   BOOST_TEST(error_names<pscr::InvalidArgument>(
       head + R"({"device": "d", "class": "2d-real-double", "parameters": {"local_size": 3}}]})",
       {path, "entries[0].parameters", "local_size = 3"}));

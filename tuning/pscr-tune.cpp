@@ -260,6 +260,7 @@ template <class T> int tune(Config c) {
 
   pscr::TuningEntry e;
   e.device = device;
+  e.architecture = plan.info().device_architecture;
   e.problem_class = cls;
   e.min_n = c.min_n;
   e.max_n = c.max_n;

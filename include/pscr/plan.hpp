@@ -80,8 +80,15 @@ struct PlanInfo {
   std::string warning;
   std::string backend;          ///< "reference" or "opencl: <platform> / <device>"
   std::string device;           ///< OpenCL: CL_DEVICE_NAME, the key of tuning entries
+  /// OpenCL: the device's architecture ("nvidia-sm90"; empty where unknown),
+  /// by which a device without tuning entries of its own takes those of
+  /// another (TuningEntry::architecture)
+  std::string device_architecture;
   KernelParameters parameters;  ///< OpenCL backend: the kernel parameters in use
-  std::string parameters_source;  ///< "options", "<file>: <device> <class>", "shipped: ..." or "defaults"
+  /// "options", "<file>: <device> <class> n <range>", "shipped: ..." (either
+  /// ending "(same architecture, <architecture>)" where the entry is another
+  /// device's) or "defaults"
+  std::string parameters_source;
   /// How the tridiagonal systems of the last dimension are solved: "thomas"
   /// (reference), "whole lines" (OpenCL: each line read and written once in
   /// one work-group, kernels/line_solve.cl), "halved lines" (the same after one

@@ -10,7 +10,11 @@
 ///                    "seconds": 0.0041, "default_seconds": 0.0049 } ] }
 ///
 /// Keys missing from "parameters" keep their defaults; unknown keys and
-/// out-of-range values are errors that name the file and the key.
+/// out-of-range values are errors that name the file and the key. An entry
+/// may name the device's architecture ("architecture": "nvidia-sm90"; the
+/// tuner writes it): a plan on a device without entries of its own takes
+/// those of a device of the same architecture (an H200 or an H100 PCIe the
+/// H100 SXM's), and PlanInfo::parameters_source says so.
 #pragma once
 #include "pscr/export.hpp"
 #include <cstddef>
@@ -25,6 +29,10 @@ namespace pscr {
 /// One entry of a tuning file: the kernel parameters for a device, a problem class and a range of sizes.
 struct TuningEntry {
   std::string device;         ///< CL_DEVICE_NAME, exact
+  /// The device's architecture (PlanInfo::device_architecture: "nvidia-sm90"
+  /// from an NVIDIA device's compute capability; empty where unknown), for
+  /// devices of the same architecture without entries of their own.
+  std::string architecture;
   std::string problem_class;  ///< problem_class(): "2d-real-double", "3d-complex-float", ...
   /// The range [min_n, max_n] of the largest dimension of the problem that the entry covers.
   /// @{
@@ -52,6 +60,18 @@ PSCR_API void write_tuning(const std::string& path, const std::vector<TuningEntr
 /// several do), or nullptr.
 PSCR_API const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
                                const std::string& problem_class, std::size_t n);
+/// The same for a device without entries of its own: the entry of a device
+/// of `architecture` (not empty) for the class whose range holds n, the
+/// narrowest if several do, or nullptr.
+PSCR_API const TuningEntry* find_tuning_by_architecture(const std::vector<TuningEntry>& entries,
+                                                        const std::string& architecture,
+                                                        const std::string& problem_class, std::size_t n);
+/// The entry a plan on `device` of `architecture` takes for the class and n:
+/// the device's own in `file` (Options::tuning_file), then in `shipped`, then
+/// one of its architecture in the same order; nullptr: the defaults.
+PSCR_API const TuningEntry* choose_tuning(const std::vector<TuningEntry>& file, const std::vector<TuningEntry>& shipped,
+                                          const std::string& device, const std::string& architecture,
+                                          const std::string& problem_class, std::size_t n);
 /// The database compiled into the library from tuning/shipped/*.json.
 PSCR_API const std::vector<TuningEntry>& shipped_tuning();
 

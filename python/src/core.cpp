@@ -200,6 +200,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   // the kernel parameters and the cost model belong to the OpenCL backend: None elsewhere
   d["parameters"] = opencl ? py::object(parameters_dict(i.parameters)) : py::none();
   d["parameters_source"] = opencl ? py::object(py::str(i.parameters_source)) : py::none();
+  d["device_architecture"] = opencl ? py::object(py::str(i.device_architecture)) : py::none();
   d["flops"] = opencl ? py::object(py::float_(i.flops)) : py::none();
   d["bytes"] = opencl ? py::object(py::float_(i.bytes)) : py::none();
   return d;

@@ -106,6 +106,7 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
     const PlanInfo& first = plans_[0]->info().plan;
     info.backend = first.backend.substr(0, first.backend.find(" (distributed"));
     info.device = first.device;
+    info.device_architecture = first.device_architecture;
     info.parameters = first.parameters;
     info.parameters_source = first.parameters_source;
     info.line_solver = first.line_solver;

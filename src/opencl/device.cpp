@@ -86,6 +86,10 @@ Device select_device(const std::string& selector_in) {
   return describe_device(pick->d);
 }
 
+std::string device_architecture(const Device& dev) {
+  return dev.nv_compute_capability > 0 ? "nvidia-sm" + std::to_string(dev.nv_compute_capability) : std::string();
+}
+
 Device describe_device(cl_device_id id) {
   Device d;
   d.device = id;

@@ -27,6 +27,12 @@ struct Device {
   std::size_t base_align_bytes = 1;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: sub-buffer offsets must be multiples
 };
 
+// The device's architecture, the key by which devices without tuning entries
+// of their own share those of others (TuningEntry::architecture):
+// "nvidia-sm" and the compute capability (major·10 + minor) for NVIDIA's
+// devices, empty for others.
+std::string device_architecture(const Device& dev);
+
 // selector: "P:D" (platform and device indices), or a case-insensitive
 // substring of "platform name / device name"; empty = $PSCR_DEVICE, else the
 // first GPU, else the first device. Throws BackendError naming what exists.

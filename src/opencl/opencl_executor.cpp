@@ -285,6 +285,7 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   void describe(PlanInfo& info) const override {
     info.backend = "opencl: " + rt_->device().name;
     info.device = rt_->device().device_name;
+    info.device_architecture = ocl::device_architecture(rt_->device());
     info.device_bytes = rt_->bytes();
     info.staging_bytes = staging_.planned_bytes(*rt_, pd_.problem.unknowns() * sizeof(T));
     info.parameters = p_;

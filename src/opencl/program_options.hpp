@@ -76,7 +76,7 @@ Device options_device(const Options& o);
 template <class T> tuning::Resolved resolve_parameters(const Device& dev, const Problem<T>& problem, const Options& o) {
   std::size_t nmax = 0;
   for (int d = 0; d < problem.dims(); ++d) nmax = std::max(nmax, problem.size(d));
-  return tuning::resolve(o, dev.device_name,
+  return tuning::resolve(o, dev.device_name, device_architecture(dev),
                          problem_class(problem.dims(), is_complex_v<T>, std::is_same_v<real_t<T>, double>), nmax);
 }
 

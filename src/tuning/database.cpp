@@ -36,6 +36,7 @@ TuningEntry parse_entry(const json& e, const std::string& source, const std::str
   TuningEntry t;
   t.device = get<std::string>(e, "device", source, where);
   t.problem_class = get<std::string>(e, "class", source, where);
+  if (e.contains("architecture")) t.architecture = get<std::string>(e, "architecture", source, where);
   // sizes as non-negative integers: get<std::size_t> would wrap -1 around
   for (auto [key, n] : {std::pair{"min_n", &t.min_n}, std::pair{"max_n", &t.max_n}})
     if (e.contains(key)) {
@@ -68,6 +69,7 @@ json to_json(const TuningEntry& t) {
   json p = json::object();
   for (const auto& e : parameter_table()) p[e.name] = t.parameters.*(e.member);
   json j = {{"device", t.device}, {"class", t.problem_class}, {"min_n", t.min_n}, {"parameters", p}};
+  if (!t.architecture.empty()) j["architecture"] = t.architecture;
   if (t.max_n != std::numeric_limits<std::size_t>::max()) j["max_n"] = t.max_n;
   if (t.seconds > 0) j["seconds"] = t.seconds;
   if (t.default_seconds > 0) j["default_seconds"] = t.default_seconds;
@@ -131,14 +133,39 @@ void write_tuning(const std::string& path, const std::vector<TuningEntry>& entri
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw FileFormatError(path + ": cannot replace tuning file");
 }
 
-const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
-                               const std::string& cls, std::size_t n) {
+namespace {
+// The narrowest entry of the class whose range holds n among those `take` accepts.
+template <class F>
+const TuningEntry* narrowest(const std::vector<TuningEntry>& entries, const std::string& cls, std::size_t n, F&& take) {
   const TuningEntry* best = nullptr;
   for (const auto& e : entries)
-    if (e.device == device && e.problem_class == cls && e.min_n <= n && n <= e.max_n &&
+    if (take(e) && e.problem_class == cls && e.min_n <= n && n <= e.max_n &&
         (!best || e.max_n - e.min_n < best->max_n - best->min_n))
       best = &e;
   return best;
+}
+}  // namespace
+
+const TuningEntry* find_tuning(const std::vector<TuningEntry>& entries, const std::string& device,
+                               const std::string& cls, std::size_t n) {
+  return narrowest(entries, cls, n, [&](const TuningEntry& e) { return e.device == device; });
+}
+
+const TuningEntry* find_tuning_by_architecture(const std::vector<TuningEntry>& entries,
+                                               const std::string& architecture, const std::string& cls,
+                                               std::size_t n) {
+  if (architecture.empty()) return nullptr;
+  return narrowest(entries, cls, n, [&](const TuningEntry& e) { return e.architecture == architecture; });
+}
+
+const TuningEntry* choose_tuning(const std::vector<TuningEntry>& file, const std::vector<TuningEntry>& shipped,
+                                 const std::string& device, const std::string& architecture, const std::string& cls,
+                                 std::size_t n) {
+  for (const auto* entries : {&file, &shipped})
+    if (const TuningEntry* e = find_tuning(*entries, device, cls, n)) return e;
+  for (const auto* entries : {&file, &shipped})
+    if (const TuningEntry* e = find_tuning_by_architecture(*entries, architecture, cls, n)) return e;
+  return nullptr;
 }
 
 const std::vector<TuningEntry>& shipped_tuning() {
@@ -155,19 +182,22 @@ const std::vector<TuningEntry>& shipped_tuning() {
 
 namespace tuning {
 
-Resolved resolve(const Options& o, const std::string& device, const std::string& cls, std::size_t n) {
+Resolved resolve(const Options& o, const std::string& device, const std::string& architecture, const std::string& cls,
+                 std::size_t n) {
   if (o.parameters) return {*o.parameters, "options"};
   auto describe = [&](const std::string& where, const TuningEntry& e) {
     std::ostringstream os;
     os << where << ": " << e.device << " " << e.problem_class << " n " << e.min_n << ".." << e.max_n;
+    if (e.device != device) os << " (same architecture, " << e.architecture << ")";
     return os.str();
   };
-  if (!o.tuning_file.empty()) {
-    const auto entries = read_tuning(o.tuning_file);
-    if (const TuningEntry* e = find_tuning(entries, device, cls, n)) return {e->parameters, describe(o.tuning_file, *e)};
-  }
-  if (const TuningEntry* e = find_tuning(shipped_tuning(), device, cls, n)) return {e->parameters, describe("shipped", *e)};
-  return {KernelParameters{}, "defaults"};
+  std::vector<TuningEntry> from_file;
+  if (!o.tuning_file.empty()) from_file = read_tuning(o.tuning_file);
+  const TuningEntry* e = choose_tuning(from_file, shipped_tuning(), device, architecture, cls, n);
+  if (!e) return {KernelParameters{}, "defaults"};
+  bool in_file = false;
+  for (const auto& f : from_file) in_file = in_file || &f == e;
+  return {e->parameters, describe(in_file ? o.tuning_file : "shipped", *e)};
 }
 
 }  // namespace tuning

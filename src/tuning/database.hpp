@@ -12,6 +12,10 @@ struct Resolved {
   std::string source;  // for PlanInfo::parameters_source and error messages
 };
 
-Resolved resolve(const Options& options, const std::string& device, const std::string& problem_class, std::size_t n);
+// Options::parameters; else the entry for the device (CL_DEVICE_NAME) in
+// Options::tuning_file, then in the shipped database; else one for a device
+// of the same architecture (not empty) in the same order; else the defaults.
+Resolved resolve(const Options& options, const std::string& device, const std::string& architecture,
+                 const std::string& problem_class, std::size_t n);
 
 }  // namespace pscr::tuning
