@@ -214,13 +214,16 @@ def test_info_and_version(backend):
     assert info["host_bytes"] > 0 and info["init_seconds"] > 0 and info["eigen_problems"] > 0
     assert info["backend"].startswith(backend)
     if backend == "reference":
-        assert info["parameters"] is None and info["device_bytes"] == 0
+        assert info["parameters"] is None and info["device_bytes"] == 0 and info["device_architecture"] is None
         assert info["line_solver"] == "thomas"
     if backend == "opencl":
         assert set(info["parameters"]) == set(pscr.kernel_parameters())
         short = info["parameters"]["line_rows"] > 0  # lines of 7 rows always fit a work-group
         assert info["line_solver"] == ("whole lines" if short else "global CR")
         assert info["parameters_source"]
+        # "nvidia-sm90" on NVIDIA's devices, empty where the library knows no architecture (PoCL)
+        assert isinstance(info["device_architecture"], str)
+        assert info["device_architecture"].startswith("nvidia-sm") == ("NVIDIA" in info["backend"])
         plan.solve(random_rhs((9, 7), np.float64))
         assert sum(k["launches"] for k in plan.kernel_times()) > 0
     assert pscr.__version__.count(".") == 2
