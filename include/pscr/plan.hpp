@@ -68,8 +68,9 @@ struct PlanInfo {
   double shift_amplification = 1;
   /// Estimated relative forward error of a solve (docs/accuracy.md,
   /// §9): ε of the working precision for diagonally dominant problems in the
-  /// excess form, n² ε (n = the last size) for dominant ones eliminated by
-  /// the ordinary formulas (complex types with real data); for
+  /// excess form (real types, and complex ones with real data), n² ε (n = the
+  /// last size) for dominant ones eliminated by the ordinary formulas
+  /// (Elimination::ordinary); for
   /// indefinite and complex problems ε · κ · shift_amplification², with κ the
   /// operator's eigenvalue ratio, which the unpivoted eliminations lose.
   double predicted_error = 0;

@@ -18,6 +18,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -30,7 +31,11 @@ template <class T> struct ExcessRows {
   T ra_cut = T(0), rm_cut = T(0);  // row n−2 without its right neighbour (pure-Neumann pinned systems)
 };
 
-// Row sums in double; for complex T (never used on the excess path) empty.
+// Row sums in double. Complex T: a factor with real data (the planner takes
+// the excess form for those only), whose rows sum as the real ones; the
+// kernels then carry every excess and pivot as a complex number with a zero
+// imaginary part, on which their element-wise fabs, fmax and products are
+// the complex ones.
 // A deficit within the rounding of the data (excess_form_applies) is kept:
 // it is the data's own. Lifted to zero excess, it changed A by up to 8 ε·A_ii
 // in every such row, and where the smallest shift adds less than that to a
@@ -43,13 +48,14 @@ template <class T> struct ExcessRows {
 // -(o_{i-1} + o_i), also in the cut row.
 template <class T> ExcessRows<T> excess_rows(const Factor<T>& f, bool pure_neumann = false) {
   ExcessRows<T> x;
-  if constexpr (!is_complex_v<T>) {
+  {
     const std::size_t n = f.size();
+    auto re = [](T v) { return double(std::real(v)); };
     auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
-      if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -double(t.off[i]);
-      double s = double(t.diag[i]);
-      if (i > 0) s += double(t.off[i - 1]);
-      if (right && i + 1 < n) s += double(t.off[i]);
+      if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -re(t.off[i]);
+      double s = re(t.diag[i]);
+      if (i > 0) s += re(t.off[i - 1]);
+      if (right && i + 1 < n) s += re(t.off[i]);
       return s;
     };
     for (std::size_t i = 0; i < n; ++i) {
@@ -68,7 +74,9 @@ template <class T> ExcessRows<T> excess_rows(const Factor<T>& f, bool pure_neuma
 // with a positive diagonal: real, A and M diagonally dominant by rows with
 // positive diagonals (up to the rounding of their entries), and sigma_min ≥ 0
 // (then e(σ) ≥ excess(A) + σ excess(M) ≥ 0 by the triangle inequality).
-template <class T> bool excess_form_applies(const Factor<T>& f, double sigma_min) {
+// data_eps: the precision the data was rounded to, where f holds it wider
+// (a complex64 factor's real parts as doubles); 0: T's.
+template <class T> bool excess_form_applies(const Factor<T>& f, double sigma_min, double data_eps = 0) {
   if constexpr (is_complex_v<T>) {
     return false;
   } else {
@@ -80,7 +88,8 @@ template <class T> bool excess_form_applies(const Factor<T>& f, double sigma_min
         if (i > 0) off += std::abs(double(t->off[i - 1]));
         if (i + 1 < n) off += std::abs(double(t->off[i]));
         // a deficit within the rounding of the data (graded meshes) is the data's own
-        const double slack = 8 * double(std::numeric_limits<T>::epsilon()) * double(t->diag[i]);
+        const double slack =
+            8 * (data_eps > 0 ? data_eps : double(std::numeric_limits<T>::epsilon())) * double(t->diag[i]);
         if (!(double(t->diag[i]) >= off - slack) || !(double(t->diag[i]) >= 0)) return false;
       }
     // a zero diagonal of A + σM (σ = 0 and A_ii = 0) would leave no pivot

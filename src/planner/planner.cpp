@@ -552,6 +552,16 @@ template <class T> bool real_valued(const Problem<T>& p) {
   return true;
 }
 
+// Whether every eigenvalue of the leading dimensions is real (exactly: a
+// real pencil's, as pencil_eigen gives them for real data).
+template <class T> bool real_shifts(const PlanData<T>& pd) {
+  for (const auto& dp : pd.dims)
+    for (const auto& ge : dp.eigen)
+      for (const auto& l : ge.lambda)
+        if (std::imag(l) != 0) return false;
+  return true;
+}
+
 // The layout and eigenpairs for one radix.
 // sines: the leading dimensions' sine bases (a transformed plan), or empty.
 template <class T>
@@ -635,8 +645,9 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   if constexpr (is_complex_v<T>) {
     // complex type, real data (pure Neumann, or a real problem in complex
     // arithmetic): its systems are as dominant as the real ones, and their
-    // ordinary eliminations as stable; the excess form itself is real only
-    if (pd.pure_neumann || real_valued(problem)) pd.dominant = excess_form_applies(*real_factor(wide_last.f), sigma_min);
+    // ordinary eliminations as stable
+    if (pd.pure_neumann || real_valued(problem))
+      pd.dominant = excess_form_applies(*real_factor(wide_last.f), sigma_min, working_eps<T>());
   } else {
     pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
   }
@@ -652,7 +663,11 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     set_line_eigen(pd, wide_last, D - 1);
   }
   if (pd.periodic_lines()) pd.dominant = false;  // no elimination: the lines are solved in their eigenbasis
-  pd.excess_form = allow_excess && pd.dominant && !is_complex_v<T>;
+  // complex types: real data whose shifts are real too (eigenvalues of the
+  // real pencils, not of a complex eigen method asked for), so that every
+  // coefficient, excess and pivot the eliminations meet is real (excess.hpp):
+  // complex64 Poisson at 255^2 on OpenCL lost 2e-4 by the ordinary formulas
+  pd.excess_form = allow_excess && pd.dominant && (!is_complex_v<T> || (real_valued(problem) && real_shifts(pd)));
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
   return pd;
 }
@@ -681,7 +696,8 @@ template <class T> double far_from_normal_loss(const PlanData<T>& pd, double eps
 // that leaves fewer than half the digits of T, the plan says so and what
 // recovers them. A far-from-normal pencil's loss adds to it.
 template <class T> void predict_error(PlanData<T>& pd, double eps) {
-  // dominant systems eliminated by the ordinary formulas (complex types,
+  // dominant systems eliminated by the ordinary formulas (complex data's
+  // real ones with a shift a complex eigen method left complex,
   // Elimination::ordinary) lose up to n² ε where a shift is small beside the
   // diagonal (docs/accuracy.md §1); the excess form none of it
   const double n = double(pd.problem.size(pd.problem.dims() - 1));
