@@ -189,9 +189,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sine_transform_dimensions, T, Types) {
 
 // Where a leading dimension is not a uniform Dirichlet pencil of n + 1 a
 // power of two, the plan keeps the reduction in every leading dimension.
+// The default parameters on every device: a tuned device's entries take some
+// of those dimensions by dense products instead (the H100's, and an H200's by
+// architecture), which is not what this test is about.
 BOOST_AUTO_TEST_CASE(transforms_only_where_they_apply) {
   pscr::Options o;
   o.backend = pscr::Backend::opencl;
+  o.parameters = pscr::KernelParameters{};
   const auto lead = [&](const pscr::Problem<double>& p) {
     return pscr::Plan<double>(p, o).info().dimension_methods[0];
   };
