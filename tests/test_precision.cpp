@@ -136,8 +136,43 @@ template <class T> void check_real_data_in_complex(const pscr::Problem<double>& 
     BOOST_TEST(plan.info().elimination == "excess");
     BOOST_TEST(plan.info().warning.empty());
     BOOST_TEST(err <= 4 * std::max(real_err, 4 * eps));
-    BOOST_TEST(plan.info().predicted_error <= 4 * eps);
+    BOOST_TEST(plan.info().predicted_error <= 2 * std::log2(double(N)) * eps * 1.01);  // (+ the eigenvalues' resolution)
   }
+}
+
+// The excess form's estimate (2 log2 N ε, the rounding of the solve's
+// stages) holds: float solves of dominant problems, uniform, graded and with
+// a random dimension 1 (up to 12.9 ε at 129 × 63 on OpenCL, where ε alone
+// was once predicted), on both backends, measured against a double band
+// solve of the same rounded data. Not vacuous: about 2 log2 N ε.
+BOOST_AUTO_TEST_CASE(excess_form_estimate_holds) {
+  std::vector<pscr::Problem<double>> problems{
+      pscr::poisson2d(pscr::graded_mesh(129, 1.0, 1.0), pscr::graded_mesh(129, 1.0, 1.0)),
+      pscr::poisson2d(pscr::graded_mesh(150, 1.0, 1.03), pscr::graded_mesh(120, 1.0, 0.98)),
+      pscr::Problem<double>::make3d(pscr::poisson_factor(pscr::graded_mesh(22, 1.0, 1.05)),
+                                    pscr::poisson_factor(pscr::graded_mesh(33, 1.0, 1.0)),
+                                    pscr::poisson_factor(pscr::graded_mesh(27, 1.0, 0.95)), 0.0)};
+  for (std::uint64_t seed = 1; seed <= 4; ++seed)
+    problems.push_back(pscr::Problem<double>::make2d(
+        test::random_factor<double>(129, seed), pscr::poisson_factor(pscr::graded_mesh(65, 1.0, 1.02)), 0.1));
+  for (Backend b : {Backend::reference, Backend::opencl})
+    for (const auto& p : problems) {
+      pscr::Options o;
+      o.backend = b;
+      const auto pf = p.cast<float>();
+      pscr::Plan<float> plan(pf, o);
+      const auto f = test::random_vector<float>(p.unknowns(), 3);
+      std::vector<float> u(f.size());
+      plan.solve(f.data(), u.data());
+      const double err = test::rel_error(u, test::band_solve(pf, f));
+      BOOST_TEST_CONTEXT((b == Backend::opencl ? "opencl " : "reference ") << p.unknowns() << " unknowns, error "
+                                                                             << err / kEpsFloat << " eps") {
+        BOOST_TEST(plan.info().elimination == "excess");
+        BOOST_TEST(err <= plan.info().predicted_error);
+        // (plus the eigenvalues' double resolution where they are absolute: 1e-12)
+        BOOST_TEST(plan.info().predicted_error <= 2 * std::log2(double(p.unknowns())) * kEpsFloat * 1.01);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(complex_types_with_real_data_keep_the_real_digits) {
@@ -150,6 +185,40 @@ BOOST_AUTO_TEST_CASE(complex_types_with_real_data_keep_the_real_digits) {
       check_real_data_in_complex<float>(*p, b);
       check_real_data_in_complex<double>(*p, b);
     }
+  // pure Neumann (singular, solved with zero weighted mean) on graded meshes:
+  // against the double plan, complex64 within 4 times the float plan's error
+  // (the reference backend's complex sweeps once ran the ordinary formulas on
+  // the rounded factor, not the excess form on its exact zero row sums: 2.4e-6
+  // against the float plan's 1.7e-7 at 58 × 43)
+  const auto neumann = pscr::Problem<double>::make2d(neumann_fe(60, 1.0, 1.05), neumann_fe(45, 1.0, 1.04), 0.0);
+  for (Backend b : {Backend::reference, Backend::opencl}) {
+    pscr::Options o;
+    o.backend = b;
+    using C = std::complex<float>;
+    pscr::Plan<double> exact(neumann, o);
+    pscr::Plan<float> real_plan(neumann.cast<float>(), o);
+    pscr::Plan<C> plan(neumann.cast<C>(), o);
+    const std::size_t N = neumann.unknowns();
+    const auto ff = test::random_vector<float>(N, 5), fi = test::random_vector<float>(N, 6);
+    std::vector<double> fd(ff.begin(), ff.end()), ud(N), udi(N);
+    std::vector<double> fdi(fi.begin(), fi.end());
+    std::vector<float> uf(N);
+    std::vector<C> fc(N), uc(N);
+    for (std::size_t i = 0; i < N; ++i) fc[i] = C(ff[i], fi[i]);
+    exact.solve(fd.data(), ud.data());
+    exact.solve(fdi.data(), udi.data());
+    real_plan.solve(ff.data(), uf.data());
+    plan.solve(fc.data(), uc.data());
+    std::vector<std::complex<double>> uexact(N);
+    for (std::size_t i = 0; i < N; ++i) uexact[i] = {ud[i], udi[i]};
+    const double err = test::rel_error(uc, uexact), real_err = test::rel_error(uf, ud);
+    BOOST_TEST_CONTEXT("pure Neumann complex64 " << (b == Backend::opencl ? "opencl" : "reference") << ": " << err
+                                                 << ", float " << real_err) {
+      BOOST_TEST(plan.info().pure_neumann);
+      BOOST_TEST(plan.info().elimination == "excess");
+      BOOST_TEST(err <= 4 * std::max(real_err, 4 * kEpsFloat));
+    }
+  }
   // a complex c is complex data: the ordinary formulas, as before
   pscr::Plan<std::complex<double>> complex_c(
       pscr::Problem<std::complex<double>>::make2d(test::dirichlet_laplacian(20).cast<std::complex<double>>(),
@@ -560,14 +629,16 @@ BOOST_AUTO_TEST_CASE(float_graded_lines_keep_their_digits) {
   check_graded_lines<double>(31, 300, 1.02, 0.5);
 }
 
-// Definite problems keep their digits: no warning, predicted error eps (the
-// graded factors' eigenvalues to high relative accuracy, rounded to float too).
+// Definite problems keep their digits: no warning, predicted error 2 log2 N
+// eps, the rounding of the solve's stages (the graded factors' eigenvalues to
+// high relative accuracy, rounded to float too).
 BOOST_AUTO_TEST_CASE(definite_problems_are_not_warned) {
   const auto p = pscr::poisson2d(pscr::graded_mesh(300, 1.0, 1.01), pscr::graded_mesh(200, 1.0, 0.99));
   pscr::Plan<float> plan(p.cast<float>());
   BOOST_TEST(plan.info().warning.empty());
-  BOOST_TEST(plan.info().predicted_error == double(kEpsFloat));
-  BOOST_TEST(pscr::Plan<double>(p).info().predicted_error == std::numeric_limits<double>::epsilon());
+  const double stages = 2 * std::log2(double(p.unknowns()));
+  BOOST_TEST(plan.info().predicted_error == stages * double(kEpsFloat));
+  BOOST_TEST(pscr::Plan<double>(p).info().predicted_error == stages * std::numeric_limits<double>::epsilon());
   pscr::Plan<std::complex<double>> h(pscr::helmholtz2d(pscr::graded_mesh(40, 1.0, 1.0),
                                                        pscr::graded_mesh(40, 1.0, 1.0), 12.0));
   BOOST_TEST(h.info().warning.empty(), h.info().warning);

@@ -178,6 +178,9 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
   BOOST_TEST(error_names<pscr::FileFormatError>(
       head + R"({"device": "d", "architecture": 90, "class": "2d-real-double", "parameters": {}}]})",
       {path, "entries[0].architecture", "type"}));
+  BOOST_TEST(error_names<pscr::FileFormatError>(
+      head + R"({"device": "d", "architecure": "nvidia-sm90", "class": "2d-real-double", "parameters": {}}]})",
+      {path, "entries[0].architecure", "unknown key"}));
   BOOST_TEST(error_names<pscr::InvalidArgument>(
       head + R"({"device": "d", "class": "2d-real-double", "parameters": {"local_size": 3}}]})",
       {path, "entries[0].parameters", "local_size = 3"}));

@@ -81,8 +81,11 @@ struct Options {
   DeviceSplit device_split = DeviceSplit::batches;
   /// OpenCL kernel parameters, in this order of precedence: `parameters` when
   /// set; else the entry of `tuning_file` (JSON, see pscr/tuning.hpp) matching
-  /// the device and problem class; else the shipped tuning database; else the
-  /// defaults of KernelParameters. PlanInfo::parameters tells which was used.
+  /// the device and problem class; else the shipped tuning database; else an
+  /// entry of a device of the same architecture, in the same order; else the
+  /// defaults of KernelParameters. PlanInfo::parameters_source tells which
+  /// was used. The reference backend has no kernel parameters: it reads
+  /// neither (a missing tuning_file is not an error there).
   std::optional<KernelParameters> parameters;
   std::string tuning_file;  ///< JSON tuning file (pscr/tuning.hpp) searched before the shipped database; "" = none
   /// Record per-kernel device times (OpenCL profiling events): Plan::kernel_times().

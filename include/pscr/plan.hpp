@@ -67,8 +67,9 @@ struct PlanInfo {
   /// excess-form plans only, definite problems where it stays 1.)
   double shift_amplification = 1;
   /// Estimated relative forward error of a solve (docs/accuracy.md,
-  /// §9): ε of the working precision for diagonally dominant problems in the
-  /// excess form (real types, and complex ones with real data), n² ε (n = the
+  /// §9): 2 log2 N ε (N unknowns, ε of the working precision: the rounding
+  /// of the solve's stages) for diagonally dominant problems in the excess
+  /// form (real types, and complex ones with real data), n² ε (n = the
   /// last size) for dominant ones eliminated by the ordinary formulas
   /// (Elimination::ordinary); for
   /// indefinite and complex problems ε · κ · shift_amplification², with κ the

@@ -39,14 +39,16 @@ template <class T> struct LineSystem {
   using S = sweep_t<T>;
   S lower(std::size_t i, S s) const { return i > 0 ? S(Ao[i - 1]) + s * S(Mo[i - 1]) : S(0); }
   S upper(std::size_t i, S s) const { return i + 1 < n ? S(Ao[i]) + s * S(Mo[i]) : S(0); }
+  // The excess form in real arithmetic: a complex plan takes it for real
+  // data only (planner/excess.hpp), whose coefficients and shifts are real.
+  using R = real_t<S>;
   // The diagonal (ordinary) or the excess of row i.
   S diagonal(std::size_t i, S s, S lo, S up) const {
-    if constexpr (!is_complex_v<T>) {
-      if (excess) {
-        const bool cut = i + 1 == n && n < f.size();
-        const S ra = cut ? excess->ra_cut : excess->ra[i], rm = cut ? excess->rm_cut : excess->rm[i];
-        return ra + s * rm - 2 * std::max(lo, S(0)) - 2 * std::max(up, S(0));
-      }
+    if (excess) {
+      const bool cut = i + 1 == n && n < f.size();
+      const R ra = R(std::real(cut ? excess->ra_cut : excess->ra[i]));
+      const R rm = R(std::real(cut ? excess->rm_cut : excess->rm[i]));
+      return S(ra + std::real(s) * rm - 2 * std::max(R(std::real(lo)), R(0)) - 2 * std::max(R(std::real(up)), R(0)));
     }
     (void)lo;
     (void)up;
@@ -59,15 +61,12 @@ template <class T> struct LineSystem {
   // 1/pivot of row i given the eliminated previous row: its c' = o/p (cq,
   // ordinary) or its excess ratio r = ê/p (excess form), updated to row i's.
   S pivot_reciprocal(S lo, S up, S diag, S cq, S& r) const {
-    if constexpr (!is_complex_v<T>) {
-      if (excess) {
-        const S e_hat = diag + std::abs(lo) * r;
-        const S inv = S(1) / (e_hat + std::abs(up));
-        r = e_hat * inv;
-        return inv;
-      }
+    if (excess) {
+      const R e_hat = R(std::real(diag)) + std::abs(R(std::real(lo))) * R(std::real(r));
+      const R inv = R(1) / (e_hat + std::abs(R(std::real(up))));
+      r = S(e_hat * inv);
+      return S(inv);
     }
-    (void)r;
     const S t = lo * cq, piv = diag - t;
     // sizes as |re| + |im| (within √2 of the modulus, without hypot)
     const double size = double(abs1(piv)), terms = double(abs1(diag) + abs1(t));

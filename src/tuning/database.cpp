@@ -34,6 +34,16 @@ template <class V> V get(const json& j, const char* key, const std::string& sour
 TuningEntry parse_entry(const json& e, const std::string& source, const std::string& where) {
   if (!e.is_object()) bad(source, where, "is not an object");
   TuningEntry t;
+  // a misspelt key ("architecure") would silently drop what it names
+  for (auto& [key, value] : e.items()) {
+    (void)value;
+    static const char* const known[] = {"device", "architecture", "class", "min_n", "max_n",
+                                        "parameters", "seconds", "default_seconds"};
+    bool found = false;
+    for (const char* k : known) found = found || key == k;
+    if (!found) bad(source, where + "." + key, "unknown key (an entry has device, architecture, class, min_n, max_n, "
+                                               "parameters, seconds, default_seconds)");
+  }
   t.device = get<std::string>(e, "device", source, where);
   t.problem_class = get<std::string>(e, "class", source, where);
   if (e.contains("architecture")) t.architecture = get<std::string>(e, "architecture", source, where);
@@ -187,7 +197,8 @@ Resolved resolve(const Options& o, const std::string& device, const std::string&
   if (o.parameters) return {*o.parameters, "options"};
   auto describe = [&](const std::string& where, const TuningEntry& e) {
     std::ostringstream os;
-    os << where << ": " << e.device << " " << e.problem_class << " n " << e.min_n << ".." << e.max_n;
+    os << where << ": " << e.device << " " << e.problem_class << " n " << e.min_n << "..";
+    if (e.max_n != std::numeric_limits<std::size_t>::max()) os << e.max_n;
     if (e.device != device) os << " (same architecture, " << e.architecture << ")";
     return os.str();
   };
