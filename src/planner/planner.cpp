@@ -696,9 +696,9 @@ template <class T> double far_from_normal_loss(const PlanData<T>& pd, double eps
 // that leaves fewer than half the digits of T, the plan says so and what
 // recovers them. A far-from-normal pencil's loss adds to it.
 template <class T> void predict_error(PlanData<T>& pd, double eps) {
-  // dominant systems eliminated by the ordinary formulas (complex data's
-  // real ones with a shift a complex eigen method left complex,
-  // Elimination::ordinary) lose up to n² ε where a shift is small beside the
+  // dominant systems eliminated by the ordinary formulas
+  // (Elimination::ordinary, or real data in complex types whose eigenvalues
+  // a complex eigen method left complex) lose up to n² ε where a shift is small beside the
   // diagonal (docs/accuracy.md §1); the excess form none of it
   const double n = double(pd.problem.size(pd.problem.dims() - 1));
   // every dimension in its eigenbasis (fast diagonalisation): the rounding
