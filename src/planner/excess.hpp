@@ -48,24 +48,22 @@ template <class T> struct ExcessRows {
 // -(o_{i-1} + o_i), also in the cut row.
 template <class T> ExcessRows<T> excess_rows(const Factor<T>& f, bool pure_neumann = false) {
   ExcessRows<T> x;
-  {
-    const std::size_t n = f.size();
-    auto re = [](T v) { return double(std::real(v)); };
-    auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
-      if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -re(t.off[i]);
-      double s = re(t.diag[i]);
-      if (i > 0) s += re(t.off[i - 1]);
-      if (right && i + 1 < n) s += re(t.off[i]);
-      return s;
-    };
-    for (std::size_t i = 0; i < n; ++i) {
-      x.ra.push_back(T(sum(f.A, i, true)));
-      x.rm.push_back(T(sum(f.M, i, true)));
-    }
-    if (n >= 2) {
-      x.ra_cut = T(sum(f.A, n - 2, false));
-      x.rm_cut = T(sum(f.M, n - 2, false));
-    }
+  const std::size_t n = f.size();
+  auto re = [](T v) { return double(std::real(v)); };
+  auto sum = [&](const Tridiagonal<T>& t, std::size_t i, bool right) {
+    if (pure_neumann && &t == &f.A) return right || i + 1 == n ? 0.0 : -re(t.off[i]);
+    double s = re(t.diag[i]);
+    if (i > 0) s += re(t.off[i - 1]);
+    if (right && i + 1 < n) s += re(t.off[i]);
+    return s;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    x.ra.push_back(T(sum(f.A, i, true)));
+    x.rm.push_back(T(sum(f.M, i, true)));
+  }
+  if (n >= 2) {
+    x.ra_cut = T(sum(f.A, n - 2, false));
+    x.rm_cut = T(sum(f.M, n - 2, false));
   }
   return x;
 }

@@ -641,12 +641,13 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
     sigma_min += lo;
   }
   const auto& last = problem.factor(D - 1);
+  const bool real_data = real_valued(problem);  // true for real types
   // pure Neumann: dominance of the factor with exact zero row sums, which the plan solves
   if constexpr (is_complex_v<T>) {
     // complex type, real data (pure Neumann, or a real problem in complex
     // arithmetic): its systems are as dominant as the real ones, and their
     // ordinary eliminations as stable
-    if (pd.pure_neumann || real_valued(problem))
+    if (pd.pure_neumann || real_data)
       pd.dominant = excess_form_applies(*real_factor(wide_last.f), sigma_min, working_eps<T>());
   } else {
     pd.dominant = pd.pure_neumann ? excess_form_applies(wide_last.f, sigma_min) : excess_form_applies(last, sigma_min);
@@ -667,7 +668,7 @@ PlanData<T> plan_for_radix(const Problem<T>& problem, int radix, bool allow_exce
   // real pencils, not of a complex eigen method asked for), so that every
   // coefficient, excess and pivot the eliminations meet is real (excess.hpp):
   // complex64 Poisson at 255^2 on OpenCL lost 2e-4 by the ordinary formulas
-  pd.excess_form = allow_excess && pd.dominant && (!is_complex_v<T> || (real_valued(problem) && real_shifts(pd)));
+  pd.excess_form = allow_excess && pd.dominant && real_data && (!is_complex_v<T> || real_shifts(pd));
   if (pd.excess_form) pd.excess = excess_rows(last, pd.pure_neumann);
   return pd;
 }

@@ -1,5 +1,6 @@
 #include "database.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -35,15 +36,14 @@ TuningEntry parse_entry(const json& e, const std::string& source, const std::str
   if (!e.is_object()) bad(source, where, "is not an object");
   TuningEntry t;
   // a misspelt key ("architecure") would silently drop what it names
-  for (auto& [key, value] : e.items()) {
-    (void)value;
-    static const char* const known[] = {"device", "architecture", "class", "min_n", "max_n",
-                                        "parameters", "seconds", "default_seconds"};
-    bool found = false;
-    for (const char* k : known) found = found || key == k;
-    if (!found) bad(source, where + "." + key, "unknown key (an entry has device, architecture, class, min_n, max_n, "
-                                               "parameters, seconds, default_seconds)");
-  }
+  static const char* const known[] = {"device",     "architecture", "class",          "min_n",
+                                      "max_n",      "parameters",   "seconds",        "default_seconds"};
+  for (auto& item : e.items())
+    if (std::find(std::begin(known), std::end(known), item.key()) == std::end(known)) {
+      std::string keys;
+      for (const char* k : known) keys += (keys.empty() ? "" : ", ") + std::string(k);
+      bad(source, where + "." + item.key(), "unknown key (an entry has " + keys + ")");
+    }
   t.device = get<std::string>(e, "device", source, where);
   t.problem_class = get<std::string>(e, "class", source, where);
   if (e.contains("architecture")) t.architecture = get<std::string>(e, "architecture", source, where);
