@@ -11,7 +11,9 @@
 //     host arrays and already on the devices (a share each,
 //     opencl::solve_async per device);
 //   - with --weak, instead of both: weak scaling, P·(n + 1) − 1 rows of
-//     dimension 1 split over P devices (n² or n³ unknowns per device).
+//     dimension 1 split over P devices (n² or n³ unknowns per device);
+//   - with --profile, each plan's kernels (the first device's for a split),
+//     device time per solve (profiled solves, apart from the medians).
 // Every split solution is compared with the one-device plan's.
 #include <algorithm>
 #include <chrono>
@@ -32,9 +34,11 @@ namespace {
 constexpr const char* kTool = "pscr-scale-bench";
 constexpr const char* kUsage =
     "usage: pscr-scale-bench --devices SEL,SEL,... [--n N] [--dim 2|3] [--reps R] [--batch K] [--batch-n N] [--weak]\n"
+    "                        [--profile]\n"
     "  Poisson, double, on 1 ... P of the devices listed (default --n 8191 in 2D and 511 in 3D, --dim 2, --reps 5,\n"
     "  --batch 8; the batch is 2D, --batch-n² with --batch-n = --n unless given; --batch 0 skips the batches)\n"
-    "  --weak: weak scaling instead, P·(N + 1) − 1 rows of dimension 1 over P devices\n";
+    "  --weak: weak scaling instead, P·(N + 1) − 1 rows of dimension 1 over P devices\n"
+    "  --profile: each plan's kernels, device time per solve (the first device's for a split)\n";
 
 using clk = std::chrono::steady_clock;
 double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
@@ -52,6 +56,26 @@ pscr::Problem<double> problem(int n, int dim = 2, int n1 = 0) {
   };
   const auto x = mesh(n), x1 = mesh(n1 > 0 ? n1 : n);
   return dim == 3 ? pscr::poisson3d(x1, x, x) : pscr::poisson2d(x1, x);
+}
+
+// Kernel times per solve: `after` less `before` (summed over `solves`), longest first.
+void print_kernels(const std::vector<pscr::KernelTime>& before, const std::vector<pscr::KernelTime>& after,
+                   int solves) {
+  std::vector<pscr::KernelTime> d = after;
+  for (auto& k : d)
+    for (const auto& b : before)
+      if (b.kernel == k.kernel) {
+        k.seconds -= b.seconds;
+        k.launches -= b.launches;
+      }
+  std::sort(d.begin(), d.end(), [](auto& a, auto& b) { return a.seconds > b.seconds; });
+  double total = 0;
+  for (const auto& k : d) total += k.seconds;
+  std::printf("      kernels, per solve: %.3f ms in all\n", 1e3 * total / solves);
+  for (const auto& k : d)
+    if (k.launches > 0)
+      std::printf("      %-28s %8.3f ms %6.1f launches\n", k.kernel.c_str(), 1e3 * k.seconds / solves,
+                  double(k.launches) / solves);
 }
 
 std::vector<double> rhs(std::size_t N, std::size_t count) {
@@ -125,14 +149,18 @@ double resident_batch(const pscr::Plan<double>& plan, const std::vector<double>&
 struct SplitTimes {
   double wall, copies, levels, waits, exchanges, plan_seconds;
   std::size_t sent;  // bytes between devices per solve
+  std::vector<pscr::KernelTime> kernels_before, kernels_after;  // rank 0's, around the timed solves (--profile)
 };
 SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one, const std::vector<std::string>& devices,
-                        std::size_t P, int reps, const std::vector<double>& f, std::vector<double>& u) {
+                        std::size_t P, int reps, const std::vector<double>& f, std::vector<double>& u,
+                        bool profile = false) {
   const std::size_t N = p.unknowns(), row = N / p.size(0);
   auto comms = pscr::local_communicators(int(P));
   pscr::Options o = one;
   o.devices.assign(devices.begin(), devices.begin() + long(P));
+  o.profile = profile;
   std::vector<std::unique_ptr<pscr::DistributedPlan<double>>> plans(P);
+  std::vector<pscr::KernelTime> before;
   std::vector<double> wall, copies, levels, waits, exchanges;
   const auto t0 = clk::now();
   auto on_ranks = [&](auto&& body) {
@@ -156,7 +184,10 @@ SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one
       wt[r] = st.exchange_wait_seconds;
       ex[r] = st.exchange_seconds;
     });
-    if (rep == 0) continue;  // the first solve allocates the host side
+    if (rep == 0) {  // the first solve allocates the host side
+      before = plans[0]->kernel_times();
+      continue;
+    }
     wall.push_back(since(t1));
     copies.push_back(*std::max_element(c.begin(), c.end()));
     levels.push_back(*std::max_element(d.begin(), d.end()));
@@ -165,7 +196,8 @@ SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one
   }
   std::size_t sent = 0;
   for (auto& pl : plans) sent += pl->info().bytes_per_solve;
-  return {median(wall), median(copies), median(levels), median(waits), median(exchanges), plan_s, sent};
+  return {median(wall), median(copies), median(levels), median(waits), median(exchanges), plan_s, sent, before,
+          plans[0]->kernel_times()};
 }
 
 // Weak scaling: P·(n + 1) − 1 rows of dimension 1 split over P devices, n
@@ -209,7 +241,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> devices;
   int n = 0, dim = 2, reps = 5, batch = 8;  // n 0: 8191 in 2D, 511 in 3D
   int batch_n = 0;  // 0: --n, whichever order the options come in
-  bool weak = false;
+  bool weak = false, profile = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -223,6 +255,7 @@ int main(int argc, char** argv) {
     else if (a == "--batch") batch = int(pscr::cli::integer(kTool, a, val(), 0, 4096));
     else if (a == "--batch-n") batch_n = int(pscr::cli::integer(kTool, a, val(), 3, 1 << 16));
     else if (a == "--weak") weak = true;
+    else if (a == "--profile") profile = true;
     else pscr::cli::usage(kTool, "unknown option '" + a + "'");
   }
   if (devices.empty()) pscr::cli::usage(kTool, "--devices is required");
@@ -252,10 +285,17 @@ int main(int argc, char** argv) {
                   "relative residual %.1e\n",
                   n, dim, plan.info().backend.c_str(), 1e3 * median(host), 1e3 * median(resident), plan.info().radix,
                   p.relative_residual(f.data(), ref.data()));
+      if (profile) {
+        plan.set_profiling(true);
+        const auto before = plan.kernel_times();
+        pscr::opencl::time_solves(plan, f.data(), reps);
+        plan.set_profiling(false);
+        print_kernels(before, plan.kernel_times(), reps + 1);  // time_solves' warm-up and reps
+      }
     }
     double base = 0;
     for (std::size_t P = 1; P <= devices.size(); ++P) {
-      const SplitTimes st = split_solves(p, one, devices, P, reps, f, u);
+      const SplitTimes st = split_solves(p, one, devices, P, reps, f, u, profile);
       const double w = st.wall, cp = st.copies, lv = st.levels, plan_s = st.plan_seconds;
       const std::size_t sent = st.sent;
       if (P == 1) base = lv;
@@ -271,6 +311,7 @@ int main(int argc, char** argv) {
                     "rows to the host) %.2f ms, exchanging (pointers to the rows shared, or messages and sums; rows enqueued "
                     "back) %.2f ms\n",
                     1e3 * st.waits, 1e3 * st.exchanges);
+      if (profile) print_kernels(st.kernels_before, st.kernels_after, reps);
     }
     if (batch > 0) {
       const auto pb = problem(batch_n);

@@ -58,8 +58,11 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
 // 1]) of L lines (n0: the whole line's rows; C, sigma: the packed factor of
 // dimension 1 and each line's shift); X holds this rank's slab from row x0,
 // and j = q − own is the part's place among this rank's `parts`. Solve:
-// X[(i − x0)·L + line] holds g_i and receives pivot i's eliminated
-// right-hand side; ends[j·L + line]: the reduced row's right-hand side,
+// X[(i − x0)·L + line] holds g_i, which is only read: the eliminated
+// right-hand side of every PARTITION_CHUNK-th pivot c goes to
+// gk[(j·stride + c)·L + line], from which partition_back forms the others
+// again (writing every pivot's doubled the slab's traffic of the
+// elimination); ends[j·L + line]: the reduced row's right-hand side,
 // ends[(parts + j)·L + line]: what the eliminations add to that of row b − 1.
 // Set-up: reduced[(3q + 0, 1, 2)·L + line]: the reduced row's excess (or
 // diagonal), its coupling to row b − 1 (the reduced row before), what the
@@ -69,7 +72,8 @@ inline scalar partition_step(scalar* s, scalar* spike, scalar* up, scalar* g, sc
 __kernel void partition_eliminate(__global scalar* X, int x0, __global const int* bounds, int first, int count,
                                   int own, int parts, int n0, int L, __global const coef_t* C,
                                   __global const scalar* sigma, __global scalar* ends, __global scalar* reduced,
-                                  __global scalar* ck, int stride, int solve, __global int* flags, int line_end) {
+                                  __global scalar* ck, __global scalar* gk, int stride, int solve,
+                                  __global int* flags, int line_end) {
   const int line = get_global_id(0), q = first + get_global_id(1), j = q - own;
   if (line >= line_end || get_global_id(1) >= count) return;
   const int b = bounds[q], e = bounds[q + 1];
@@ -90,12 +94,14 @@ __kernel void partition_eliminate(__global scalar* X, int x0, __global const int
     for (int k = 0; k < PARTITION_AHEAD; ++k) {
       const int i = i0 + k;
       if (i >= e - 1) break;
-      if (keep && (i - b) % PARTITION_CHUNK == 0) {
+      if ((i - b) % PARTITION_CHUNK == 0) {
         const size_t c = (size_t)j * stride + (i - b) / PARTITION_CHUNK;
-        ck[2 * c * L + line] = s;
-        ck[(2 * c + 1) * L + line] = spike;
+        if (keep) {
+          ck[2 * c * L + line] = s;
+          ck[(2 * c + 1) * L + line] = spike;
+        }
+        if (solve) gk[c * L + line] = g;
       }
-      if (solve) X[(size_t)(i - x0) * L + line] = g;
       const row_t nx = level0_row(C[i + 1], up, C, n0, i + 1, sg, 0);
       partition_step(&s, &spike, &up, &g, &prev_s, &prev_g, nx, g_next[k], &small);
     }
@@ -172,12 +178,17 @@ __kernel void partition_reduced(__global const scalar* reduced, __global const s
 }
 
 // This rank's part q = own + get_global_id(1) from the reduced solution: its
-// last row y_q, and y_{q−1} (x_{b−1}), back through each chunk's pivots,
-// formed again from its checkpoint (arguments as partition_eliminate's).
+// last row y_q, and y_{q−1} (x_{b−1}), back through each chunk's pivots and
+// eliminated right-hand sides, formed again from its checkpoints and the
+// rows' own right-hand sides in X, which the solution replaces (arguments as
+// partition_eliminate's). Pivot i's row is x_i = a_i − w_i x_{i+1} once
+// x_{b−1} is known: two numbers a row kept in registers (the spike, the
+// coupling and the pivot kept apart were three, and limited the lines
+// resident).
 __kernel void partition_back(__global scalar* X, int x0, __global const int* bounds, int own, int parts, int n0,
                              int L,
                              __global const coef_t* C, __global const scalar* sigma, __global const scalar* y,
-                             __global const scalar* ck, int stride, int line_end) {
+                             __global const scalar* ck, __global const scalar* gk, int stride, int line_end) {
   const int line = get_global_id(0), j = get_global_id(1), q = own + j;
   if (line >= line_end || j >= parts) return;
   const int b = bounds[q], e = bounds[q + 1];
@@ -189,26 +200,31 @@ __kernel void partition_back(__global scalar* X, int x0, __global const int* bou
   for (int c = (pivots + PARTITION_CHUNK - 1) / PARTITION_CHUNK - 1; c >= 0; --c) {
     const int i0 = b + c * PARTITION_CHUNK, i1 = min(i0 + PARTITION_CHUNK, e - 1);
     const size_t at_ck = (size_t)j * stride + c;
-    scalar s = ck[2 * at_ck * L + line], spike = ck[(2 * at_ck + 1) * L + line];
-    scalar up = entry_coupling(C[i0], sg), unused_g = ZERO, unused_s = ZERO, unused_gp = ZERO;
-    scalar keep_spike[PARTITION_CHUNK], keep_inv[PARTITION_CHUNK], keep_up[PARTITION_CHUNK], g[PARTITION_CHUNK];
+    scalar s = ck[2 * at_ck * L + line], spike = ck[(2 * at_ck + 1) * L + line], gp = gk[at_ck * L + line];
+    scalar up = entry_coupling(C[i0], sg), unused_s = ZERO, unused_gp = ZERO;
+    scalar w[PARTITION_CHUNK], g[PARTITION_CHUNK];
     int unused_small = 0;
-    // the chunk's eliminated right-hand sides, loaded before its pivots are
-    // formed again, so that the loads overlap that chain
+    // the chunk's rows' right-hand sides (the first's eliminated one is its
+    // checkpoint), loaded before its pivots are formed again, so that the
+    // loads overlap that chain
 #pragma unroll
-    for (int k = 0; k < PARTITION_CHUNK; ++k) g[k] = i0 + k < i1 ? X[(size_t)(i0 + k - x0) * L + line] : ZERO;
+    for (int k = 1; k < PARTITION_CHUNK; ++k) g[k] = i0 + k < i1 ? X[(size_t)(i0 + k - x0) * L + line] : ZERO;
+    // the pivots and eliminated right-hand sides again: g[k] becomes a_i,
+    // i = i0 + k
 #pragma unroll
     for (int k = 0; k < PARTITION_CHUNK; ++k)
       if (i0 + k < i1) {
-        keep_spike[k] = spike;
-        keep_up[k] = up;
+        const scalar g_next = k + 1 < PARTITION_CHUNK ? g[k + 1] : ZERO;
+        const scalar g_i = gp - smul(spike, xa), up_i = up;
         const row_t nx = level0_row(C[i0 + k + 1], up, C, n0, i0 + k + 1, sg, 0);
-        keep_inv[k] = partition_step(&s, &spike, &up, &unused_g, &unused_s, &unused_gp, nx, ZERO, &unused_small);
+        const scalar inv = partition_step(&s, &spike, &up, &gp, &unused_s, &unused_gp, nx, g_next, &unused_small);
+        g[k] = smul(g_i, inv);
+        w[k] = smul(up_i, inv);
       }
 #pragma unroll
     for (int k = PARTITION_CHUNK - 1; k >= 0; --k)
       if (i0 + k < i1) {
-        x = smul(g[k] - smul(keep_spike[k], xa) - smul(keep_up[k], x), keep_inv[k]);
+        x = g[k] - smul(w[k], x);
         X[(size_t)(i0 + k - x0) * L + line] = x;
       }
   }

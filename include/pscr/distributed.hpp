@@ -126,6 +126,10 @@ template <class T> class PSCR_API DistributedPlan {
   /// `count` right-hand sides, each a local slab, one after another; an empty
   /// batch as Plan::solve_batch (nothing solved, null arrays allowed).
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
+  /// Per-kernel device times of this rank's OpenCL device, summed over the
+  /// solves since the plan was made with Options::profile (empty without it,
+  /// or on the reference backend).
+  std::vector<KernelTime> kernel_times() const;
 
  private:
   struct Impl;

@@ -102,6 +102,8 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
   std::string check_parameters(const KernelParameters&) const override {
     return "kernel parameters cannot be changed on a plan split over devices";
   }
+  // the first device's (every device runs the same kernels on its slab)
+  std::vector<KernelTime> kernel_times() const override { return plans_[0]->kernel_times(); }
   void describe(PlanInfo& info) const override {
     const PlanInfo& first = plans_[0]->info().plan;
     info.backend = first.backend.substr(0, first.backend.find(" (distributed"));

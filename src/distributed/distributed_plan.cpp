@@ -223,6 +223,11 @@ template <class T> const Problem<T>& DistributedPlan<T>::problem() const { retur
 template <class T> RowRange DistributedPlan<T>::rows() const { return impl_->info.rows; }
 template <class T> std::size_t DistributedPlan<T>::local_unknowns() const { return impl_->info.local_unknowns; }
 template <class T> SolveStats DistributedPlan<T>::solve(const T* f, T* u) const { return solve_batch(f, u, 1); }
+template <class T> std::vector<KernelTime> DistributedPlan<T>::kernel_times() const {
+  if (impl_->transform) return impl_->transform->kernel_times();
+  if (impl_->device) return impl_->device->kernel_times();
+  return {};
+}
 
 template class DistributedPlan<float>;
 template class DistributedPlan<double>;

@@ -73,6 +73,8 @@ template <class T> class SlabDevice {
   // Whether rows [row, row + count) of X hold a non-finite value (waits).
   virtual bool nonfinite_rows(std::size_t row, std::size_t count) = 0;
   virtual void describe(PlanInfo& info) const = 0;
+  // Per-kernel device times (Options::profile), summed over launches.
+  virtual std::vector<KernelTime> kernel_times() const = 0;
 };
 
 }  // namespace pscr::distributed

@@ -79,6 +79,8 @@ template <class T> class TransformSlab {
   virtual bool solution_nonfinite() = 0;
   virtual std::string breakdown() = 0;
   virtual void describe(PlanInfo& info) const = 0;
+  // Per-kernel device times (Options::profile), summed over launches.
+  virtual std::vector<KernelTime> kernel_times() const = 0;
 };
 
 // Each rank's slab is cut into parts; a work-item eliminates a line's rows

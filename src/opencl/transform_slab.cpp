@@ -66,6 +66,8 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
       reduced_ = rt_->alloc(3 * Q * R_ * sizeof(T), "reduced rows");
       solution_ = rt_->alloc(2 * Q * R_ * sizeof(T), "reduced solution");
       checkpoints_ = rt_->alloc(std::max<std::size_t>(2 * k * stride_, 1) * R_ * sizeof(T), "pivot checkpoints");
+      rhs_checkpoints_ = rt_->alloc(std::max<std::size_t>(k * stride_, 1) * R_ * sizeof(T),
+                                    "eliminated right-hand side checkpoints");
       bounds_ = rt_->alloc((Q + 1) * sizeof(cl_int), "partition bounds");
     };
     ocl::check_allocations(dev, rt_->count_allocations(allocate));
@@ -165,6 +167,10 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void finish() override { rt_->finish(); }
   bool solution_nonfinite() override { return flags_.read()[0] != 0; }
   std::string breakdown() override { return flags_.near_singular(); }
+  std::vector<KernelTime> kernel_times() const override {
+    rt_->finish();  // collects the profiled launches
+    return rt_->kernel_times();
+  }
 
   void describe(PlanInfo& info) const override {
     info.backend = "opencl: " + rt_->device().name;
@@ -216,10 +222,11 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void eliminate_launch(int first, int count, bool solve, RowRange lines = {}) {
     if (lines.end == 0) lines = {0, R_};
     const double share = double(lines.size()) / double(R_);
-    if (solve) rt_->count(12.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
+    if (solve) rt_->count(12.0 * double(rows_ * R_) * share, 1.0 * double(rows_ * R_) * share);
     rt_->run_at("partition_eliminate", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(count)}, slab_.get(), x0(),
                 bounds_.get(), first, count, own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(),
-                reduced_.get(), checkpoints_.get(), int(stride_), solve ? 1 : 0, flags_.buffer(), int(lines.end));
+                reduced_.get(), checkpoints_.get(), rhs_checkpoints_.get(), int(stride_), solve ? 1 : 0,
+                flags_.buffer(), int(lines.end));
   }
   // The reduced system and this slab's back substitution on a range of
   // lines, from every rank's rows in all_ends_.
@@ -229,10 +236,10 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_->count(8.0 * double(Q * R_) * share, 7.0 * double(Q * R_) * share);
     rt_->run_at("partition_reduced", 256, {lines.begin, 0, 0}, {lines.size()}, reduced_.get(), all_ends_.get(), int(Q),
                 int(R_), parts_, per_rank, solution_.get(), flags_.buffer(), int(lines.end), sigma_.get());
-    rt_->count(20.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
+    rt_->count(24.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
     rt_->run_at("partition_back", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(parts_)}, slab_.get(), x0(),
                 bounds_.get(), own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), solution_.get(),
-                checkpoints_.get(), int(stride_), int(lines.end));
+                checkpoints_.get(), rhs_checkpoints_.get(), int(stride_), int(lines.end));
   }
 
   planner::PlanData<T> pd_;
@@ -245,7 +252,7 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   std::vector<std::size_t> n_;  // the other dimensions' sizes, in order
   std::size_t R_ = 1, rows_ = 0, stride_ = 0;  // stride_: checkpoints per part
   int n1_ = 0;
-  Mem slab_, ends_, all_ends_, reduced_, solution_, checkpoints_, bounds_, sigma_, factor_;
+  Mem slab_, ends_, all_ends_, reduced_, solution_, checkpoints_, rhs_checkpoints_, bounds_, sigma_, factor_;
   ocl::SolveFlags<T> flags_;
   std::vector<std::unique_ptr<ocl::SineTransform>> transforms_;
   ocl::PinnedHost pinned_rows_[2], pinned_gathered_;
