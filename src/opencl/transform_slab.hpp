@@ -15,7 +15,7 @@ namespace pscr {
 namespace ocl {
 // Pivots between the back substitution's checkpoints (-DPARTITION_CHUNK):
 // the pivots of a chunk are formed again in registers.
-inline constexpr int kPartitionChunk = 16;
+inline constexpr int kPartitionChunk = 4;
 }  // namespace ocl
 
 // pd: transform_split_data's plan (dimension 1 last); slabs: every rank's
