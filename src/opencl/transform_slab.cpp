@@ -113,9 +113,14 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void substitute(const std::vector<const T*>& rows, int per_rank) override {
     const std::size_t bytes = std::size_t(per_rank) * R_ * sizeof(T);
     for (std::size_t r = 0; r < rows.size(); ++r)
-      ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, r * bytes, bytes, rows[r], 0, nullptr,
-                                      nullptr),
-                 "clEnqueueWriteBuffer (reduced right-hand sides)");
+      if (r == std::size_t(rank_) && per_rank == 2 * parts_)  // this rank's, as the device wrote them: not over the bus
+        ocl::check(clEnqueueCopyBuffer(rt_->queue(), ends_.get(), all_ends_.get(), 0, r * bytes, bytes, 0, nullptr,
+                                       nullptr),
+                   "clEnqueueCopyBuffer (reduced right-hand sides)");
+      else
+        ocl::check(clEnqueueWriteBuffer(rt_->queue(), all_ends_.get(), CL_FALSE, r * bytes, bytes, rows[r], 0,
+                                        nullptr, nullptr),
+                   "clEnqueueWriteBuffer (reduced right-hand sides)");
     substitute_launch(per_rank, {0, R_});
     to_modes(false);
   }
