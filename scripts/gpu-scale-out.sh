@@ -1,29 +1,35 @@
 #!/bin/bash
 # Scale-out on a host of four GPUs, in one device command (issue targets:
 # docs/benchmarks.md, Scale-out): one solve split by rows over 1 ... 4
-# devices (pscr-scale-bench: 2D 8191^2, 16383^2, 32767^2, 3D 511^3; the
-# one-device plan beside it), batches of host arrays over the devices, and
-# pscr-solve-mpi on 1, 2, 4 ranks with a GPU each. Pack here:
+# devices (pscr-scale-bench: 3D 511^3 with its kernels, 2D 8191^2, 16383^2,
+# 32767^2; the one-device plan beside it), batches of host arrays over the
+# devices, weak scaling, and pscr-solve-mpi on 1, 2, 4 ranks with a GPU each
+# (random separable 8191^2; 3D 511^3 with dimension 1 random). Pack here:
 #   ../shared/tools/gpu-bundle -o .gpu build/bin/pscr-scale-bench build/bin/pscr-solve build/bin/pscr-solve-mpi
-#   mkdir -p .gpupack && tar cJf .gpupack/b.tar.xz .gpu && cp tests/pscr_solve_check_lib.py scripts/gpu-scale-out.sh .gpupack/
-# then run (carry .gpupack, kind nvidia-h100-x4):
-#   rm -rf .gpu && tar xJf .gpupack/b.tar.xz && bash .gpupack/gpu-scale-out.sh
+# then run (carry .gpu, kind nvidia-h200-x4 or nvidia-h100-x4); the log is
+# $OUT/scale-out.txt (or stdout without $OUT):
+#   bash scripts/gpu-scale-out.sh
 D=0:0,0:1,0:2,0:3
+LOG=${OUT:+$OUT/scale-out.txt}
+LOG=${LOG:-/dev/stdout}
+{
 nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c
-echo "== 2D 8191^2, split over 1 ... 4 devices; batches of 8 right-hand sides of 4095^2"
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 )) s]"; }
+echo "== 3D 511^3, split over 1 ... 4 devices, with each plan's kernels"
+.gpu/run pscr-scale-bench --devices $D --n 511 --dim 3 --reps 9 --batch 0 --profile 2>&1
+echo "== 2D 8191^2; batches of 8 right-hand sides of 4095^2 $(stamp)"
 .gpu/run pscr-scale-bench --devices $D --n 8191 --reps 9 --batch 8 --batch-n 4095 2>&1
-echo "== 2D 16383^2"
+echo "== 2D 16383^2 $(stamp)"
 .gpu/run pscr-scale-bench --devices $D --n 16383 --reps 5 --batch 0 2>&1
-echo "== 3D 511^3"
-.gpu/run pscr-scale-bench --devices $D --n 511 --dim 3 --reps 5 --batch 0 2>&1
-echo "== weak scaling: P*8192-1 rows by 8191 over P devices"
+echo "== weak scaling: P*8192-1 rows by 8191 over P devices $(stamp)"
 .gpu/run pscr-scale-bench --devices $D --n 8191 --reps 5 --weak 2>&1
-echo "== 2D 32767^2"
+echo "== 2D 32767^2 $(stamp)"
 .gpu/run pscr-scale-bench --devices $D --n 32767 --reps 2 --batch 0 2>&1
-echo "== MPI: random separable 8191^2 (tests/pscr_solve_check_lib.py), pscr-solve then pscr-solve-mpi on 1, 2, 4 ranks, a GPU each"
-mkdir -p /tmp/mpi
+echo "== MPI: random separable 8191^2 (tests/pscr_solve_check_lib.py), pscr-solve then pscr-solve-mpi on 1, 2, 4 ranks, a GPU each $(stamp)"
+mkdir -p /tmp/mpi /tmp/mpi3
 python3 -c "
-import sys; sys.path.insert(0, '.gpupack'); import numpy as np
+import sys; sys.path.insert(0, 'tests'); import numpy as np
 from pscr_solve_check_lib import write_system
 P = lambda s: '/tmp/mpi/' + s
 fs, f, args = write_system(P, np.random.default_rng(1), [8191, 8191], np.float64, 1)
@@ -38,3 +44,26 @@ done
 python3 -c "
 import numpy as np; s = np.load('/tmp/mpi/s.npy')
 for P in (1, 2, 4): m = np.load('/tmp/mpi/m%d.npy' % P); print(P, 'ranks against pscr-solve:', np.abs(s - m).max() / np.abs(s).max())"
+echo "== MPI: 3D 511^3, dimension 1 a random tridiagonal pencil, 2 and 3 uniform (transformed split) $(stamp)"
+python3 -c "
+import sys; sys.path.insert(0, 'tests'); import numpy as np
+from pscr_solve_check_lib import factor, save_factors
+P = lambda s: '/tmp/mpi3/' + s
+rng = np.random.default_rng(1); n = 511
+def u(): return (np.array([np.full(n, 2.0), np.r_[np.full(n - 1, -1.0), 0.0]]), np.array([np.ones(n), np.zeros(n)]))
+args = save_factors(P, [factor(rng, n, np.float64, False), u(), u()])
+np.save(P('f.npy'), rng.uniform(-1, 1, (n, n, n)))
+open('/tmp/mpi3/args', 'w').write(' '.join(args))"
+ARGS="$(cat /tmp/mpi3/args) --rhs /tmp/mpi3/f.npy --backend opencl --repeat 7"
+for P in 1 2 4; do
+  echo "-- $P ranks"
+  PSCR_DEVICES=$D mpirun --allow-run-as-root -np $P -x PSCR_DEVICES .gpu/run pscr-solve-mpi $ARGS --out /tmp/mpi3/m$P.npy 2>&1 |
+    grep -E "methods|init time|repeated|residual"
+done
+python3 -c "
+import numpy as np; s = np.load('/tmp/mpi3/m1.npy')
+for P in (2, 4): m = np.load('/tmp/mpi3/m%d.npy' % P); print(P, 'ranks against 1 rank:', np.abs(s - m).max() / np.abs(s).max())"
+stamp
+} > $LOG 2>&1
+[ "$LOG" != /dev/stdout ] && tail -c 3000 $LOG
+exit 0
