@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -319,4 +320,30 @@ BOOST_AUTO_TEST_CASE(bad_input_and_breakdown) {
   f[p.unknowns() - 5] = 0.25;
   plan.solve(f.data(), u.data());
   BOOST_TEST(p.backward_error(f.data(), u.data()) < 1e-13);
+}
+
+// Per-kernel times of a split plan (Options::profile): the first device's
+// kernels of the transformed split, each launched once a solve; none
+// without profiling.
+BOOST_AUTO_TEST_CASE(kernel_times_of_a_split_plan) {
+  const auto p = pscr::poisson2d(uniform(30), uniform(63));
+  pscr::Options o = split_options(2);
+  const auto f = test::random_vector<double>(p.unknowns(), 5);
+  std::vector<double> u(f.size());
+  BOOST_TEST(pscr::Plan<double>(p, o).kernel_times().empty());
+  o.profile = true;
+  const pscr::Plan<double> plan(p, o);
+  const auto before = plan.kernel_times();  // the set-up's eliminations
+  for (int s = 0; s < 3; ++s) plan.solve(f.data(), u.data());
+  std::map<std::string, pscr::KernelTime> after;
+  for (const auto& k : plan.kernel_times()) after[k.kernel] = k;
+  for (const char* name : {"partition_eliminate", "partition_reduced", "partition_back", "sine_transform"}) {
+    BOOST_TEST_REQUIRE(after.count(name) == 1u, name << " is missing from the kernel times");
+    std::size_t earlier = 0;
+    for (const auto& k : before)
+      if (k.kernel == name) earlier = k.launches;
+    BOOST_TEST(after[name].launches - earlier >= 3u, name << ": " << after[name].launches - earlier << " launches");
+    BOOST_TEST(after[name].seconds > 0.0, name);
+  }
+  BOOST_TEST(p.relative_residual(f.data(), u.data()) < 1e-12);
 }
