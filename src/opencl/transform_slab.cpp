@@ -227,7 +227,9 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
   void eliminate_launch(int first, int count, bool solve, RowRange lines = {}) {
     if (lines.end == 0) lines = {0, R_};
     const double share = double(lines.size()) / double(R_);
-    if (solve) rt_->count(12.0 * double(rows_ * R_) * share, 1.0 * double(rows_ * R_) * share);
+    // traffic: the slab read, every PARTITION_CHUNK-th eliminated right-hand side written
+    const double chunk = double(ocl::kPartitionChunk);
+    if (solve) rt_->count(12.0 * double(rows_ * R_) * share, (1.0 + 1.0 / chunk) * double(rows_ * R_) * share);
     rt_->run_at("partition_eliminate", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(count)}, slab_.get(), x0(),
                 bounds_.get(), first, count, own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), ends_.get(),
                 reduced_.get(), checkpoints_.get(), rhs_checkpoints_.get(), int(stride_), solve ? 1 : 0,
@@ -241,7 +243,9 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_->count(8.0 * double(Q * R_) * share, 7.0 * double(Q * R_) * share);
     rt_->run_at("partition_reduced", 256, {lines.begin, 0, 0}, {lines.size()}, reduced_.get(), all_ends_.get(), int(Q),
                 int(R_), parts_, per_rank, solution_.get(), flags_.buffer(), int(lines.end), sigma_.get());
-    rt_->count(24.0 * double(rows_ * R_) * share, 2.0 * double(rows_ * R_) * share);
+    // the slab read and written, three checkpoints a chunk read
+    rt_->count(24.0 * double(rows_ * R_) * share,
+               (2.0 + 3.0 / double(ocl::kPartitionChunk)) * double(rows_ * R_) * share);
     rt_->run_at("partition_back", 256, {lines.begin, 0, 0}, {lines.size(), std::size_t(parts_)}, slab_.get(), x0(),
                 bounds_.get(), own_, parts_, n1_, int(R_), factor_.get(), sigma_.get(), solution_.get(),
                 checkpoints_.get(), rhs_checkpoints_.get(), int(stride_), int(lines.end));

@@ -14,7 +14,9 @@
 namespace pscr {
 namespace ocl {
 // Pivots between the back substitution's checkpoints (-DPARTITION_CHUNK):
-// the pivots of a chunk are formed again in registers.
+// the pivots of a chunk are formed again in registers. 4 beat 16, 8 and 2
+// on an H200 (docs/distributed.md); the checkpoints take 3/4 of the slab's
+// memory.
 inline constexpr int kPartitionChunk = 4;
 }  // namespace ocl
 
