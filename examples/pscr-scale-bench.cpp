@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -163,10 +164,21 @@ SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one
   std::vector<pscr::KernelTime> before;
   std::vector<double> wall, copies, levels, waits, exchanges;
   const auto t0 = clk::now();
+  // a rank's error is rethrown here, where main's handler reaches it
   auto on_ranks = [&](auto&& body) {
+    std::vector<std::exception_ptr> failed(P);
     std::vector<std::thread> th;
-    for (std::size_t r = 0; r < P; ++r) th.emplace_back(body, r);
+    for (std::size_t r = 0; r < P; ++r)
+      th.emplace_back([&, r] {
+        try {
+          body(r);
+        } catch (...) {
+          failed[r] = std::current_exception();
+        }
+      });
     for (auto& t : th) t.join();
+    for (auto& e : failed)
+      if (e) std::rethrow_exception(e);
   };
   // devices selected one after another first (the ICD loader's first enumeration)
   for (std::size_t r = 0; r < P; ++r) pscr::opencl::prepare_device(devices[r]);
@@ -203,7 +215,7 @@ SplitTimes split_solves(const pscr::Problem<double>& p, const pscr::Options& one
 // Weak scaling: P·(n + 1) − 1 rows of dimension 1 split over P devices, n
 // in the others (a slab of about n rows each), the levels' time against one
 // device's; each answer against the one-device plan's.
-void weak_scaling(const std::vector<std::string>& devices, int n, int dim, int reps) {
+void weak_scaling(const std::vector<std::string>& devices, int n, int dim, int reps, bool profile) {
   pscr::Options one;
   one.backend = pscr::Backend::opencl;
   one.device = devices[0];
@@ -220,7 +232,7 @@ void weak_scaling(const std::vector<std::string>& devices, int n, int dim, int r
       plan.solve(f.data(), ref.data());
       resident = median(pscr::opencl::time_solves(plan, f.data(), reps));
     }
-    const SplitTimes st = split_solves(p, one, devices, P, reps, f, u);
+    const SplitTimes st = split_solves(p, one, devices, P, reps, f, u, profile);
     if (P == 1) {
       base = st.levels;
       base_plan = resident;
@@ -231,6 +243,7 @@ void weak_scaling(const std::vector<std::string>& devices, int n, int dim, int r
                 n1, n, dim == 3 ? (" x " + std::to_string(n)).c_str() : "", P, 1e3 * st.levels, st.levels / base,
                 st.levels / base_plan, n, dim == 3 ? "^3" : "^2", 1e3 * resident, 1e-6 * double(st.sent),
                 max_rel_diff(u, ref));
+    if (profile) print_kernels(st.kernels_before, st.kernels_after, reps);
   }
 }
 
@@ -263,7 +276,7 @@ int main(int argc, char** argv) {
   if (batch_n == 0) batch_n = std::min(n, 1 << 16);  // the batch at the split problem's size
   try {
     if (weak) {
-      weak_scaling(devices, n, dim, reps);
+      weak_scaling(devices, n, dim, reps, profile);
       return 0;
     }
     const auto p = problem(n, dim);

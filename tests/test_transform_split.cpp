@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(kernel_times_of_a_split_plan) {
   std::vector<double> u(f.size());
   BOOST_TEST(pscr::Plan<double>(p, o).kernel_times().empty());
   o.profile = true;
-  const pscr::Plan<double> plan(p, o);
+  pscr::Plan<double> plan(p, o);
   const auto before = plan.kernel_times();  // the set-up's eliminations
   for (int s = 0; s < 3; ++s) plan.solve(f.data(), u.data());
   std::map<std::string, pscr::KernelTime> after;
@@ -346,4 +346,43 @@ BOOST_AUTO_TEST_CASE(kernel_times_of_a_split_plan) {
     BOOST_TEST(after[name].seconds > 0.0, name);
   }
   BOOST_TEST(p.relative_residual(f.data(), u.data()) < 1e-12);
+  // turned off and on again on a plan made without profiling
+  auto launches = [](const pscr::Plan<double>& pl) {
+    std::size_t all = 0;
+    for (const auto& k : pl.kernel_times()) all += k.launches;
+    return all;
+  };
+  plan.set_profiling(false);
+  const std::size_t counted = launches(plan);
+  plan.solve(f.data(), u.data());
+  BOOST_TEST(launches(plan) == counted, "launches counted with profiling off");
+  pscr::Plan<double> later(p, split_options(2));
+  later.set_profiling(true);
+  later.solve(f.data(), u.data());
+  BOOST_TEST(launches(later) >= 4u, "set_profiling(true) on a split plan");
+}
+
+// A solution that overflows is named as on one device: its index in the
+// whole problem and, in a batch, its right-hand side; the same whichever
+// rank finds it first.
+BOOST_AUTO_TEST_CASE(non_finite_solutions_are_named_in_problem_numbering) {
+  const auto p = pscr::poisson2d(uniform(31), uniform(63));
+  const std::size_t N = p.unknowns();
+  std::vector<double> f(3 * N, 1.0), u(f.size());
+  for (std::size_t i = 2 * N + 1700; i < 2 * N + 1800; ++i) f[i] = 1e308;  // rows 26–28 of rhs 2: rank 1 of 2
+  for (int run = 0; run < 3; ++run) {
+    try {
+      pscr::Plan<double>(p, split_options(2)).solve_batch(f.data(), u.data(), 3);
+      BOOST_FAIL("no error for an overflowing solution");
+    } catch (const pscr::NumericalBreakdown& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("right-hand side 2 of the batch") != std::string::npos, what);
+      BOOST_TEST(what.find("rank") == std::string::npos, what);
+      const std::size_t at = what.find("at index ");
+      BOOST_TEST_REQUIRE(at != std::string::npos, what);
+      const std::size_t i = std::stoull(what.substr(at + 9));
+      BOOST_TEST(i >= 2 * N, what);  // the flat index in the batch, as one device names it
+      BOOST_TEST(i < 3 * N, what);
+    }
+  }
 }

@@ -96,12 +96,12 @@ struct DistributedInfo {
 /// each a part, and share them by sums over the ranks. Each runs its share
 /// of every level on the reference backend with Options::threads threads:
 /// the groups inside its slab, and a share of the modes of each group that
-/// spans several slabs.
+/// spans several slabs, or on its OpenCL device (Options::backend = opencl).
 template <class T> class PSCR_API DistributedPlan {
  public:
   /// Every rank passes the same problem and options (checked: a difference is
-  /// an InvalidArgument on all ranks). Options::backend must be reference
-  /// and Options::refine 0.
+  /// an InvalidArgument on all ranks). Options::refine must be 0; with
+  /// Options::backend = opencl each rank takes a device (docs/distributed.md).
   DistributedPlan(std::shared_ptr<Communicator> comm, const Problem<T>& problem, const Options& options = {});
   ~DistributedPlan();
   /// Plans move; they are not copied.
@@ -127,9 +127,12 @@ template <class T> class PSCR_API DistributedPlan {
   /// batch as Plan::solve_batch (nothing solved, null arrays allowed).
   SolveStats solve_batch(const T* f, T* u, std::size_t count) const;
   /// Per-kernel device times of this rank's OpenCL device, summed over the
-  /// solves since the plan was made with Options::profile (empty without it,
-  /// or on the reference backend).
+  /// launches while profiling was on (Options::profile, set_profiling): the
+  /// set-up's launches (a transformed split's eliminations of its reduced
+  /// rows) included. Empty without profiling, or on the reference backend.
   std::vector<KernelTime> kernel_times() const;
+  /// Turns the collection of kernel_times() on or off (not collective).
+  void set_profiling(bool on);
 
  private:
   struct Impl;

@@ -205,8 +205,10 @@ template <class T> class PSCR_API Plan {
 
   /// What the plan chose (radix, methods, parameters, memory, times, predicted error).
   const PlanInfo& info() const;
-  /// Per-kernel device times summed over all solves so far (OpenCL backend
-  /// with Options::profile; empty otherwise).
+  /// Per-kernel device times summed over the launches while profiling was on
+  /// (OpenCL backend with Options::profile or set_profiling; empty otherwise).
+  /// A plan split by rows over devices gives its first device's, set-up
+  /// launches included (DistributedPlan::kernel_times).
   std::vector<KernelTime> kernel_times() const;
   /// The problem the plan solves.
   const Problem<T>& problem() const;

@@ -104,6 +104,9 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
   }
   // the first device's (every device runs the same kernels on its slab)
   std::vector<KernelTime> kernel_times() const override { return plans_[0]->kernel_times(); }
+  void set_profiling(bool on) override {
+    for (auto& p : plans_) p->set_profiling(on);
+  }
   void describe(PlanInfo& info) const override {
     const PlanInfo& first = plans_[0]->info().plan;
     info.backend = first.backend.substr(0, first.backend.find(" (distributed"));
@@ -152,6 +155,9 @@ template <class T> class DeviceSplitExecutor final : public Executor<T> {
         } catch (const NonFiniteInput& e) {
           if (count == 1) throw;
           throw NonFiniteInput(batch_position(e.what(), c, unknowns_));
+        } catch (const NumericalBreakdown& e) {  // a non-finite solution: named as in the batch
+          if (count == 1) throw;
+          throw NumericalBreakdown(batch_position(e.what(), c, unknowns_));
         }
         stats[p].transfer_seconds += s.transfer_seconds;
         stats[p].device_seconds += s.device_seconds;

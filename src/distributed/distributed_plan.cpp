@@ -228,6 +228,10 @@ template <class T> std::vector<KernelTime> DistributedPlan<T>::kernel_times() co
   if (impl_->device) return impl_->device->kernel_times();
   return {};
 }
+template <class T> void DistributedPlan<T>::set_profiling(bool on) {
+  if (impl_->transform) impl_->transform->set_profiling(on);
+  if (impl_->device) impl_->device->set_profiling(on);
+}
 
 template class DistributedPlan<float>;
 template class DistributedPlan<double>;

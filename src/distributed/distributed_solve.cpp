@@ -1,6 +1,7 @@
 // A distributed plan's solves (docs/distributed.md): what every rank agrees
 // on before and after them, and each right-hand side's levels on the rank's
 // device or on the host.
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
@@ -227,14 +228,20 @@ void agree_on_breakdowns(const SlabExecutor<T>& ex, const reference::PivotWatch&
     if (watch.smallest == smallest) ex.solver.check_pivots(watch.smallest, watch.system);
     ex.solver.check_pivots(smallest, "a shift on another rank");
   }
+  // the first non-finite solution value over all ranks, by right-hand side
+  // and index in the whole problem (Problem numbering), the same on every rank
+  const std::size_t i = !device_scans(ex) || device_nonfinite ? first_nonfinite(u, N * count) : N * count;
+  const double whole = double(ex.data.problem.unknowns());
+  double first = i < N * count ? -(double(i / N) * whole + double(ex.info.rows.begin * ex.R + i % N))
+                               : -std::numeric_limits<double>::infinity();
+  comm.max(&first, 1);
+  if (first == -std::numeric_limits<double>::infinity()) return;
+  const double at = -first, c = std::floor(at / whole);
   std::ostringstream nonfinite;
-  if (const std::size_t i = !device_scans(ex) || device_nonfinite ? first_nonfinite(u, N * count) : N * count;
-      i < N * count)
-    nonfinite << "solve produced a non-finite value on rank " << ex.me() << " at local index " << i
-              << " (zero pivot in a tridiagonal solve or overflow)";
-  if (any(comm, !nonfinite.str().empty()))
-    throw NumericalBreakdown(nonfinite.str().empty() ? "solve produced a non-finite value on another rank"
-                                                     : nonfinite.str());
+  nonfinite << "solve produced a non-finite value at index " << std::size_t(at - c * whole);
+  if (count > 1) nonfinite << " of right-hand side " << std::size_t(c) << " of the batch";
+  nonfinite << " (zero pivot in a tridiagonal solve or overflow)";
+  throw NumericalBreakdown(nonfinite.str());
 }
 
 }  // namespace

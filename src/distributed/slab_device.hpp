@@ -75,6 +75,7 @@ template <class T> class SlabDevice {
   virtual void describe(PlanInfo& info) const = 0;
   // Per-kernel device times (Options::profile), summed over launches.
   virtual std::vector<KernelTime> kernel_times() const = 0;
+  virtual void set_profiling(bool on) = 0;
 };
 
 }  // namespace pscr::distributed

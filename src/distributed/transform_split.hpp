@@ -81,6 +81,7 @@ template <class T> class TransformSlab {
   virtual void describe(PlanInfo& info) const = 0;
   // Per-kernel device times (Options::profile), summed over launches.
   virtual std::vector<KernelTime> kernel_times() const = 0;
+  virtual void set_profiling(bool on) = 0;
 };
 
 // Each rank's slab is cut into parts; a work-item eliminates a line's rows

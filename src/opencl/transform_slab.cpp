@@ -176,6 +176,10 @@ template <class T> class TransformSlabDevice final : public distributed::Transfo
     rt_->finish();  // collects the profiled launches
     return rt_->kernel_times();
   }
+  void set_profiling(bool on) override {
+    rt_->finish();  // the launches before count as they were enqueued
+    rt_->set_profiling(on);
+  }
 
   void describe(PlanInfo& info) const override {
     info.backend = "opencl: " + rt_->device().name;
