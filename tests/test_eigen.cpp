@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <atomic>
+#include <cmath>
 #include <random>
 #include <thread>
 
@@ -587,19 +588,24 @@ BOOST_DATA_TEST_CASE(shared_eigen_work_gives_the_unshared_eigenpairs,
     const auto comms = pscr::local_communicators(parts);
     std::vector<pscr::planner::PencilEigen<double>> got(static_cast<std::size_t>(parts));
     std::vector<std::thread> ranks;
-    std::atomic<int> sums{0};  // the parts did share: they summed
+    std::atomic<int> sums{0};         // the parts did share: they summed
+    std::atomic<int> count_sums{0};   // of which the bisection's rounds (integers, at least kSharedCounts)
     for (int p = 0; p < parts; ++p)
       ranks.emplace_back([&, p] {
         pscr::Communicator& c = *comms[std::size_t(p)];
         const pscr::planner::EigenShare share{p, parts, [&](double* v, std::size_t n) {
           ++sums;
           c.sum(v, n);
+          bool integers = n >= pscr::planner::kSharedCounts;
+          for (std::size_t i = 0; i < n && integers; ++i) integers = v[i] == std::floor(v[i]) && v[i] <= m;
+          if (integers && p == 0) ++count_sums;
         }};
         const pscr::planner::EigenShareScope scope(share);
         got[std::size_t(p)] = pencil_eigen(f.A, f.M, keep);
       });
     for (auto& t : ranks) t.join();
     BOOST_TEST((sums > 0) == (parts > 1));
+    BOOST_TEST((count_sums > 0) == (parts > 1), count_sums << " rounds of Sturm counts shared");
     for (int p = 0; p < parts; ++p) {
       BOOST_TEST_INFO("part " << p << " of " << parts);
       BOOST_TEST(got[std::size_t(p)].lambda == alone.lambda);

@@ -411,8 +411,11 @@ std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, co
   double bound = norm1(A) / (mlow > 0 ? mlow : mdiag_min) * (1 + 1e-8) + std::numeric_limits<double>::min();
   if (!std::isfinite(bound)) return std::nullopt;
   const Entries P(A, M, guard_size(A, M, bound));
+  const EigenShare* share = eigen_share(m);  // planner.cpp asks on its own thread only, vectors or not
   auto counts = [&](const std::vector<double>& x) {
-    return counts_at(m, x, [&](const double* lanes, int* out) { sturm_counts(P, lanes, out); });
+    return shared_counts(share, x, [&](const std::vector<double>& points) {
+      return counts_at(m, points, [&](const double* lanes, int* out) { sturm_counts(P, lanes, out); });
+    });
   };
   for (int k = 0;; ++k) {
     const auto ends = counts({-bound, bound});
@@ -429,7 +432,6 @@ std::optional<PencilEigen<double>> eigen_newton(const Tridiagonal<double>& A, co
   out.lambda.assign(m, 0);
   const int tasks = (m + kBatch - 1) / kBatch;
   std::vector<char> failed(tasks, 0);
-  const EigenShare* share = eigen_share(m);  // planner.cpp asks on its own thread only, vectors or not
   parallel_for(tasks, m >= 128, [&](int t) {
     if (share && !share->owns(t, tasks)) return;  // its eigenvalues stay 0 until the sum below
     NewtonLane lane[kVec];

@@ -399,10 +399,14 @@ std::optional<Representations> representations(const Tridiagonal<double>& A, con
 
 // Every interval of one eigenvalue, or several at the rounding level (a
 // cluster), by Sturm counts of the bottom representation; empty on failure.
+// A distributed plan's parts share each round's counts (eigen_share.hpp).
 std::vector<Interval> isolate_all(const Representation& bottom, int m) {
   const double lo0 = -(4 * kEps * bottom.upper + bottom.pivmin), hi0 = bottom.upper * (1 + 4 * kEps) + bottom.pivmin;
-  return isolate(m, lo0, hi0, bottom.pivmin, true, kMaxRounds,
-                 [&](const std::vector<double>& x) { return representation_counts(bottom, x); });
+  const EigenShare* share = eigen_share(m);
+  return isolate(m, lo0, hi0, bottom.pivmin, true, kMaxRounds, [&](const std::vector<double>& x) {
+    return shared_counts(share, x,
+                         [&](const std::vector<double>& points) { return representation_counts(bottom, points); });
+  });
 }
 
 // The eigenvalues at their intervals' midpoints (lambda) and, for each
