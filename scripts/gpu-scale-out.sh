@@ -16,6 +16,15 @@ LOG=${LOG:-/dev/stdout}
 nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 )) s]"; }
+# on_ranks ARGS OUT PATTERN: pscr-solve-mpi ARGS on 1, 2, 4 ranks, a GPU each,
+# the solution to OUT<ranks>.npy, the lines matching PATTERN
+on_ranks() {
+  for P in 1 2 4; do
+    echo "-- $P ranks"
+    PSCR_DEVICES=$D mpirun --allow-run-as-root -np $P -x PSCR_DEVICES .gpu/run pscr-solve-mpi $1 --out $2$P.npy 2>&1 |
+      grep -E "$3"
+  done
+}
 echo "== 3D 511^3, split over 1 ... 4 devices, with each plan's kernels"
 .gpu/run pscr-scale-bench --devices $D --n 511 --dim 3 --reps 9 --batch 0 --profile 2>&1
 echo "== 2D 8191^2; batches of 8 right-hand sides of 4095^2 $(stamp)"
@@ -36,11 +45,7 @@ fs, f, args = write_system(P, np.random.default_rng(1), [8191, 8191], np.float64
 open('/tmp/mpi/args', 'w').write(' '.join(args))"
 ARGS="$(cat /tmp/mpi/args) --rhs /tmp/mpi/f.npy --backend opencl --repeat 7"
 .gpu/run pscr-solve $ARGS --device 0:0 --out /tmp/mpi/s.npy 2>&1 | grep -E "init time|solve time|repeated|residual"
-for P in 1 2 4; do
-  echo "-- $P ranks"
-  PSCR_DEVICES=$D mpirun --allow-run-as-root -np $P -x PSCR_DEVICES .gpu/run pscr-solve-mpi $ARGS --out /tmp/mpi/m$P.npy 2>&1 |
-    grep -E "init time|solve time|repeated|ranks:|residual"
-done
+on_ranks "$ARGS" /tmp/mpi/m "init time|solve time|repeated|ranks:|residual"
 python3 -c "
 import numpy as np; s = np.load('/tmp/mpi/s.npy')
 for P in (1, 2, 4): m = np.load('/tmp/mpi/m%d.npy' % P); print(P, 'ranks against pscr-solve:', np.abs(s - m).max() / np.abs(s).max())"
@@ -55,11 +60,7 @@ args = save_factors(P, [factor(rng, n, np.float64, False), u(), u()])
 np.save(P('f.npy'), rng.uniform(-1, 1, (n, n, n)))
 open('/tmp/mpi3/args', 'w').write(' '.join(args))"
 ARGS="$(cat /tmp/mpi3/args) --rhs /tmp/mpi3/f.npy --backend opencl --repeat 7"
-for P in 1 2 4; do
-  echo "-- $P ranks"
-  PSCR_DEVICES=$D mpirun --allow-run-as-root -np $P -x PSCR_DEVICES .gpu/run pscr-solve-mpi $ARGS --out /tmp/mpi3/m$P.npy 2>&1 |
-    grep -E "methods|init time|repeated|residual"
-done
+on_ranks "$ARGS" /tmp/mpi3/m "methods|init time|repeated|residual"
 python3 -c "
 import numpy as np; s = np.load('/tmp/mpi3/m1.npy')
 for P in (2, 4): m = np.load('/tmp/mpi3/m%d.npy' % P); print(P, 'ranks against 1 rank:', np.abs(s - m).max() / np.abs(s).max())"

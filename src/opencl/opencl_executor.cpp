@@ -301,7 +301,6 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
   }
   std::vector<KernelTime> kernel_times() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    rt_->finish();  // collects the profiled launches (a rank's solves end on other waits)
     return rt_->kernel_times();
   }
   void* opencl_context() const override { return rt_->context(); }

@@ -245,6 +245,7 @@ void Runtime::finish() const {
 }
 
 std::vector<KernelTime> Runtime::kernel_times() const {
+  finish();
   std::vector<KernelTime> out;
   for (auto& kv : times_) out.push_back(kv.second);
   return out;

@@ -208,6 +208,8 @@ class PSCR_API Runtime {
   // InvalidArgument when turned on for a caller's queue made without
   // CL_QUEUE_PROFILING_ENABLE.
   void set_profiling(bool on);
+  // Waits for the queue, so that the launches enqueued so far are counted
+  // (their events are read at a finish).
   std::vector<KernelTime> kernel_times() const;
 
  private:
