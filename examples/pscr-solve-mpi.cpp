@@ -49,6 +49,15 @@ int to_int(std::size_t bytes) {
   return int(bytes);
 }
 
+// --host-exchange memory (the default: messages between the ranks of a host
+// through shared memory) or mpi (MPI's messages).
+bool host_exchange_of(const std::map<std::string, std::string>& args) {
+  if (!args.count("host-exchange")) return true;
+  const std::string& v = args.at("host-exchange");
+  if (v != "memory" && v != "mpi") throw Usage("--host-exchange needs memory or mpi, not '" + v + "'");
+  return v == "memory";
+}
+
 template <class T>
 int run(const std::map<std::string, std::string>& args, const std::vector<std::size_t>& shape, pscr::npy::DType dtype,
         const std::vector<unsigned char>& rhs_bytes) {
@@ -74,7 +83,15 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
     error = std::make_exception_ptr(Usage("--repeat differs between ranks (" + std::to_string(least) + " to " +
                                           std::to_string(most) + ")"));
   if (!all_ok(error, status)) return status;
-  auto plan = pscr::mpi_plan(MPI_COMM_WORLD, *problem, *o);
+  bool host_memory = true;
+  try {
+    host_memory = host_exchange_of(args);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (!all_ok(error, status)) return status;
+  const auto comm = std::make_shared<pscr::MpiCommunicator>(MPI_COMM_WORLD, host_memory);
+  pscr::DistributedPlan<T> plan(comm, *problem, *o);
   const std::size_t N = problem->unknowns(), R = N / problem->size(0), L = plan.local_unknowns();
   std::vector<int> counts(size_), offsets(size_);
   for (int p = 0; p < size_; ++p) {
@@ -90,12 +107,19 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   const pscr::SolveStats st = plan.solve_batch(f.data(), u.data(), batch);
   // repeated solves: the slowest rank's wall time, levels and exchanges
   std::vector<double> again[4];
+  const pscr::MpiCommunicator::ExchangeTimes before = comm->exchange_times();
   for (int r = repeat; r > 0; --r) {
     const pscr::SolveStats s = plan.solve_batch(f.data(), u.data(), batch);
     double t[4] = {s.seconds, s.device_seconds, s.exchange_wait_seconds, s.exchange_seconds};
     MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int i = 0; i < 4; ++i) again[i].push_back(t[i]);
   }
+  // the repeated solves' exchanges, per solve, the slowest rank's
+  const pscr::MpiCommunicator::ExchangeTimes& after = comm->exchange_times();
+  double parts[4] = {double(after.exchanges - before.exchanges), after.waiting - before.waiting,
+                     after.copying - before.copying, after.messages - before.messages};
+  for (double& v : parts) v /= std::max(repeat, 1);
+  MPI_Allreduce(MPI_IN_PLACE, parts, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   std::vector<T> whole(rank_ == 0 ? N * batch : 0);
   for (std::size_t b = 0; b < batch; ++b)
     MPI_Gatherv(u.data() + b * L, counts[rank_], MPI_BYTE, rank_ == 0 ? whole.data() + b * N : nullptr,
@@ -111,11 +135,16 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   const pscr::PlanInfo& info = plan.info().plan;
   report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch),
          o->radix);
-  std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks)\n", size_, sent[0], sent[1]);
+  std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks), between ranks of a host: %s\n",
+              size_, sent[0], sent[1], comm->shares_host_memory() ? "shared memory" : "MPI messages");
   if (!again[0].empty())
     std::printf("repeated solves: %zu, median of the slowest rank: %.6f s, levels on the devices %.6f s (waiting "
                 "for the device at exchanges %.6f s, exchanging %.6f s)\n",
                 again[0].size(), median_of(again[0]), median_of(again[1]), median_of(again[2]), median_of(again[3]));
+  if (repeat > 0)
+    std::printf("exchanges per solve: %.0f; their time (slowest rank, mean): waiting for the host's other ranks %.6f s, "
+                "copying through shared memory %.6f s, waiting for MPI messages %.6f s\n",
+                parts[0], parts[1], parts[2], parts[3]);
   std::printf("init time by part (slowest rank): %.6f s, planning %.6f s, set-up %.6f s, agreement between ranks %.6f s"
               " (threads per rank: %d)\n", init[0], init[1], init[2], init[3], omp_get_max_threads());
   return 0;
@@ -133,13 +162,15 @@ int main(int argc, char** argv) {
     bool help = false;
     std::map<std::string, std::string> args;
     try {
-      args = parse_args(argc, argv, help);
+      args = parse_args(argc, argv, help, {"host-exchange"});
     } catch (const std::exception& e) {
       status = rank_ == 0 ? failure("pscr-solve-mpi", e) : 2;
     }
     if (status == 0 && help) {
       if (rank_ == 0)
         std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions
+                  << "  --host-exchange memory|mpi: messages between the ranks of one host through shared\n"
+                     "                  memory (the default) or as MPI messages\n"
                   << "  --refine K > 0 is refused over MPI ranks: distributed plans do not refine yet "
                      "(docs/distributed.md); pscr-solve refines\n";
     } else if (status == 0) {

@@ -156,20 +156,23 @@ with tempfile.TemporaryDirectory() as tmp:
         direct = spla.spsolve(assemble([(a.astype(np.float64), m.astype(np.float64)) for a, m in fs], 0.2),
                               f.ravel().astype(np.float64))
         tol = 1e-4 if dtype == np.float32 else 1e-12
-        for ranks in ranks_list:
-            r = mpi(ranks, args + ["--out", P("u.npy"), "--backend", "opencl"])
+        # the ranks exchange through the host's shared memory (the default), and as MPI messages
+        for ranks, exchange in [(p, "memory") for p in ranks_list] + [(ranks_list[-1], "mpi")]:
+            r = mpi(ranks, args + ["--out", P("u.npy"), "--backend", "opencl", "--host-exchange", exchange])
             ok = r.returncode == 0
             err = np.abs(np.load(P("u.npy")).ravel() - direct).max() / np.abs(direct).max() if ok else np.inf
             name = "x".join(map(str, ns)) + f" {np.dtype(dtype).name}"
-            checks.check(f"transformed split {name} on {ranks} OpenCL ranks: error {err:.1e}",
-                         ok and err <= tol and "methods: tridiagonal (partitioned over ranks), sine transform" in r.stdout,
-                         r.stdout + r.stderr, show_pass=True)
+            way = "shared memory" if exchange == "memory" else "MPI messages"
+            checks.check(f"transformed split {name} on {ranks} OpenCL ranks, {way}: error {err:.1e}",
+                         ok and err <= tol and "methods: tridiagonal (partitioned over ranks), sine transform" in r.stdout
+                         and f"between ranks of a host: {way}" in r.stdout, r.stdout + r.stderr, show_pass=True)
 
     # --repeat: more solves, the slowest rank's median with its levels and exchanges.
     fs, f, args = write_system(P, rng, [40, 9], np.float64, 1)
     r = mpi(2, args + ["--rhs", P("f.npy"), "--out", P("u.npy"), "--backend", "opencl", "--repeat", "2"])
     checks.check("--repeat 2 on 2 OpenCL ranks", r.returncode == 0 and "repeated solves: 2, median of the slowest "
-                 "rank" in r.stdout and "levels on the devices" in r.stdout, r.stdout + r.stderr, show_pass=True)
+                 "rank" in r.stdout and "levels on the devices" in r.stdout and "exchanges per solve: " in r.stdout,
+                 r.stdout + r.stderr, show_pass=True)
 
     # Bad input: exit status 2 and pscr-solve's message, whatever the rank count.
     a, m = factor(rng, 6, np.float64, False)
@@ -190,6 +193,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("missing device", base + ["--rhs", P("good.npy"), "--backend", "opencl", "--device", "no-such-device"],
          "no OpenCL device matches"),
         ("bad --repeat", base + ["--rhs", P("good.npy"), "--repeat", "-1"], "--repeat needs an integer"),
+        ("bad --host-exchange", base + ["--rhs", P("good.npy"), "--host-exchange", "pipes"],
+         "--host-exchange needs memory or mpi"),
     ]
     for name, args, needle in bad:
         for ranks in (1, 3):

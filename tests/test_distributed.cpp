@@ -6,6 +6,7 @@
 // class of the distributed plan on all ranks.
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -233,6 +234,107 @@ void traffic() {
     std::printf("traffic 255 x 31 on %d ranks: %.0f messages, %.0f bytes per solve (all ranks)\n", size_, m[0], m[1]);
 }
 
+// The communicator alone, both ways of moving messages between the ranks of
+// one host (shared memory, MPI messages): rounds of random messages, several
+// to one peer (matched in order), empty ones, to itself, each larger than
+// the last round's (the shared segments grow) and written over by the next
+// round; every byte checked. A receive that no send matches is an error on
+// the receiving rank.
+void communicator() {
+  for (bool host_memory : {true, false}) {
+    pscr::MpiCommunicator comm(MPI_COMM_WORLD, host_memory);
+    const std::string way = host_memory ? "shared memory" : "MPI messages";
+    check(comm.shares_host_memory() == (host_memory && size_ > 1), way + ": shares_host_memory");
+    const auto byte = [](int from, int to, int k, std::size_t i) {
+      return static_cast<unsigned char>(from * 131 + to * 31 + k * 7 + i * 13 + i / 251);
+    };
+    for (int round = 0; round < 6; ++round) {
+      std::mt19937 g(100 + round);  // the same pattern on every rank
+      const std::size_t longest = std::size_t(1000) << (2 * round);  // 1 kB ... 1 MB
+      std::vector<std::vector<std::size_t>> lengths(std::size_t(size_ * size_));  // [from * size + to]
+      for (auto& l : lengths) {
+        const int messages = int(g() % 4);
+        for (int k = 0; k < messages; ++k) l.push_back(k == 1 ? 0 : g() % longest);
+      }
+      std::vector<std::vector<unsigned char>> out, in;
+      std::vector<pscr::Transfer> sends, receives;
+      std::vector<std::array<int, 3>> expected;  // from, to, k of each receive
+      for (int to = 0; to < size_; ++to) {
+        const auto& l = lengths[std::size_t(rank_ * size_ + to)];
+        for (std::size_t k = 0; k < l.size(); ++k) {
+          out.emplace_back(l[k]);
+          for (std::size_t i = 0; i < l[k]; ++i) out.back()[i] = byte(rank_, to, int(k), i);
+        }
+      }
+      for (int from = 0; from < size_; ++from) {
+        const auto& l = lengths[std::size_t(from * size_ + rank_)];
+        for (std::size_t k = 0; k < l.size(); ++k) {
+          in.emplace_back(l[k], 0);
+          expected.push_back({from, rank_, int(k)});
+        }
+      }
+      std::size_t o = 0, r = 0;
+      for (int to = 0; to < size_; ++to)
+        for (std::size_t len : lengths[std::size_t(rank_ * size_ + to)]) sends.push_back({to, out[o++].data(), len});
+      for (int from = 0; from < size_; ++from)
+        for (std::size_t len : lengths[std::size_t(from * size_ + rank_)]) receives.push_back({from, in[r++].data(), len});
+      comm.exchange(sends, receives);
+      bool same = true;
+      for (std::size_t m = 0; m < in.size(); ++m)
+        for (std::size_t i = 0; i < in[m].size(); ++i)
+          same = same && in[m][i] == byte(expected[m][0], expected[m][1], expected[m][2], i);
+      check(same, way + ": round " + std::to_string(round) + " delivers every message");
+    }
+    double v[2] = {double(rank_), 1.0};
+    comm.sum(v, 2);
+    check(v[0] == size_ * (size_ - 1) / 2.0 && v[1] == size_, way + ": sum");
+    if (host_memory && size_ > 1) {
+      // rank 0 expects 8 bytes from rank 1, which sends nothing
+      std::vector<unsigned char> buffer(8);
+      std::vector<pscr::Transfer> none, wrong;
+      if (rank_ == 0) wrong.push_back({1, buffer.data(), buffer.size()});
+      expect_error<pscr::BackendError>(way + ": a receive without its send", [&] {
+        comm.exchange(none, wrong);
+        if (rank_ != 0) throw pscr::BackendError("only rank 0 sees it");
+      });
+    }
+  }
+  if (rank_ == 0) std::printf("communicator: random exchanges on %d ranks, shared memory and MPI messages\n", size_);
+}
+
+// Plans over both ways of moving messages within a host give the same
+// answer, bit for bit: the reduction on the reference backend and on OpenCL
+// ranks, and a transformed split (uniform dimensions 2 and 3).
+void exchanges_agree() {
+  std::mt19937 g(11);
+  const auto lap = [](int n) {
+    return pscr::laplacian_factor(n, 1.0, pscr::Boundary::Dirichlet, pscr::Boundary::Dirichlet);
+  };
+  pscr::Options ref, cl;
+  ref.threads = cl.threads = 1;
+  cl.backend = pscr::Backend::opencl;
+  const auto p2 = pscr::Problem<double>::make2d(random_factor<double>(90, g), random_factor<double>(13, g), 0.2);
+  const auto p3 = pscr::Problem<double>::make3d(random_factor<double>(23, g), lap(15), lap(7), 0.0);
+  struct Case { std::string name; const pscr::Problem<double>* p; pscr::Options o; };
+  for (const Case& c : {Case{"reference 2D 90 x 13", &p2, ref}, Case{"OpenCL 2D 90 x 13", &p2, cl},
+                        Case{"OpenCL 3D 23 x 15 x 7, transformed split", &p3, cl}}) {
+    std::vector<double> u[2];
+    std::string method;
+    for (bool host_memory : {true, false}) {
+      pscr::DistributedPlan<double> plan(std::make_shared<pscr::MpiCommunicator>(MPI_COMM_WORLD, host_memory), *c.p,
+                                         c.o);
+      std::mt19937 h(5);
+      std::vector<double> f(plan.local_unknowns() * 2);
+      for (auto& v : f) v = random_value<double>(h);
+      u[host_memory].resize(f.size());
+      plan.solve_batch(f.data(), u[host_memory].data(), 2);
+      method = plan.info().plan.dimension_methods.empty() ? "" : plan.info().plan.dimension_methods[0];
+    }
+    check(u[0] == u[1], c.name + ": shared memory and MPI messages give the same solution, bit for bit");
+    if (c.p == &p3 && size_ > 1) check(method.find("partitioned") != std::string::npos, c.name + ": " + method);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,6 +429,8 @@ int main(int argc, char** argv) {
     against_serial("OpenCL 2D Helmholtz 48 x 33",
                    pscr::helmholtz2d(pscr::graded_mesh(48, 1.0, 1.02), pscr::graded_mesh(33, 1.0, 1.0), 12.0), cl);
     against_serial("OpenCL 2D pure Neumann 45 x 45", pscr::Problem<double>::make2d(neumann, neumann, 0.0), cl);
+    communicator();
+    exchanges_agree();
     traffic();
     errors();
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +34,9 @@ inline const char* kOptions =
 // --key value or --key=value pairs (the latter for values that begin with
 // a minus: --c=-1.5 as well as --c -1.5), each key once; --help returns an
 // empty map with help set.
-inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool& help) {
+// extra: options of one program beside the common ones.
+inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool& help,
+                                                     std::initializer_list<const char*> extra = {}) {
   std::map<std::string, std::string> args;
   help = false;
   for (int i = 1; i < argc; ++i) {
@@ -52,7 +55,9 @@ inline std::map<std::string, std::string> parse_args(int argc, char** argv, bool
   }
   static const char* known[] = {"A1", "M1", "A2", "M2", "A3", "M3", "rhs", "out", "c", "radix", "backend", "device", "threads", "refine", "periodic", "repeat"};
   for (auto& [k, v] : args)
-    if (std::find(std::begin(known), std::end(known), k) == std::end(known)) throw Usage("unknown option --" + k);
+    if (std::find(std::begin(known), std::end(known), k) == std::end(known) &&
+        std::find_if(extra.begin(), extra.end(), [&](const char* e) { return k == e; }) == extra.end())
+      throw Usage("unknown option --" + k);
   for (const char* k : {"A1", "M1", "A2", "M2", "rhs", "out"})
     if (!args.count(k)) throw Usage(std::string("missing --") + k);
   if (args.count("A3") != args.count("M3")) throw Usage("--A3 and --M3 go together");

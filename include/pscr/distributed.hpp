@@ -54,6 +54,19 @@ class PSCR_API Communicator {
   virtual void max(double* values, std::size_t count) = 0;  ///< element-wise maximum over all ranks, in place
 };
 
+/// One copy of copy_messages: `bytes` bytes from `src` to `dst`.
+struct MessageCopy {
+  void* dst = nullptr;        ///< where to
+  const void* src = nullptr;  ///< where from
+  std::size_t bytes = 0;      ///< how many bytes
+};
+
+/// Copies messages, all of them together in pieces on up to `threads`
+/// threads (no more than this process's OpenMP threads) where they are
+/// large (one thread moves a few GB/s): for Communicators that copy messages
+/// (the local ones, and MpiCommunicator between the ranks of one host).
+PSCR_API void copy_messages(const std::vector<MessageCopy>& copies, int threads);
+
 /// `ranks` communicators of one process, rank r to be used by its own thread
 /// r: ranks that are threads (the devices of one host; Options::device_split).
 /// A rank that throws between collective calls leaves the others waiting,

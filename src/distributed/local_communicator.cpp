@@ -55,23 +55,6 @@ struct Shared {
   }
 };
 
-// A message copied by several threads where it is large: one thread moves
-// a few GB/s, and a transformed split's exchange (3D 511³) gives every rank
-// 4 to 12 MB to copy (1.2 to 2.5 ms on one thread each, four H200s). The
-// ranks copy at once; four threads each kept four ranks' exchange at 0.9 to
-// 1.1 ms in three commands, where eight each ranged from 1.1 to 4.3 ms.
-void copy_message(void* dst, const void* src, std::size_t bytes, int ranks) {
-  constexpr std::size_t kPiece = std::size_t(512) << 10;
-  constexpr int kThreads = 4;
-  const long pieces = long((bytes + kPiece - 1) / kPiece);
-  const int threads = int(std::max<long>(1, std::min<long>({kThreads, omp_get_max_threads() / std::max(1, ranks), pieces})));
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-  for (long k = 0; k < pieces; ++k) {
-    const std::size_t at = std::size_t(k) * kPiece;
-    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(kPiece, bytes - at));
-  }
-}
-
 class LocalCommunicator final : public Communicator {
  public:
   LocalCommunicator(std::shared_ptr<Shared> s, int rank) : s_(std::move(s)), rank_(rank) {}
@@ -93,6 +76,7 @@ class LocalCommunicator final : public Communicator {
     s_->barrier();
     // the k-th receive from a peer matches the k-th send of that peer to this rank
     std::vector<std::size_t> next(std::size_t(s_->size), 0);
+    std::vector<MessageCopy> copies;
     for (const Transfer& r : receives) {
       const auto& from = s_->posted.at(std::size_t(r.peer));
       std::size_t& k = next[std::size_t(r.peer)];
@@ -101,9 +85,12 @@ class LocalCommunicator final : public Communicator {
         throw BackendError("local communicator: rank " + std::to_string(rank_) + " expects " +
                            std::to_string(r.bytes) + " bytes from rank " + std::to_string(r.peer) +
                            " that it did not send");
-      copy_message(r.data, from[k].data, r.bytes, s_->size);
+      copies.push_back({r.data, from[k].data, r.bytes});
       ++k;
     }
+    // the ranks copy at once: four threads each kept four ranks' exchange at
+    // 0.9 to 1.1 ms in three commands, where eight each ranged from 1.1 to 4.3 ms
+    copy_messages(copies, std::min(4, std::max(1, omp_get_max_threads() / s_->size)));
     s_->barrier();
   }
   std::vector<const void*> share(const void* mine) {
@@ -137,6 +124,26 @@ class LocalCommunicator final : public Communicator {
 };
 
 }  // namespace
+
+// Messages copied by several threads where they are large: one thread
+// moves a few GB/s, and a transformed split's exchange (3D 511³) gives every
+// rank 4 to 12 MB to copy (1.2 to 2.5 ms on one thread each, four H200s).
+// The pieces are small enough that the messages of MPI ranks exchanging by
+// ranges of lines (512 kB each at 511³ on four ranks) are shared too.
+void copy_messages(const std::vector<MessageCopy>& copies, int threads) {
+  constexpr std::size_t kPiece = std::size_t(128) << 10;
+  std::vector<std::size_t> first(copies.size() + 1, 0);  // each message's first piece
+  for (std::size_t m = 0; m < copies.size(); ++m) first[m + 1] = first[m] + (copies[m].bytes + kPiece - 1) / kPiece;
+  const long pieces = long(first.back());
+  threads = int(std::max<long>(1, std::min<long>({threads, omp_get_max_threads(), pieces})));
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (long k = 0; k < pieces; ++k) {
+    const std::size_t m = std::size_t(std::upper_bound(first.begin(), first.end(), std::size_t(k)) - first.begin()) - 1;
+    const std::size_t at = (std::size_t(k) - first[m]) * kPiece;
+    std::memcpy(static_cast<char*>(copies[m].dst) + at, static_cast<const char*>(copies[m].src) + at,
+                std::min(kPiece, copies[m].bytes - at));
+  }
+}
 
 void abort_local_ranks(Communicator& c) {
   if (auto* local = dynamic_cast<LocalCommunicator*>(&c)) local->abort();
