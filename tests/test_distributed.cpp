@@ -238,23 +238,28 @@ void traffic() {
 // one host (shared memory, MPI messages): rounds of random messages, several
 // to one peer (matched in order), empty ones, to itself, each larger than
 // the last round's (the shared segments grow) and written over by the next
-// round; every byte checked. A receive that no send matches is an error on
+// round; every byte checked; segments limited to 1 MiB, where the rounds
+// past it go as MPI messages. A receive that no send matches is an error on
 // the receiving rank.
 void communicator() {
-  for (bool host_memory : {true, false}) {
-    pscr::MpiCommunicator comm(MPI_COMM_WORLD, host_memory);
-    const std::string way = host_memory ? "shared memory" : "MPI messages";
+  // shared memory; shared memory whose segments hold at most 1 MiB (the
+  // rounds past it go as MPI messages); MPI messages
+  for (int way_index = 0; way_index < 3; ++way_index) {
+    const bool host_memory = way_index < 2;
+    const std::size_t segment_limit = way_index == 1 ? std::size_t(1) << 20 : 0;
+    pscr::MpiCommunicator comm(MPI_COMM_WORLD, host_memory, segment_limit);
+    const std::string way = !host_memory ? "MPI messages" : segment_limit ? "shared memory of 1 MiB" : "shared memory";
     check(comm.shares_host_memory() == (host_memory && size_ > 1), way + ": shares_host_memory");
     const auto byte = [](int from, int to, int k, std::size_t i) {
       return static_cast<unsigned char>(from * 131 + to * 31 + k * 7 + i * 13 + i / 251);
     };
     for (int round = 0; round < 6; ++round) {
       std::mt19937 g(100 + round);  // the same pattern on every rank
-      const std::size_t longest = std::size_t(1000) << (2 * round);  // 1 kB ... 1 MB
+      const std::size_t longest = std::size_t(2000) << (2 * round);  // 2 kB ... 2 MB
       std::vector<std::vector<std::size_t>> lengths(std::size_t(size_ * size_));  // [from * size + to]
       for (auto& l : lengths) {
-        const int messages = int(g() % 4);
-        for (int k = 0; k < messages; ++k) l.push_back(k == 1 ? 0 : g() % longest);
+        const int messages = round == 5 ? 1 + int(g() % 3) : int(g() % 4);  // the last round: a longest to each
+        for (int k = 0; k < messages; ++k) l.push_back(k == 1 ? 0 : round == 5 && k == 0 ? longest : g() % longest);
       }
       std::vector<std::vector<unsigned char>> out, in;
       std::vector<pscr::Transfer> sends, receives;
@@ -288,7 +293,15 @@ void communicator() {
     double v[2] = {double(rank_), 1.0};
     comm.sum(v, 2);
     check(v[0] == size_ * (size_ - 1) / 2.0 && v[1] == size_, way + ": sum");
-    if (host_memory && size_ > 1) {
+    // every round through shared memory, or (segments of 1 MiB) only the rounds that fit
+    const auto& times = comm.exchange_times();
+    const bool shares = host_memory && size_ > 1;
+    check(times.exchanges == 6 && (shares ? (segment_limit ? times.through_memory > 0 && times.through_memory < 6
+                                                           : times.through_memory == 6)
+                                          : times.through_memory == 0),
+          way + ": exchanges through shared memory " + std::to_string(times.through_memory) + " of " +
+              std::to_string(times.exchanges));
+    if (host_memory && !segment_limit && size_ > 1) {
       // rank 0 expects 8 bytes from rank 1, which sends nothing
       std::vector<unsigned char> buffer(8);
       std::vector<pscr::Transfer> none, wrong;

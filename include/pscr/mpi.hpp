@@ -10,8 +10,12 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#if __has_include(<sys/statvfs.h>)
+#include <sys/statvfs.h>
+#endif
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,12 +34,15 @@ namespace pscr {
 /// out, several threads each (copy_messages). MPI's shared-memory transport
 /// moves a rank's messages on one thread and twice over fragments: about
 /// 2 GB/s a rank with Open MPI 4.1 (docs/distributed.md). Messages to ranks
-/// of other hosts, and all messages where `host_memory` is false, are MPI
-/// messages.
+/// of other hosts, the messages of an exchange too large for the host's free
+/// shared memory (a segment takes at most a quarter of it over the host's
+/// ranks), and all messages where `host_memory` is false, are MPI messages.
 class MpiCommunicator final : public Communicator {
  public:
   /// Duplicates `comm` (collective over it); BackendError when MPI fails.
-  explicit MpiCommunicator(MPI_Comm comm, bool host_memory = true) {
+  /// `segment_limit`: the most a rank's shared segment may take (bytes; 0:
+  /// a quarter of the host's free shared memory over its ranks, at most 1 GiB).
+  explicit MpiCommunicator(MPI_Comm comm, bool host_memory = true, std::size_t segment_limit = 0) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -59,6 +66,20 @@ class MpiCommunicator final : public Communicator {
       if (h == MPI_UNDEFINED) h = -1;
     MPI_Group_free(&all);
     MPI_Group_free(&host);
+    // The most a segment may take: a quarter of the host's free shared
+    // memory (/dev/shm, where MPI libraries on Linux place shared windows;
+    // in a container often 64 MB) over its ranks, at most kMaxSegment; host
+    // rank 0 measures for all, so that every rank decides alike. Larger
+    // exchanges go as MPI messages (a segment past the free memory would
+    // fault when touched, not fail when allocated).
+    unsigned long long limit = kMaxSegment;
+#if __has_include(<sys/statvfs.h>)
+    struct statvfs fs;
+    if (host_rank_[std::size_t(rank_)] == 0 && statvfs("/dev/shm", &fs) == 0)
+      limit = std::min<unsigned long long>(limit, (unsigned long long)fs.f_bavail * fs.f_frsize / (4ull * unsigned(on_host)));
+#endif
+    check(MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, host_), "MPI_Bcast");
+    limit_ = segment_limit > 0 ? segment_limit : std::size_t(limit);
   }
   ~MpiCommunicator() override {
     int finalized = 0;
@@ -78,24 +99,31 @@ class MpiCommunicator final : public Communicator {
   /// Where this rank's exchanges spent their time, summed since construction.
   struct ExchangeTimes {
     std::size_t exchanges = 0;  ///< calls of exchange()
+    std::size_t through_memory = 0;  ///< of them, those whose messages within the host went through shared memory
     double waiting = 0;  ///< for the other ranks of the host: to arrive, and to have written their messages
     double copying = 0;  ///< copying messages into and out of the shared segments
     double messages = 0;  ///< waiting for MPI messages (to other hosts, or all without shared memory)
   };
   const ExchangeTimes& exchange_times() const { return times_; }
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
+    // the host's ranks agree whether this exchange's messages fit the shared memory
+    const bool shared = host_ != MPI_COMM_NULL && segments_fit(sends);
+    const auto by_message = [&](int peer) { return !shared || !on_host(peer); };
     std::vector<MPI_Request> req;
     for (const Transfer& t : receives)
-      if (!on_host(t.peer)) {
+      if (by_message(t.peer)) {
         req.push_back(MPI_REQUEST_NULL);
         check(MPI_Irecv(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Irecv");
       }
     for (const Transfer& t : sends)
-      if (!on_host(t.peer)) {
+      if (by_message(t.peer)) {
         req.push_back(MPI_REQUEST_NULL);
         check(MPI_Isend(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Isend");
       }
-    if (host_ != MPI_COMM_NULL) exchange_on_host(sends, receives);
+    if (shared) {
+      exchange_on_host(sends, receives);
+      ++times_.through_memory;
+    }
     const double t = MPI_Wtime();
     check(MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     times_.messages += MPI_Wtime() - t;
@@ -111,6 +139,7 @@ class MpiCommunicator final : public Communicator {
 
  private:
   static constexpr int kTag = 7401;
+  static constexpr std::size_t kMaxSegment = std::size_t(1) << 30;
   // Threads of a rank that copy messages through shared memory. Four ranks
   // of one H200 host, 3D 511³: the exchange took 1.6 ms a solve with four
   // threads and pieces of 128 kB, 7.0 ms with eight and 64 kB.
@@ -123,21 +152,46 @@ class MpiCommunicator final : public Communicator {
 
   bool on_host(int peer) const { return host_ != MPI_COMM_NULL && host_rank_.at(std::size_t(peer)) >= 0; }
 
-  // The messages between ranks of this host. The first step (the largest
-  // segment any rank needs) is also the barrier that keeps a sender from
-  // overwriting its segment before every receiver has copied the previous
-  // exchange's messages out.
+  // The bytes of this rank's segment that its messages to the host's ranks take.
+  std::size_t segment_bytes(const std::vector<Transfer>& sends) const {
+    std::size_t messages = 0, bytes = 0;
+    for (const Transfer& t : sends)
+      if (on_host(t.peer)) {
+        ++messages;
+        bytes += aligned(t.bytes);
+      }
+    return aligned(sizeof(std::uint64_t) * (1 + 3 * messages)) + bytes;
+  }
+  // Whether every rank's messages to the host's ranks fit a segment of at
+  // most limit_ bytes (the same answer on every rank of the host), the
+  // segments grown to hold them. The step (an all-reduce of the largest
+  // need) is also the barrier that keeps a sender from overwriting its
+  // segment before every receiver has copied the previous exchange's
+  // messages out.
+  bool segments_fit(const std::vector<Transfer>& sends) {
+    unsigned long long most = segment_bytes(sends);
+    double t = MPI_Wtime();
+    check(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, host_), "MPI_Allreduce");
+    lap(t, times_.waiting);
+    const std::size_t size = segment_size(std::size_t(most));
+    if (size > limit_) return false;
+    if (size > capacity_) grow(size);
+    return true;
+  }
+  // A segment's size for `bytes`: a power of two, 1 MiB or more.
+  static std::size_t segment_size(std::size_t bytes) {
+    std::size_t size = std::size_t(1) << 20;
+    while (size < bytes) size *= 2;
+    return size;
+  }
+
+  // The messages between ranks of this host, through the segments (which
+  // segments_fit has made large enough).
   void exchange_on_host(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) {
     std::vector<const Transfer*> mine;
     for (const Transfer& t : sends)
       if (on_host(t.peer)) mine.push_back(&t);
-    std::size_t need = aligned(sizeof(std::uint64_t) * (1 + 3 * mine.size()));
-    for (const Transfer* t : mine) need += aligned(t->bytes);
-    unsigned long long most = need;
     double t = MPI_Wtime();
-    check(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, host_), "MPI_Allreduce");
-    lap(t, times_.waiting);
-    if (most > capacity_) grow(std::size_t(most));
     char* base = segments_[std::size_t(host_rank_[std::size_t(rank_)])];
     auto* table = reinterpret_cast<std::uint64_t*>(base);
     table[0] = mine.size();
@@ -180,12 +234,10 @@ class MpiCommunicator final : public Communicator {
     to += now - t;
     t = now;
   }
-  // A window of at least `bytes` a rank (collective over host_): the old
-  // one's messages have all been read.
-  void grow(std::size_t bytes) {
+  // A window of `size` bytes a rank (collective over host_): the old one's
+  // messages have all been read.
+  void grow(std::size_t size) {
     free_window();
-    std::size_t size = std::size_t(1) << 20;
-    while (size < bytes) size *= 2;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment in its owner's memory
@@ -225,6 +277,7 @@ class MpiCommunicator final : public Communicator {
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<char*> segments_;    // [rank of host_]: its segment, in this process
   std::size_t capacity_ = 0;       // bytes of each segment
+  std::size_t limit_ = 0;          // the most capacity_ may grow to (segments_fit)
   ExchangeTimes times_;
   int rank_ = 0, size_ = 1;
 };
