@@ -41,7 +41,8 @@ class MpiCommunicator final : public Communicator {
  public:
   /// Duplicates `comm` (collective over it); BackendError when MPI fails.
   /// `segment_limit`: the most a rank's shared segment may take (bytes; 0:
-  /// a quarter of the host's free shared memory over its ranks, at most 1 GiB).
+  /// a quarter of the host's free shared memory over its ranks, at most 1
+  /// GiB; ranks of one host given different ones take the least).
   explicit MpiCommunicator(MPI_Comm comm, bool host_memory = true, std::size_t segment_limit = 0) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
@@ -79,7 +80,10 @@ class MpiCommunicator final : public Communicator {
       limit = std::min<unsigned long long>(limit, (unsigned long long)fs.f_bavail * fs.f_frsize / (4ull * unsigned(on_host)));
 #endif
     check(MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, host_), "MPI_Bcast");
-    limit_ = segment_limit > 0 ? segment_limit : std::size_t(limit);
+    if (segment_limit > 0) limit = segment_limit;
+    // the least over the host's ranks, should they have been given different ones
+    check(MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, host_), "MPI_Allreduce");
+    limit_ = std::size_t(limit);
   }
   ~MpiCommunicator() override {
     int finalized = 0;
