@@ -116,10 +116,10 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   }
   // the repeated solves' exchanges, per solve, the slowest rank's
   const pscr::MpiCommunicator::ExchangeTimes& after = comm->exchange_times();
-  double parts[4] = {double(after.exchanges - before.exchanges), after.waiting - before.waiting,
-                     after.copying - before.copying, after.messages - before.messages};
+  double parts[5] = {double(after.exchanges - before.exchanges), double(after.through_memory - before.through_memory),
+                     after.waiting - before.waiting, after.copying - before.copying, after.messages - before.messages};
   for (double& v : parts) v /= std::max(repeat, 1);
-  MPI_Allreduce(MPI_IN_PLACE, parts, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, parts, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   std::vector<T> whole(rank_ == 0 ? N * batch : 0);
   for (std::size_t b = 0; b < batch; ++b)
     MPI_Gatherv(u.data() + b * L, counts[rank_], MPI_BYTE, rank_ == 0 ? whole.data() + b * N : nullptr,
@@ -136,15 +136,18 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   report(*problem, batch, info, st, solved_residual(*problem, info.pure_neumann, all, whole.data(), batch),
          o->radix);
   std::printf("ranks: %d, messages per solve: %.0f, bytes per solve: %.0f (all ranks), between ranks of a host: %s\n",
-              size_, sent[0], sent[1], comm->shares_host_memory() ? "shared memory" : "MPI messages");
+              size_, sent[0], sent[1],
+              size_ == 1 ? "none (one rank)" : comm->shares_host_memory() ? "shared memory" : "MPI messages");
   if (!again[0].empty())
     std::printf("repeated solves: %zu, median of the slowest rank: %.6f s, levels on the devices %.6f s (waiting "
                 "for the device at exchanges %.6f s, exchanging %.6f s)\n",
                 again[0].size(), median_of(again[0]), median_of(again[1]), median_of(again[2]), median_of(again[3]));
-  if (repeat > 0)
-    std::printf("exchanges per solve: %.0f; their time (slowest rank, mean): waiting for the host's other ranks %.6f s, "
-                "copying through shared memory %.6f s, waiting for MPI messages %.6f s\n",
-                parts[0], parts[1], parts[2], parts[3]);
+  if (repeat > 0 && size_ > 1)
+    std::printf("exchanges per repeated solve%s: %.0f, %.0f of them through shared memory; their time (slowest rank, "
+                "mean): waiting for the host's other ranks %.6f s, copying through shared memory %.6f s, waiting for "
+                "MPI messages %.6f s\n",
+                batch > 1 ? (" (a batch of " + std::to_string(batch) + ")").c_str() : "", parts[0], parts[1], parts[2],
+                parts[3], parts[4]);
   std::printf("init time by part (slowest rank): %.6f s, planning %.6f s, set-up %.6f s, agreement between ranks %.6f s"
               " (threads per rank: %d)\n", init[0], init[1], init[2], init[3], omp_get_max_threads());
   return 0;

@@ -317,6 +317,10 @@ void communicator() {
       });
     }
   }
+  // ranks that ask for different ways: refused on every rank, none waits
+  if (size_ > 1)
+    expect_error<pscr::InvalidArgument>("host_memory differs between ranks",
+                                        [&] { pscr::MpiCommunicator c(MPI_COMM_WORLD, rank_ == 0); });
   if (rank_ == 0) std::printf("communicator: random exchanges on %d ranks, shared memory and MPI messages\n", size_);
 }
 

@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #if __has_include(<sys/statvfs.h>)
 #include <sys/statvfs.h>
 #endif
@@ -33,21 +36,30 @@ namespace pscr {
 /// copies its messages into its own segment, each receiver copies its own
 /// out, several threads each (copy_messages). MPI's shared-memory transport
 /// moves a rank's messages on one thread and twice over fragments: about
-/// 2 GB/s a rank with Open MPI 4.1 (docs/distributed.md). Messages to ranks
-/// of other hosts, the messages of an exchange too large for the host's free
-/// shared memory (a segment takes at most a quarter of it over the host's
-/// ranks), and all messages where `host_memory` is false, are MPI messages.
+/// about 4 GB/s a rank on four ranks with Open MPI 4.1 (docs/distributed.md).
+/// Messages to ranks of other hosts, the messages of an exchange whose larger
+/// segments the host's free shared memory would not hold twice over, and all
+/// messages where `host_memory` is false, are MPI messages.
 class MpiCommunicator final : public Communicator {
  public:
   /// Duplicates `comm` (collective over it); BackendError when MPI fails.
-  /// `segment_limit`: the most a rank's shared segment may take (bytes; 0:
-  /// a quarter of the host's free shared memory over its ranks, at most 1
-  /// GiB; ranks of one host given different ones take the least).
+  /// Every rank passes the same `host_memory` (else InvalidArgument on every
+  /// rank). `segment_limit`: the most a rank's shared segment may take
+  /// (bytes; 0: 1 GiB; ranks of one host given different ones take the
+  /// least).
   explicit MpiCommunicator(MPI_Comm comm, bool host_memory = true, std::size_t segment_limit = 0) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
     host_rank_.assign(std::size_t(size_), -1);
+    // every rank must take the same way (one copying through memory while
+    // another waits for messages would wait for ever)
+    int ways[2] = {host_memory ? 1 : 0, host_memory ? -1 : 0};
+    check(MPI_Allreduce(MPI_IN_PLACE, ways, 2, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+    if (ways[0] != -ways[1]) {
+      MPI_Comm_free(&comm_);
+      throw InvalidArgument("MpiCommunicator: host_memory differs between ranks");
+    }
     if (!host_memory || size_ == 1) return;
     check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host_), "MPI_Comm_split_type");
     int on_host = 1;
@@ -67,28 +79,20 @@ class MpiCommunicator final : public Communicator {
       if (h == MPI_UNDEFINED) h = -1;
     MPI_Group_free(&all);
     MPI_Group_free(&host);
-    // The most a segment may take: a quarter of the host's free shared
-    // memory (/dev/shm, where MPI libraries on Linux place shared windows;
-    // in a container often 64 MB) over its ranks, at most kMaxSegment; host
-    // rank 0 measures for all, so that every rank decides alike. Larger
-    // exchanges go as MPI messages (a segment past the free memory would
-    // fault when touched, not fail when allocated).
-    unsigned long long limit = kMaxSegment;
-#if __has_include(<sys/statvfs.h>)
-    struct statvfs fs;
-    if (host_rank_[std::size_t(rank_)] == 0 && statvfs("/dev/shm", &fs) == 0)
-      limit = std::min<unsigned long long>(limit, (unsigned long long)fs.f_bavail * fs.f_frsize / (4ull * unsigned(on_host)));
-#endif
-    check(MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, host_), "MPI_Bcast");
-    if (segment_limit > 0) limit = segment_limit;
-    // the least over the host's ranks, should they have been given different ones
+    // The most a segment may take; the ranks of a host given different ones
+    // take the least, so that every rank decides alike whether an exchange fits.
+    unsigned long long limit = segment_limit > 0 ? segment_limit : kMaxSegment;
     check(MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, host_), "MPI_Allreduce");
     limit_ = std::size_t(limit);
   }
+  /// Collective where the window is shared (MPI_Win_free): every rank of the
+  /// host destroys its communicator, in the same order as the others. While
+  /// an exception unwinds (a rank that has failed alone, on its way to
+  /// MPI_Abort), it frees nothing, so as not to wait for the other ranks.
   ~MpiCommunicator() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (finalized) return;
+    if (finalized || std::uncaught_exceptions() > 0) return;
     free_window();
     if (host_ != MPI_COMM_NULL) MPI_Comm_free(&host_);
     MPI_Comm_free(&comm_);
@@ -179,8 +183,32 @@ class MpiCommunicator final : public Communicator {
     lap(t, times_.waiting);
     const std::size_t size = segment_size(std::size_t(most));
     if (size > limit_) return false;
-    if (size > capacity_) grow(size);
+    if (size > capacity_) {
+      // the host's rank 0 decides for all whether the host's shared memory
+      // holds the larger segments, as it is now (every other window's pages
+      // written: grow() touches its segments)
+      int room = 0;
+      if (host_rank_[std::size_t(rank_)] == 0) room = size * std::size_t(ranks_on_host()) <= free_shared_memory() / 2;
+      check(MPI_Bcast(&room, 1, MPI_INT, 0, host_), "MPI_Bcast");
+      if (!room) return false;
+      grow(size);
+    }
     return true;
+  }
+  int ranks_on_host() const {
+    int n = 1;
+    MPI_Comm_size(host_, &n);
+    return n;
+  }
+  // Free bytes where MPI places shared windows on Linux (Open MPI's
+  // osc_sm_backing_directory, else /dev/shm); unbounded where that is unknown.
+  static std::size_t free_shared_memory() {
+#if __has_include(<sys/statvfs.h>)
+    const char* dir = std::getenv("OMPI_MCA_osc_sm_backing_directory");
+    struct statvfs fs;
+    if (statvfs(dir && *dir ? dir : "/dev/shm", &fs) == 0) return std::size_t(fs.f_bavail) * std::size_t(fs.f_frsize);
+#endif
+    return std::size_t(-1);
   }
   // A segment's size for `bytes`: a power of two, 1 MiB or more.
   static std::size_t segment_size(std::size_t bytes) {
@@ -250,14 +278,16 @@ class MpiCommunicator final : public Communicator {
     MPI_Info_free(&info);
     check(code, "MPI_Win_allocate_shared");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    int on_host = 1;
-    MPI_Comm_size(host_, &on_host);
+    const int on_host = ranks_on_host();
     segments_.assign(std::size_t(on_host), nullptr);
     for (int h = 0; h < on_host; ++h) {
       MPI_Aint length = 0;
       int unit = 1;
       check(MPI_Win_shared_query(window_, h, &length, &unit, &segments_[std::size_t(h)]), "MPI_Win_shared_query");
     }
+    // written once by its owner: its pages are taken now (and counted by the
+    // next free_shared_memory), placed in the owner's memory
+    std::memset(segments_[std::size_t(host_rank_[std::size_t(rank_)])], 0, size);
     capacity_ = size;
   }
   void free_window() {
