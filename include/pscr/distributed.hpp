@@ -47,7 +47,8 @@ class PSCR_API Communicator {
   virtual int rank() const = 0;  ///< this rank, 0 … size() - 1
   virtual int size() const = 0;  ///< the number of ranks
   /// Posts all sends and receives, returns when all have completed. Between
-  /// one pair of ranks, messages are matched in the order of the lists.
+  /// one pair of ranks, messages are matched in the order of the lists; every
+  /// receive matches a send of the same length in the same exchange.
   virtual void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) = 0;
   /// Element-wise sum and maximum over all ranks, in place.
   virtual void sum(double* values, std::size_t count) = 0;
