@@ -104,7 +104,7 @@ class MpiCommunicator final : public Communicator {
   int size() const override { return size_; }  ///< the number of ranks
   /// Whether messages to the ranks of this host go through shared memory.
   bool shares_host_memory() const { return host_ != MPI_COMM_NULL; }
-  /// Where this rank's exchanges spent their time, summed since construction.
+  /// Where a rank's exchanges spent their time, summed since construction.
   struct ExchangeTimes {
     std::size_t exchanges = 0;  ///< calls of exchange()
     std::size_t through_memory = 0;  ///< of them, those whose messages within the host went through shared memory
@@ -112,6 +112,7 @@ class MpiCommunicator final : public Communicator {
     double copying = 0;  ///< copying messages into and out of the shared segments
     double messages = 0;  ///< waiting for MPI messages (to other hosts, or all without shared memory)
   };
+  /// This rank's exchanges and where their time went, since construction.
   const ExchangeTimes& exchange_times() const { return times_; }
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
     // the host's ranks agree whether this exchange's messages fit the shared memory
