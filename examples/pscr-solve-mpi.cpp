@@ -65,12 +65,14 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   std::optional<pscr::Problem<T>> problem;
   std::optional<pscr::Options> o;
   int repeat = 0;
+  bool host_memory = true;
   int status = 0;
   std::exception_ptr error;
   try {
     problem.emplace(load_problem<T>(args, shape, dtype, batch));
     o.emplace(load_options(args));
     repeat = repeat_of(args);
+    host_memory = host_exchange_of(args);
   } catch (...) {
     error = std::current_exception();
   }
@@ -82,13 +84,6 @@ int run(const std::map<std::string, std::string>& args, const std::vector<std::s
   if (most != least)
     error = std::make_exception_ptr(Usage("--repeat differs between ranks (" + std::to_string(least) + " to " +
                                           std::to_string(most) + ")"));
-  if (!all_ok(error, status)) return status;
-  bool host_memory = true;
-  try {
-    host_memory = host_exchange_of(args);
-  } catch (...) {
-    error = std::current_exception();
-  }
   if (!all_ok(error, status)) return status;
   const auto comm = std::make_shared<pscr::MpiCommunicator>(MPI_COMM_WORLD, host_memory);
   pscr::DistributedPlan<T> plan(comm, *problem, *o);

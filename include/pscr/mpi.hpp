@@ -36,7 +36,7 @@ namespace pscr {
 /// copies its messages into its own segment, each receiver copies its own
 /// out, several threads each (copy_messages). MPI's shared-memory transport
 /// moves a rank's messages on one thread and twice over fragments: about
-/// about 4 GB/s a rank on four ranks with Open MPI 4.1 (docs/distributed.md).
+/// 4 GB/s a rank on four ranks with Open MPI 4.1 (docs/distributed.md).
 /// Messages to ranks of other hosts, the messages of an exchange whose larger
 /// segments the host's free shared memory would not hold twice over, and all
 /// messages where `host_memory` is false, are MPI messages.
@@ -158,6 +158,8 @@ class MpiCommunicator final : public Communicator {
   // follow, each at a multiple of kAlign.
   static constexpr std::size_t kAlign = 64;
   static std::size_t aligned(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
+  // The bytes of a segment's table of `messages` messages (where its first message begins).
+  static std::size_t table_bytes(std::size_t messages) { return aligned(sizeof(std::uint64_t) * (1 + 3 * messages)); }
 
   bool on_host(int peer) const { return host_ != MPI_COMM_NULL && host_rank_.at(std::size_t(peer)) >= 0; }
 
@@ -169,7 +171,7 @@ class MpiCommunicator final : public Communicator {
         ++messages;
         bytes += aligned(t.bytes);
       }
-    return aligned(sizeof(std::uint64_t) * (1 + 3 * messages)) + bytes;
+    return table_bytes(messages) + bytes;
   }
   // Whether every rank's messages to the host's ranks fit a segment of at
   // most limit_ bytes (the same answer on every rank of the host), the
@@ -228,7 +230,7 @@ class MpiCommunicator final : public Communicator {
     char* base = segments_[std::size_t(host_rank_[std::size_t(rank_)])];
     auto* table = reinterpret_cast<std::uint64_t*>(base);
     table[0] = mine.size();
-    std::size_t at = aligned(sizeof(std::uint64_t) * (1 + 3 * mine.size()));
+    std::size_t at = table_bytes(mine.size());
     std::vector<MessageCopy> copies;
     for (std::size_t m = 0; m < mine.size(); ++m) {
       table[1 + 3 * m] = std::uint64_t(mine[m]->peer);
