@@ -236,12 +236,15 @@ void traffic() {
 
 // The communicator alone, both ways of moving messages between the ranks of
 // one host (shared memory, MPI messages): rounds of random messages, several
-// to one peer (matched in order), empty ones, to itself, each larger than
-// the last round's (the shared segments grow) and written over by the next
-// round; every byte checked; segments limited to 1 MiB, where the rounds
-// past it go as MPI messages. A receive that no send matches is an error on
-// the receiving rank.
+// to one peer (matched in order), empty ones, to itself, larger from round to
+// round (the shared segments grow, some ranks' messages fitting where
+// others' do not) and then smaller again (the segments' halves taken by
+// turns), one buffer sent to every rank (copied into a segment once); every
+// byte checked; segments limited to 1 MiB, where the rounds past it go as
+// MPI messages. A receive that no send matches is an error on the receiving
+// rank.
 void communicator() {
+  constexpr int kRounds = 10;
   // shared memory; shared memory whose segments hold at most 1 MiB (the
   // rounds past it go as MPI messages), also where only rank 0 says so (the
   // host's ranks take the least); MPI messages
@@ -255,17 +258,24 @@ void communicator() {
                             : limited          ? "shared memory of 1 MiB"
                                                : "shared memory";
     check(comm.shares_host_memory() == (host_memory && size_ > 1), way + ": shares_host_memory");
+    // k = -1: the buffer a rank sends to every rank
     const auto byte = [](int from, int to, int k, std::size_t i) {
+      if (k < 0) to = 0;
       return static_cast<unsigned char>(from * 131 + to * 31 + k * 7 + i * 13 + i / 251);
     };
-    for (int round = 0; round < 6; ++round) {
+    for (int round = 0; round < kRounds; ++round) {
       std::mt19937 g(100 + round);  // the same pattern on every rank
-      const std::size_t longest = std::size_t(2000) << (2 * round);  // 2 kB ... 2 MB
+      // 2 kB ... 2 MB, then up to 64 kB
+      const std::size_t longest = round < 6 ? std::size_t(2000) << (2 * round) : std::size_t(64) << 10;
       std::vector<std::vector<std::size_t>> lengths(std::size_t(size_ * size_));  // [from * size + to]
       for (auto& l : lengths) {
-        const int messages = round == 5 ? 1 + int(g() % 3) : int(g() % 4);  // the last round: a longest to each
+        const int messages = round == 5 ? 1 + int(g() % 3) : int(g() % 4);  // round 5: a longest to each
         for (int k = 0; k < messages; ++k) l.push_back(k == 1 ? 0 : round == 5 && k == 0 ? longest : g() % longest);
       }
+      // from round 6 on, each rank's last message to every rank is one buffer
+      const std::size_t common_length = round >= 6 ? 1 + g() % longest : 0;
+      std::vector<unsigned char> common(common_length);
+      for (std::size_t i = 0; i < common_length; ++i) common[i] = byte(rank_, 0, -1, i);
       std::vector<std::vector<unsigned char>> out, in;
       std::vector<pscr::Transfer> sends, receives;
       std::vector<std::array<int, 3>> expected;  // from, to, k of each receive
@@ -282,12 +292,20 @@ void communicator() {
           in.emplace_back(l[k], 0);
           expected.push_back({from, rank_, int(k)});
         }
+        if (common_length > 0) {
+          in.emplace_back(common_length, 0);
+          expected.push_back({from, rank_, -1});
+        }
       }
       std::size_t o = 0, r = 0;
-      for (int to = 0; to < size_; ++to)
+      for (int to = 0; to < size_; ++to) {
         for (std::size_t len : lengths[std::size_t(rank_ * size_ + to)]) sends.push_back({to, out[o++].data(), len});
-      for (int from = 0; from < size_; ++from)
+        if (common_length > 0) sends.push_back({to, common.data(), common_length});
+      }
+      for (int from = 0; from < size_; ++from) {
         for (std::size_t len : lengths[std::size_t(from * size_ + rank_)]) receives.push_back({from, in[r++].data(), len});
+        if (common_length > 0) receives.push_back({from, in[r++].data(), common_length});
+      }
       comm.exchange(sends, receives);
       bool same = true;
       for (std::size_t m = 0; m < in.size(); ++m)
@@ -301,8 +319,8 @@ void communicator() {
     // every round through shared memory, or (segments of 1 MiB) only the rounds that fit
     const auto& times = comm.exchange_times();
     const bool shares = host_memory && size_ > 1;
-    check(times.exchanges == 6 && (shares ? (limited ? times.through_memory > 0 && times.through_memory < 6
-                                                           : times.through_memory == 6)
+    check(times.exchanges == kRounds && (shares ? (limited ? times.through_memory > 0 && times.through_memory < kRounds
+                                                                 : times.through_memory == kRounds)
                                           : times.through_memory == 0),
           way + ": exchanges through shared memory " + std::to_string(times.through_memory) + " of " +
               std::to_string(times.exchanges));

@@ -33,8 +33,9 @@ namespace pscr {
 ///
 /// Messages between ranks of one host go through memory that the host's
 /// ranks share (an MPI-3 shared window, MPI_Win_allocate_shared): a sender
-/// copies its messages into its own segment, each receiver copies its own
-/// out, several threads each (copy_messages). MPI's shared-memory transport
+/// copies its messages into its own segment (a buffer sent to several ranks
+/// once), each receiver copies its own out, several threads each
+/// (copy_messages), with one collective step an exchange. MPI's shared-memory transport
 /// moves a rank's messages on one thread and twice over fragments: about
 /// 4 GB/s a rank on four ranks with Open MPI 4.1 (docs/distributed.md).
 /// Messages to ranks of other hosts, the messages of an exchange whose larger
@@ -115,23 +116,25 @@ class MpiCommunicator final : public Communicator {
   /// This rank's exchanges and where their time went, since construction.
   const ExchangeTimes& exchange_times() const { return times_; }
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
-    // the host's ranks agree whether this exchange's messages fit the shared memory
-    const bool shared = host_ != MPI_COMM_NULL && segments_fit(sends);
-    const auto by_message = [&](int peer) { return !shared || !on_host(peer); };
     std::vector<MPI_Request> req;
-    for (const Transfer& t : receives)
-      if (by_message(t.peer)) {
-        req.push_back(MPI_REQUEST_NULL);
-        check(MPI_Irecv(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Irecv");
-      }
-    for (const Transfer& t : sends)
-      if (by_message(t.peer)) {
-        req.push_back(MPI_REQUEST_NULL);
-        check(MPI_Isend(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Isend");
-      }
-    if (shared) {
-      exchange_on_host(sends, receives);
-      ++times_.through_memory;
+    // MPI messages: to other hosts first, then (where the exchange does not
+    // go through the host's segments) to this host's ranks too
+    auto post = [&](bool host) {
+      for (const Transfer& t : receives)
+        if (on_host(t.peer) == host) {
+          req.push_back(MPI_REQUEST_NULL);
+          check(MPI_Irecv(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Irecv");
+        }
+      for (const Transfer& t : sends)
+        if (on_host(t.peer) == host) {
+          req.push_back(MPI_REQUEST_NULL);
+          check(MPI_Isend(t.data, count(t), MPI_BYTE, t.peer, kTag, comm_, &req.back()), "MPI_Isend");
+        }
+    };
+    post(false);
+    if (host_ != MPI_COMM_NULL) {
+      if (exchange_on_host(sends, receives)) ++times_.through_memory;
+      else post(true);
     }
     const double t = MPI_Wtime();
     check(MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -153,9 +156,9 @@ class MpiCommunicator final : public Communicator {
   // of one H200 host, 3D 511³: the exchange took 1.6 ms a solve with four
   // threads and pieces of 128 kB, 7.0 ms with eight and 64 kB.
   static constexpr int kCopyThreads = 4;
-  // A segment begins with its table: the number of messages, then each
-  // message's receiver (a rank of comm_), offset and length; the messages
-  // follow, each at a multiple of kAlign.
+  // Each half of a segment begins with its table: the number of messages,
+  // then each message's receiver (a rank of comm_), offset and length; the
+  // messages follow, each at a multiple of kAlign.
   static constexpr std::size_t kAlign = 64;
   static std::size_t aligned(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
   // The bytes of a segment's table of `messages` messages (where its first message begins).
@@ -163,40 +166,58 @@ class MpiCommunicator final : public Communicator {
 
   bool on_host(int peer) const { return host_ != MPI_COMM_NULL && host_rank_.at(std::size_t(peer)) >= 0; }
 
-  // The bytes of this rank's segment that its messages to the host's ranks take.
-  std::size_t segment_bytes(const std::vector<Transfer>& sends) const {
-    std::size_t messages = 0, bytes = 0;
-    for (const Transfer& t : sends)
-      if (on_host(t.peer)) {
-        ++messages;
-        bytes += aligned(t.bytes);
+  // This rank's messages to the host's ranks as its segment holds them: the
+  // table (receiver, offset, length of each), then each distinct message
+  // once (one buffer sent to several ranks, as a rank's rows of a reduced
+  // system to every other rank, is copied in once and read by each).
+  struct SegmentLayout {
+    std::vector<std::uint64_t> table;  // the count, then receiver, offset, length of each message
+    struct Piece {
+      std::size_t offset;
+      const void* data;
+      std::size_t bytes;
+    };
+    std::vector<Piece> distinct;  // each distinct message and where it goes
+    std::size_t bytes = 0;        // the half-segment's bytes that it takes
+  };
+  SegmentLayout segment_layout(const std::vector<Transfer>& sends) const {
+    SegmentLayout l;
+    std::size_t messages = 0;
+    for (const Transfer& t : sends) messages += on_host(t.peer) ? 1 : 0;
+    l.table.push_back(messages);
+    l.bytes = table_bytes(messages);
+    for (const Transfer& t : sends) {
+      if (!on_host(t.peer)) continue;
+      auto same = std::find_if(l.distinct.begin(), l.distinct.end(), [&](const SegmentLayout::Piece& d) {
+        return d.data == t.data && d.bytes == t.bytes;
+      });
+      std::size_t offset = l.bytes;
+      if (same == l.distinct.end()) {
+        l.distinct.push_back({offset, t.data, t.bytes});
+        l.bytes += aligned(t.bytes);
+      } else {
+        offset = same->offset;
       }
-    return table_bytes(messages) + bytes;
-  }
-  // Whether every rank's messages to the host's ranks fit a segment of at
-  // most limit_ bytes (the same answer on every rank of the host), the
-  // segments grown to hold them. The step (an all-reduce of the largest
-  // need) is also the barrier that keeps a sender from overwriting its
-  // segment before every receiver has copied the previous exchange's
-  // messages out.
-  bool segments_fit(const std::vector<Transfer>& sends) {
-    unsigned long long most = segment_bytes(sends);
-    double t = MPI_Wtime();
-    check(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, host_), "MPI_Allreduce");
-    lap(t, times_.waiting);
-    const std::size_t size = segment_size(std::size_t(most));
-    if (size > limit_) return false;
-    if (size > capacity_) {
-      // the host's rank 0 decides for all whether the host's shared memory
-      // holds the larger segments, as it is now (every other window's pages
-      // written: grow() touches its segments)
-      int room = 0;
-      if (host_rank_[std::size_t(rank_)] == 0) room = size * std::size_t(ranks_on_host()) <= free_shared_memory() / 2;
-      check(MPI_Bcast(&room, 1, MPI_INT, 0, host_), "MPI_Bcast");
-      if (!room) return false;
-      grow(size);
+      l.table.insert(l.table.end(), {std::uint64_t(t.peer), std::uint64_t(offset), std::uint64_t(t.bytes)});
     }
-    return true;
+    return l;
+  }
+  // The half of this rank's segment that its next exchange writes.
+  char* my_half() const {
+    return segments_[std::size_t(host_rank_[std::size_t(rank_)])] + std::size_t(half_) * half_bytes_;
+  }
+  void write_segment(const SegmentLayout& l) {
+    char* base = my_half();
+    std::memcpy(base, l.table.data(), l.table.size() * sizeof(std::uint64_t));
+    std::vector<MessageCopy> copies;
+    for (const auto& d : l.distinct) copies.push_back({base + d.offset, d.data, d.bytes});
+    copy_messages(copies, kCopyThreads);
+  }
+  // A segment's size for `bytes` a half: a power of two, 1 MiB or more.
+  static std::size_t segment_size(std::size_t bytes) {
+    std::size_t size = std::size_t(1) << 20;
+    while (size < 2 * bytes) size *= 2;
+    return size;
   }
   int ranks_on_host() const {
     int n = 1;
@@ -213,44 +234,55 @@ class MpiCommunicator final : public Communicator {
 #endif
     return std::size_t(-1);
   }
-  // A segment's size for `bytes`: a power of two, 1 MiB or more.
-  static std::size_t segment_size(std::size_t bytes) {
-    std::size_t size = std::size_t(1) << 20;
-    while (size < bytes) size *= 2;
-    return size;
-  }
 
-  // The messages between ranks of this host, through the segments (which
-  // segments_fit has made large enough).
-  void exchange_on_host(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) {
-    std::vector<const Transfer*> mine;
-    for (const Transfer& t : sends)
-      if (on_host(t.peer)) mine.push_back(&t);
+  // The messages between ranks of this host through the segments; false
+  // (the same on every rank of the host, nothing read) where they do not
+  // fit and go as MPI messages.
+  //
+  // Each segment has two halves, used by turns: a sender writes an
+  // exchange's messages into the half its previous exchange did not use,
+  // which every receiver finished reading before it entered that previous
+  // exchange's step below. So one collective step an exchange suffices: an
+  // all-reduce of the bytes each rank's messages need, after each has
+  // written those that fit (a rank that arrives early copies while it
+  // waits). Where some rank's did not fit, the segments grow (collective,
+  // every read of the last exchange done) and every rank writes again,
+  // within the limit and where the host's free shared memory holds the
+  // larger segments twice over (the host's rank 0 measures it for all: grow()
+  // writes its segments, so every other window's pages are counted).
+  bool exchange_on_host(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) {
+    const SegmentLayout layout = segment_layout(sends);
     double t = MPI_Wtime();
-    char* base = segments_[std::size_t(host_rank_[std::size_t(rank_)])];
-    auto* table = reinterpret_cast<std::uint64_t*>(base);
-    table[0] = mine.size();
-    std::size_t at = table_bytes(mine.size());
-    std::vector<MessageCopy> copies;
-    for (std::size_t m = 0; m < mine.size(); ++m) {
-      table[1 + 3 * m] = std::uint64_t(mine[m]->peer);
-      table[2 + 3 * m] = at;
-      table[3 + 3 * m] = mine[m]->bytes;
-      copies.push_back({base + at, mine[m]->data, mine[m]->bytes});
-      at += aligned(mine[m]->bytes);
-    }
-    copy_messages(copies, kCopyThreads);
-    copies.clear();
+    if (layout.bytes <= half_bytes_) write_segment(layout);
     lap(t, times_.copying);
-    MPI_Win_sync(window_);
-    check(MPI_Barrier(host_), "MPI_Barrier");
-    MPI_Win_sync(window_);
+    if (window_ != MPI_WIN_NULL) MPI_Win_sync(window_);
+    unsigned long long most = layout.bytes;
+    check(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, host_), "MPI_Allreduce");
     lap(t, times_.waiting);
+    if (most > half_bytes_) {
+      const std::size_t size = segment_size(std::size_t(most));
+      if (size > limit_) return false;
+      int room = 0;
+      if (host_rank_[std::size_t(rank_)] == 0) room = size * std::size_t(ranks_on_host()) <= free_shared_memory() / 2;
+      check(MPI_Bcast(&room, 1, MPI_INT, 0, host_), "MPI_Bcast");
+      if (!room) return false;
+      grow(size);
+      lap(t, times_.waiting);
+      write_segment(layout);
+      lap(t, times_.copying);
+      MPI_Win_sync(window_);
+      check(MPI_Barrier(host_), "MPI_Barrier");
+      lap(t, times_.waiting);
+    }
+    MPI_Win_sync(window_);
+    const std::size_t written = std::size_t(half_) * half_bytes_;  // the half this exchange reads
+    half_ ^= 1;  // (before a receive without its send throws: the ranks keep taking the same halves)
     // the k-th receive from a peer matches the k-th message of that peer to this rank
+    std::vector<MessageCopy> copies;
     std::vector<std::size_t> next(std::size_t(size_), 0);
     for (const Transfer& r : receives) {
       if (!on_host(r.peer)) continue;
-      const char* from = segments_[std::size_t(host_rank_[std::size_t(r.peer)])];
+      const char* from = segments_[std::size_t(host_rank_[std::size_t(r.peer)])] + written;
       const auto* its = reinterpret_cast<const std::uint64_t*>(from);
       std::size_t& k = next[std::size_t(r.peer)];
       while (k < its[0] && its[1 + 3 * k] != std::uint64_t(rank_)) ++k;
@@ -262,6 +294,7 @@ class MpiCommunicator final : public Communicator {
     }
     copy_messages(copies, kCopyThreads);
     lap(t, times_.copying);
+    return true;
   }
   // adds the time since t to `to`, and sets t to now
   static void lap(double& t, double& to) {
@@ -269,8 +302,8 @@ class MpiCommunicator final : public Communicator {
     to += now - t;
     t = now;
   }
-  // A window of `size` bytes a rank (collective over host_): the old one's
-  // messages have all been read.
+  // A window of `size` bytes a rank, two halves (collective over host_):
+  // the old one's messages have all been read.
   void grow(std::size_t size) {
     free_window();
     MPI_Info info;
@@ -291,13 +324,14 @@ class MpiCommunicator final : public Communicator {
     // written once by its owner: its pages are taken now (and counted by the
     // next free_shared_memory), placed in the owner's memory
     std::memset(segments_[std::size_t(host_rank_[std::size_t(rank_)])], 0, size);
-    capacity_ = size;
+    half_bytes_ = size / 2;
+    half_ = 0;
   }
   void free_window() {
     if (window_ == MPI_WIN_NULL) return;
     MPI_Win_unlock_all(window_);
     MPI_Win_free(&window_);
-    capacity_ = 0;
+    half_bytes_ = 0;
   }
   static int count(const Transfer& t) {
     if (t.bytes > std::size_t(INT_MAX))
@@ -313,8 +347,9 @@ class MpiCommunicator final : public Communicator {
   std::vector<int> host_rank_;     // [rank of comm_]: its rank in host_, -1 on another host
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<char*> segments_;    // [rank of host_]: its segment, in this process
-  std::size_t capacity_ = 0;       // bytes of each segment
-  std::size_t limit_ = 0;          // the most capacity_ may grow to (segments_fit)
+  std::size_t half_bytes_ = 0;     // bytes of each half of a segment
+  int half_ = 0;                   // the half this rank's next exchange writes
+  std::size_t limit_ = 0;          // the most a segment (both halves) may grow to
   ExchangeTimes times_;
   int rank_ = 0, size_ = 1;
 };
