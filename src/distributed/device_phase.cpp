@@ -114,7 +114,8 @@ template <class T> void SlabExecutor<T>::phase_device(int level, bool back, Exch
     }
     const T* g = gathered(out_rows, GroupPart::interior_second);
     const auto t = clock_type::now();
-    std::vector<T> parts(receives.size() * R);
+    std::vector<T>& parts = received_parts;  // kept from level to level: no pages taken anew
+    if (parts.size() < receives.size() * R) parts.resize(receives.size() * R);
     for (std::size_t i = 0; i < receives.size(); ++i) receives[i].data = parts.data() + i * R;
     exchange(sends, g, receives);
     std::vector<DeviceRow> places;

@@ -65,6 +65,8 @@ template <class T> struct SlabExecutor {
   // OpenCL ranks: what this rank computes of each level, and its device
   std::vector<LevelShare> level_shares;
   std::unique_ptr<SlabDevice<T>> device;
+  // The shares of outputs that phase_device receives from other ranks.
+  mutable std::vector<T> received_parts;
   // A transformed split (transform_split.hpp): its plan (dimension 1 last)
   // and this rank's device, instead of the levels above
   std::optional<planner::PlanData<T>> transform_data;
