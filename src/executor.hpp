@@ -1,9 +1,11 @@
 // The backend interface: a backend executes a plan (internal).
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "planner/elimination_growth.hpp"
 #include "pscr/errors.hpp"
 #include "pscr/plan.hpp"
 
@@ -80,6 +82,10 @@ template <class T> class Executor {
   // Fills what PlanInfo says of the backend: backend, device, device_bytes,
   // parameters, parameters_source.
   virtual void describe(PlanInfo& info) const = 0;
+  // How the backend eliminates the plan's tridiagonal lines without
+  // pivoting, for their growth (planner/elimination_growth.hpp); none where
+  // that is not modelled (the OpenCL backend's global CR stages).
+  virtual std::optional<planner::LineElimination> line_elimination() const { return std::nullopt; }
 };
 
 }  // namespace pscr

@@ -45,6 +45,8 @@ namespace {
 // What PlanInfo says of the plan's data and executor (once made, and after
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
+  const auto how = m.exec->line_elimination();
+  planner::set_elimination_growth(m.data, how ? planner::elimination_growth(m.data, *how) : 1.0);
   describe_plan_data(m.data, radix, m.info);
   m.exec->describe(m.info);
 }
@@ -67,8 +69,8 @@ template <class T> Plan<T>::Plan(const Problem<T>& problem, const Options& optio
     impl_->neumann_weights = mass_weights(impl_->data.problem);
     impl_->neumann_weight_sum = mass_weight_sum(impl_->data.problem);
   }
+  describe_plan<T>(*impl_, choice.radix);  // (the lines' growth measured: part of the plan's time)
   impl_->info.init_seconds = seconds_since(t0);
-  describe_plan<T>(*impl_, choice.radix);
 }
 
 template <class T> Plan<T>::~Plan() = default;

@@ -21,6 +21,7 @@ template <class T> std::string line_solver_name(const planner::PlanData<T>& data
 template <class T> void describe_plan_data(const planner::PlanData<T>& data, int radix, PlanInfo& info) {
   info.radix = data.transformed ? 0 : data.dims.empty() ? radix : data.reduction_radix(0);
   info.shift_amplification = data.shift_amplification;
+  info.elimination_growth = data.elimination_growth;
   info.predicted_error = data.predicted_error;
   info.warning = data.warning;
   info.eigen_problems = data.eigen_problems;

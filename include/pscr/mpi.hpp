@@ -172,10 +172,11 @@ class MpiCommunicator final : public Communicator {
   // system to every other rank, is copied in once and read by each).
   struct SegmentLayout {
     std::vector<std::uint64_t> table;  // the count, then receiver, offset, length of each message
+    /// A distinct message and where it goes in the half-segment.
     struct Piece {
-      std::size_t offset;
-      const void* data;
-      std::size_t bytes;
+      std::size_t offset;  ///< bytes from the half-segment's start
+      const void* data;    ///< the message
+      std::size_t bytes;   ///< its length
     };
     std::vector<Piece> distinct;  // each distinct message and where it goes
     std::size_t bytes = 0;        // the half-segment's bytes that it takes

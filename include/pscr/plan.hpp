@@ -66,14 +66,23 @@ struct PlanInfo {
   /// (NumericalBreakdown). (opencl::solve_shifts_async takes shifts >= c of
   /// excess-form plans only, definite problems where it stays 1.)
   double shift_amplification = 1;
+  /// The largest growth of the unpivoted eliminations that solve the lines
+  /// of the last dimension, over every shift they are solved at: the ratio
+  /// of |L||U| to |A + σM|, row by row, for the backend's way (Thomas on
+  /// the reference backend, chunks of each line on OpenCL; docs/accuracy.md
+  /// §9). It multiplies predicted_error of indefinite problems. 1 where
+  /// nothing grows and where it is not measured: diagonally dominant lines,
+  /// lines solved in their eigenbasis, the OpenCL backend's global CR stages.
+  double elimination_growth = 1;
   /// Estimated relative forward error of a solve (docs/accuracy.md,
   /// §9): 2 log2 N ε (N unknowns, ε of the working precision: the rounding
   /// of the solve's stages) for diagonally dominant problems in the excess
   /// form (real types, and complex ones with real data), n² ε (n = the
   /// last size) for dominant ones eliminated by the ordinary formulas
   /// (Elimination::ordinary); for
-  /// indefinite and complex problems ε · κ · shift_amplification², with κ the
-  /// operator's eigenvalue ratio, which the unpivoted eliminations lose.
+  /// indefinite and complex problems ε · κ · shift_amplification² ·
+  /// elimination_growth, with κ the operator's eigenvalue ratio, which the
+  /// unpivoted eliminations lose.
   double predicted_error = 0;
   /// Non-empty when predicted_error leaves fewer than half the digits of the
   /// working precision (above sqrt(ε)): what was estimated and what recovers

@@ -194,6 +194,7 @@ py::dict info_dict(const pscr::PlanInfo& i, bool opencl) {
   d["eigen_methods"] = i.eigen_methods;
   d["dimension_methods"] = i.dimension_methods;
   d["shift_amplification"] = i.shift_amplification;
+  d["elimination_growth"] = i.elimination_growth;
   d["predicted_error"] = i.predicted_error;
   d["warning"] = i.warning;
   d["line_solver"] = i.line_solver;

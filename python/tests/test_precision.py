@@ -66,3 +66,22 @@ def test_lost_digits_warn():
             assert err2 <= 1e-5 or refined.last_stats["warning"], f"seed {seed}: refined error {err2}"
             found += 1
     assert found >= 2
+
+
+@pytest.mark.parametrize("backend", ["reference", "opencl"])
+def test_indefinite_line_growth_is_in_the_estimate(backend):
+    # Helmholtz 61 x 63 at c = -424.44: eliminated without pivoting, whole
+    # (reference) or by chunks of 16 rows (OpenCL), its lines' multipliers
+    # grow; the estimate includes that growth and holds against scipy
+    n1, n2 = 61, 63
+    factors = [pscr.laplacian_factor(n1, 1.0 / (n1 + 1)), pscr.laplacian_factor(n2, 1.0 / (n2 + 1))]
+    kw = dict(parameters={"line_rows": 16}) if backend == "opencl" else {}
+    plan = pscr.Plan(factors, c=-424.44, backend=backend, **kw)
+    assert plan.info["elimination_growth"] > 1000
+    f = np.random.default_rng(0).uniform(-1, 1, (n1, n2))
+    K = pscr.Problem(factors, -424.44, dtype=np.float64).to_sparse().tocsc()
+    ref = sla.spsolve(K, f.ravel()).reshape(f.shape)
+    err = np.abs(plan.solve(f) - ref).max() / np.abs(ref).max()
+    assert err <= plan.info["predicted_error"]
+    # dominant lines measure nothing
+    assert pscr.Plan(factors, c=0.5, backend=backend, **kw).info["elimination_growth"] == 1

@@ -180,6 +180,7 @@ template <class T> class MultiDeviceExecutor final : public Executor<T> {
   }
   std::size_t device_count() const override { return parts_.size(); }
   const Executor<T>* device_part(std::size_t i) const override { return i < parts_.size() ? parts_[i].get() : nullptr; }
+  std::optional<planner::LineElimination> line_elimination() const override { return parts_[0]->line_elimination(); }
   void describe(PlanInfo& info) const override {
     parts_[0]->describe(info);
     for (std::size_t i = 1; i < parts_.size(); ++i) {

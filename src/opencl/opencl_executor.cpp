@@ -299,6 +299,11 @@ template <class T> class OpenCLExecutor final : public Executor<T>, public distr
     info.flops = cost_.flops;
     info.bytes = cost_.bytes;
   }
+  std::optional<planner::LineElimination> line_elimination() const override {
+    const ocl::TridiagonalSolver* tri = buffers_.tri.get();
+    if (!tri || !tri->whole_lines()) return std::nullopt;
+    return planner::LineElimination{std::size_t(tri->chunk_rows()), tri->halved_lines()};
+  }
   std::vector<KernelTime> kernel_times() const override {
     std::lock_guard<std::mutex> lock(mutex_);
     return rt_->kernel_times();

@@ -39,6 +39,9 @@ class TridiagonalSolver {
   bool lines_across() const { return whole_lines() && !halved_; }
   // Whether those lines are halved first (one CR step while loaded).
   bool halved_lines() const { return halved_; }
+  // Rows of a whole (or halved) line that a work-item eliminates from the
+  // first of them (kernels/line_solve.cl).
+  int chunk_rows() const { return line_rows_; }
   // Whether form_and_solve can be used: whole lines, none pinned.
   bool forms_rhs() const { return whole_lines() && !may_pin_; }
   // The inputs of partial_rhs (kernels/level.cl) for form_and_solve.

@@ -117,6 +117,10 @@ template <class T> struct PlanData {
   double shift_amplification = 1;
   // The operator's eigenvalue ratio (ShiftReport::condition).
   double condition = 1;
+  // The largest growth of the backend's unpivoted line eliminations over the
+  // plan's shifts (elimination_growth.hpp; PlanInfo::elimination_growth):
+  // 1 until the backend's is measured (set_elimination_growth).
+  double elimination_growth = 1;
   // Estimated relative forward error (PlanInfo::predicted_error) and, when
   // it leaves fewer than half the digits of T, the warning that says so.
   double predicted_error = 0;
@@ -175,6 +179,10 @@ inline constexpr std::size_t kEigenbasisLines = 1024;
 // dominant take the smallest radix with as many levels as the given one
 // (fewest_sources_radix, make_plan_data); smaller plans keep it.
 inline constexpr std::size_t kFewestSourcesUnknowns = 1000000;  // 1023^2 and 127^3 take it
+
+// Sets pd.elimination_growth, and the estimate and warning that follow from
+// it (PlanData::predicted_error, warning).
+template <class T> void set_elimination_growth(PlanData<T>& pd, double growth);
 
 // Pure Neumann: c = 0, real entries, every A_d has zero row sums (constants
 // are the null space) and every M_d is positive on the diagonal.

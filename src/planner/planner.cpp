@@ -716,8 +716,11 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
   // and 12.9 ε on OpenCL (log2 N 13); double graded 2D 1023² 30 ε (20).
   const double stages = 2 * std::max(1.0, std::log2(double(pd.problem.unknowns())));
   if (pd.periodic_lines()) pd.predicted_error = eps * n + (pd.definite ? 0.0 : eps * pd.condition);
+  // indefinite lines: each unpivoted elimination's backward error is ε
+  // times its growth (elimination_growth.hpp), 1 where nothing grows
   else pd.predicted_error = pd.dominant ? (pd.excess_form ? eps * stages : eps * std::max(1.0, n * n))
-                                   : eps * pd.shift_amplification * pd.shift_amplification * pd.condition;
+                                   : eps * pd.shift_amplification * pd.shift_amplification * pd.condition *
+                                         pd.elimination_growth;
   const double kappa = pd.eigen_condition;
   pd.predicted_error += far_from_normal_loss(pd, eps);
   // eigenvalues to ε_double of the spectrum only: the smallest operator
@@ -733,6 +736,8 @@ template <class T> void predict_error(PlanData<T>& pd, double eps) {
   os.precision(3);
   os << "accuracy: estimated relative error " << pd.predicted_error << " (eps " << eps << " x condition "
      << pd.condition << " x shift amplification^2 " << pd.shift_amplification * pd.shift_amplification;
+  if (!pd.dominant && !pd.periodic_lines() && pd.elimination_growth > 1)
+    os << " x the growth of the unpivoted line eliminations " << pd.elimination_growth;
   if (kappa > 1) os << ", plus a far-from-normal pencil's loss: eigenvalue condition " << kappa << " times n";
   if (resolution_loss > 0)
     os << ", plus the eigenvalues' resolution: eps_double x condition " << pd.condition
@@ -870,6 +875,11 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   return pd;
 }
 
+template <class T> void set_elimination_growth(PlanData<T>& pd, double growth) {
+  pd.elimination_growth = growth;
+  predict_error(pd, double(std::numeric_limits<real_t<T>>::epsilon()));
+}
+
 template <class T> std::size_t PlanData<T>::bytes() const {
   std::size_t b = 0;
   for (auto& d : dims)
@@ -882,6 +892,7 @@ template <class T> std::size_t PlanData<T>::bytes() const {
   template PlanData<T> make_plan_data(const Problem<T>&, int, bool, bool, int, int);\
   template std::optional<PlanData<T>> make_transformed_plan_data(const Problem<T>&, int, bool, int); \
   template bool is_pure_neumann(const Problem<T>&);                      \
+  template void set_elimination_growth(PlanData<T>&, double);            \
   template std::size_t PlanData<T>::bytes() const;
 PSCR_INSTANTIATE(float)
 PSCR_INSTANTIATE(double)

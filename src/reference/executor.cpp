@@ -27,6 +27,9 @@ template <class T> class ReferenceExecutor final : public Executor<T> {
     info.backend = "reference";
     info.line_solver = line_solver_name(pd_, "thomas");
   }
+  std::optional<planner::LineElimination> line_elimination() const override {
+    return planner::LineElimination{};  // Thomas' algorithm on whole lines
+  }
 
  private:
   const planner::PlanData<T>& pd_;
