@@ -68,6 +68,10 @@ void against_serial(const std::string& name, const pscr::Problem<T>& p, pscr::Op
   check(dist.info().plan.radix == plan.info().radix, name + ": the radix of the serial plan");
   check(dist.info().plan.shift_amplification == plan.info().shift_amplification,
         name + ": the shift amplification of the serial plan");
+  check(dist.info().plan.elimination_growth == plan.info().elimination_growth,
+        name + ": the lines' elimination growth of the serial plan (" +
+            std::to_string(dist.info().plan.elimination_growth) + " against " +
+            std::to_string(plan.info().elimination_growth) + ")");
   const pscr::RowRange rows = dist.rows();
   const std::size_t R = N / p.size(0), L = dist.local_unknowns();
   check(L == rows.size() * R, name + ": local_unknowns");

@@ -6,10 +6,12 @@
 // launch ranges (its groups and survivors) differ.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../planner/elimination_growth.hpp"
 #include "pscr/plan.hpp"
 
 namespace pscr::distributed {
@@ -73,6 +75,8 @@ template <class T> class SlabDevice {
   // Whether rows [row, row + count) of X hold a non-finite value (waits).
   virtual bool nonfinite_rows(std::size_t row, std::size_t count) = 0;
   virtual void describe(PlanInfo& info) const = 0;
+  // How the device eliminates the lines (Executor::line_elimination).
+  virtual std::optional<planner::LineElimination> line_elimination() const = 0;
   // Per-kernel device times (Options::profile), summed over launches.
   virtual std::vector<KernelTime> kernel_times() const = 0;
   virtual void set_profiling(bool on) = 0;
