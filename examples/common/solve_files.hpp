@@ -279,8 +279,10 @@ void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::Plan
   else if (info.pure_neumann) std::printf("relative residual: %.3e (against the compatible part f - mean(f))\n", residual);
   else std::printf("relative residual: %.3e\n", residual);
   // how much nearer to singular the partial solutions' shifted systems come
-  // than the operator (1: definite; errors grow by its square, docs/accuracy.md)
-  std::printf("shift amplification: %.3g\npredicted error: %.3g\n", info.shift_amplification, info.predicted_error);
+  // than the operator (1: definite; errors grow by its square, docs/accuracy.md),
+  // and how much the lines' unpivoted eliminations grow (1: nothing grows)
+  std::printf("shift amplification: %.3g\nelimination growth: %.3g\npredicted error: %.3g\n",
+              info.shift_amplification, info.elimination_growth, info.predicted_error);
   if (!st.warning.empty()) std::printf("warning: %s\n", st.warning.c_str());
   if (info.pure_neumann)
     std::printf("pure Neumann: removed incompatible part %.3e (relative); solution has zero weighted mean\n",
