@@ -23,6 +23,11 @@ using namespace pscr::solve_files;
 
 int rank_ = 0, size_ = 1;
 
+// pscr-solve-mpi's own options, after the common ones in its usage
+constexpr const char* kMpiOptions =
+    "  --host-exchange memory|mpi: messages between the ranks of one host through shared\n"
+    "                  memory (the default) or as MPI messages\n";
+
 // After a step any rank may fail (reading the factor files): true when all
 // succeeded; otherwise the lowest failing rank reports its error and every
 // rank gets its exit status.
@@ -35,7 +40,7 @@ bool all_ok(std::exception_ptr error, int& status) {
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      code = failure("pscr-solve-mpi", e);
+      code = failure("pscr-solve-mpi", e, kMpiOptions);
     }
   }
   MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
@@ -162,13 +167,11 @@ int main(int argc, char** argv) {
     try {
       args = parse_args(argc, argv, help, {"host-exchange"});
     } catch (const std::exception& e) {
-      status = rank_ == 0 ? failure("pscr-solve-mpi", e) : 2;
+      status = rank_ == 0 ? failure("pscr-solve-mpi", e, kMpiOptions) : 2;
     }
     if (status == 0 && help) {
       if (rank_ == 0)
-        std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions
-                  << "  --host-exchange memory|mpi: messages between the ranks of one host through shared\n"
-                     "                  memory (the default) or as MPI messages\n"
+        std::cout << "usage: mpirun -np P pscr-solve-mpi " << kOptions << kMpiOptions
                   << "  --refine K > 0 is refused over MPI ranks: distributed plans do not refine yet "
                      "(docs/distributed.md); pscr-solve refines\n";
     } else if (status == 0) {
@@ -182,7 +185,7 @@ int main(int argc, char** argv) {
           head[1] = (unsigned long long)rhs.dtype;
           head[2] = rhs.shape.size();
         } catch (const std::exception& e) {
-          status = failure("pscr-solve-mpi", e);
+          status = failure("pscr-solve-mpi", e, kMpiOptions);
         }
       }
       MPI_Bcast(head, 3, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
@@ -205,7 +208,7 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     // Errors of the distributed plan are raised on every rank alike; rank 0 reports.
-    status = rank_ == 0 ? failure("pscr-solve-mpi", e) : (dynamic_cast<const pscr::Error*>(&e) ? 2 : 1);
+    status = rank_ == 0 ? failure("pscr-solve-mpi", e, kMpiOptions) : (dynamic_cast<const pscr::Error*>(&e) ? 2 : 1);
   }
   MPI_Finalize();
   return status;

@@ -201,6 +201,10 @@ with tempfile.TemporaryDirectory() as tmp:
             r = mpi(ranks, args)
             checks.check(f"bad input on {ranks} ranks: {name}", r.returncode == 2 and needle in r.stderr
                          and r.stderr.count(needle) == 1, f"rc={r.returncode} stderr={r.stderr!r}", show_pass=True)
+    # the usage after a bad option of its own lists that option
+    r = mpi(1, base + ["--rhs", P("good.npy"), "--host-exchange", "pipes"])
+    checks.check("usage after a bad --host-exchange lists it", "--host-exchange memory|mpi" in r.stderr, r.stderr,
+                 show_pass=True)
     r = mpi(2, ["--help"])
     checks.check("--help", r.returncode == 0 and r.stdout.count("usage") == 1, r.stdout + r.stderr, show_pass=True)
 

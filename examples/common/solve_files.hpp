@@ -290,9 +290,10 @@ void report(const pscr::Problem<T>& problem, std::size_t batch, const pscr::Plan
 }
 
 // Exit status of an exception: 2 for bad input, 1 for anything else.
-inline int failure(const char* program, const std::exception& e) {
+// extra_options: the program's own options, after the common ones in its usage
+inline int failure(const char* program, const std::exception& e, const char* extra_options = "") {
   if (dynamic_cast<const Usage*>(&e)) {
-    std::cerr << program << ": " << e.what() << "\nusage: " << program << " " << kOptions;
+    std::cerr << program << ": " << e.what() << "\nusage: " << program << " " << kOptions << extra_options;
     return 2;
   }
   if (dynamic_cast<const pscr::Error*>(&e)) {
