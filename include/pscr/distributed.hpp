@@ -63,9 +63,8 @@ struct MessageCopy {
 };
 
 /// Copies messages, all of them together in pieces on up to `threads`
-/// threads (no more than this process's OpenMP threads, and one for each
-/// 256 kB: one thread moves a few GB/s, and waking more costs tens of µs):
-/// for Communicators that copy messages
+/// threads (no more than this process's OpenMP threads) where they are
+/// large (one thread moves a few GB/s): for Communicators that copy messages
 /// (the local ones, and MpiCommunicator between the ranks of one host).
 PSCR_API void copy_messages(const std::vector<MessageCopy>& copies, int threads);
 

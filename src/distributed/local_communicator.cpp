@@ -132,22 +132,14 @@ class LocalCommunicator final : public Communicator {
 // ranges of lines (512 kB each at 511³ on four ranks) are shared too.
 void copy_messages(const std::vector<MessageCopy>& copies, int threads) {
   constexpr std::size_t kPiece = std::size_t(128) << 10;
-  // A thread for every kBytesPerThread (rounded up): waking a team that has
-  // slept while the host waited for its device costs tens of µs, about what
-  // one thread takes to copy a few hundred kB. Random separable 8191² over
-  // two H200 ranks, whose 14 exchanges a solve move a few rows of 64 kB
-  // each: 2.0–3.1 ms of copies a solve on four threads, 1.2–1.9 ms so, and
-  // the levels 19.7–20.3 against 19.5 ms
-  // (docs/results/h200-mpi-exchange-halves.txt).
-  constexpr std::size_t kBytesPerThread = std::size_t(256) << 10;
+  // (Fewer threads for small exchanges, one for every 256 kB, saved
+  // 0.4 ms of 19.9 over two H200 ranks at 8191² but cost 1.5–2 ms of 4.2 at
+  // 511³ over four, A/B in one command each: not taken;
+  // docs/results/h200-mpi-exchange-halves.txt.)
   std::vector<std::size_t> first(copies.size() + 1, 0);  // each message's first piece
-  std::size_t bytes = 0;
-  for (std::size_t m = 0; m < copies.size(); ++m) {
-    first[m + 1] = first[m] + (copies[m].bytes + kPiece - 1) / kPiece;
-    bytes += copies[m].bytes;
-  }
-  const long pieces = long(first.back()), worth = long((bytes + kBytesPerThread - 1) / kBytesPerThread);
-  threads = int(std::max<long>(1, std::min<long>({threads, omp_get_max_threads(), pieces, worth})));
+  for (std::size_t m = 0; m < copies.size(); ++m) first[m + 1] = first[m] + (copies[m].bytes + kPiece - 1) / kPiece;
+  const long pieces = long(first.back());
+  threads = int(std::max<long>(1, std::min<long>({threads, omp_get_max_threads(), pieces})));
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (long k = 0; k < pieces; ++k) {
     const std::size_t m = std::size_t(std::upper_bound(first.begin(), first.end(), std::size_t(k)) - first.begin()) - 1;
