@@ -261,3 +261,12 @@ def test_option_types_are_named():
         pscr.Plan(f, profile="no")
     with pytest.raises(pscr.InvalidArgument, match="queue"):
         pscr.Plan(f, queue=object())
+
+
+def test_singular_shifted_system_is_named_not_inf():
+    # a group's shifted system singular to the eigenvalues' resolution (float
+    # 89 x 82 at radix 2): said so, not "comes inf times nearer"
+    f = [pscr.laplacian_factor(89, 1 / 90), pscr.laplacian_factor(82, 1 / 83)]
+    with pytest.raises(pscr.NumericalBreakdown, match="cancels an eigenvalue of the last pencil") as e:
+        pscr.Plan(pscr.Problem(f, c=-26899.517301495056, dtype=np.float32), radix=2)
+    assert "inf" not in str(e.value)

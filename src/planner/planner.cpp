@@ -864,8 +864,13 @@ PlanData<T> make_plan_data(const Problem<T>& problem, int radix, bool allow_exce
   if (pd.shift_amplification >= limit) {
     std::ostringstream os;
     os << "near-singular shifted systems in the partial solutions of radix " << pd.dims.back().layout.radix
-       << ": a group's eigenvalue sum plus c comes " << pd.shift_amplification
-       << " times nearer to an eigenvalue of the last pencil than any eigenvalue of the operator does (limit "
+       << ": a group's eigenvalue sum plus c "
+       << (std::isfinite(pd.shift_amplification)
+               ? "comes " + std::to_string(pd.shift_amplification) +
+                     " times nearer to an eigenvalue of the last pencil than any eigenvalue of the operator does"
+               : std::string("cancels an eigenvalue of the last pencil to the eigenvalues' resolution (a "
+                             "singular shifted system)"))
+       << " (limit "
        << "1/sqrt(eps) = " << limit << ": errors grow by its square, no digit would be correct); the operator "
        << "itself is regular: "
        << (radix_free ? "no radix of 2 ... 8 or 16 avoids it; solve in higher precision or change c"
