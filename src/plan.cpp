@@ -45,8 +45,7 @@ namespace {
 // What PlanInfo says of the plan's data and executor (once made, and after
 // set_parameters replaces them); radix: the plan's choice (plan_choice).
 template <class T> void describe_plan(typename Plan<T>::Impl& m, int radix) {
-  const auto how = m.exec->line_elimination();
-  planner::set_elimination_growth(m.data, how ? planner::elimination_growth(m.data, *how) : 1.0);
+  planner::measure_elimination_growth(m.data, m.exec->line_elimination());
   describe_plan_data(m.data, radix, m.info);
   m.exec->describe(m.info);
 }

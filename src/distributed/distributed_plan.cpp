@@ -171,8 +171,8 @@ template <class T> void describe(distributed::SlabExecutor<T>& ex, int radix) {
   }
   // the growth of the lines' eliminations, as the serial plan measures it
   // (the device's chunks, or Thomas on the reference backend)
-  const auto how = ex.device ? ex.device->line_elimination() : planner::LineElimination{};
-  planner::set_elimination_growth(ex.data, how ? planner::elimination_growth(ex.data, *how) : 1.0);
+  planner::measure_elimination_growth(
+      ex.data, ex.device ? ex.device->line_elimination() : std::optional<planner::LineElimination>(std::in_place));
   describe_plan_data(ex.data, radix, pi);
   if (ex.device) {
     ex.device->describe(pi);

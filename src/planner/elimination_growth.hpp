@@ -18,6 +18,7 @@
 #include <complex>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -207,6 +208,13 @@ template <class T> double elimination_growth(const PlanData<T>& pd, const LineEl
     worst = std::max(worst, line_growth(f, sigma, how, uniform));
   }
   return worst;
+}
+
+// Measures the growth of pd's lines as a backend eliminates them (`how`;
+// none: not modelled, growth 1) and sets it with the estimate that follows
+// (set_elimination_growth).
+template <class T> void measure_elimination_growth(PlanData<T>& pd, const std::optional<LineElimination>& how) {
+  set_elimination_growth(pd, how ? elimination_growth(pd, *how) : 1.0);
 }
 
 }  // namespace pscr::planner
